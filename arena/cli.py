@@ -1,0 +1,21 @@
+"""The ``arena`` command line: the composition root, no logic of its own."""
+
+from __future__ import annotations
+
+import typer
+
+from arena.commands import demo, replay, rules
+
+app = typer.Typer(
+    name="arena",
+    help="Spades arena: rules, game records, matches and tournaments for Spades bots.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.add_typer(rules.app, name="rules")
+app.command("replay")(replay.replay)
+app.command("demo")(demo.demo)
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

@@ -1,0 +1,1 @@
+"""CLI command groups; each module wires one group to the library code."""

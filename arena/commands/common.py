@@ -1,0 +1,40 @@
+"""What every command shares: clean error exits and JSON output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+
+from arena_sdk.engine import RulesError
+
+#: Exit status for bad input: a bad option, file or record.
+EXIT_BAD_INPUT = 2
+
+console = Console()
+err_console = Console(stderr=True, soft_wrap=True)
+
+
+def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
+    """Print ``error: message`` to stderr and exit with ``code`` (no traceback)."""
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def bad_input_exits() -> Iterator[None]:
+    """Turn the engine's typed errors into a one-line message and exit 2."""
+    try:
+        yield
+    except RulesError as exc:
+        fail(str(exc).replace("[", r"\["))
+
+
+def print_json(data: Any) -> None:
+    """Write ``data`` as indented JSON to stdout (plain, for scripts)."""
+    sys.stdout.write(json.dumps(data, indent=2, sort_keys=False) + "\n")

@@ -1,0 +1,37 @@
+"""Random playouts: uniform random legal decisions, for simulations and benchmarks.
+
+These go through the same :class:`GameState` rules code as everything else;
+they only avoid building lists where a bitmask will do.
+"""
+
+from __future__ import annotations
+
+import random
+
+from arena_sdk.engine.cards import CARDS
+from arena_sdk.engine.state import Decision, GameState
+
+
+def random_action(state: GameState, rng: random.Random) -> object:
+    """A uniformly random legal action for the seat to move."""
+    if state.decision is Decision.PLAY:
+        mask = state.legal_play_mask()
+        # Pick the k-th set bit: cheaper than building the list of cards.
+        k = rng.randrange(mask.bit_count())
+        for _ in range(k):
+            mask &= mask - 1
+        return CARDS[(mask & -mask).bit_length() - 1]
+    return rng.choice(state.legal_actions())
+
+
+def play_random_hand(state: GameState, rng: random.Random) -> None:
+    """Play random decisions until the current hand is scored (or the game ends)."""
+    hand = state.hand_number
+    while state.decision is not None and state.hand_number == hand:
+        state.apply(random_action(state, rng))
+
+
+def play_random_game(state: GameState, rng: random.Random) -> None:
+    """Play random decisions until the game is over."""
+    while state.decision is not None:
+        state.apply(random_action(state, rng))

@@ -1,0 +1,740 @@
+"""The game state: whose decision it is, the legal actions, apply, views, results.
+
+:class:`GameState` is a small mutable object with a cheap :meth:`~GameState.clone`
+(the python-chess / OpenSpiel style): the game loop applies one action at a
+time and bots clone it to simulate.  Everything random (the first dealer, the
+shuffles, the two-player exchange draw) is a pure function of the game seed
+and the hand number, so a game is reproducible from ``(ruleset, seed,
+actions)`` and a clone carries no generator state.
+
+Decisions and their action values:
+
+=================  ============================================  ===================
+kind               action                                        canonical order
+=================  ============================================  ===================
+``blind_nil``      ``bool``: True bids blind nil                 False, True
+``draw``           ``bool``: True keeps the offered card         True, False
+``exchange``       ``tuple[Card, ...]`` of 0–3 cards to return   by size, then cards
+``bid``            ``int`` 0–13 (0 is nil)                       0 … 13
+``play``           :class:`Card`                                 card index
+=================  ============================================  ===================
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import itertools
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from arena_sdk.engine.cards import (
+    CARDS,
+    FULL_DECK_MASK,
+    NON_SPADE_MASK,
+    NUM_CARDS,
+    SPADES,
+    SUIT_MASKS,
+    Card,
+    cards_of,
+    indices_of,
+)
+from arena_sdk.engine.errors import IllegalActionError, MalformedInputError
+from arena_sdk.engine.ruleset import Ruleset
+from arena_sdk.engine.scoring import TeamHandScore, game_ending, score_team
+from arena_sdk.engine.seats import seat_name, team_members, team_of
+
+MAX_BID = 13
+MAX_EXCHANGE = 3
+TRICKS_PER_HAND = 13
+
+
+class Decision(str, enum.Enum):
+    """The kind of decision a seat is asked for."""
+
+    BLIND_NIL = "blind_nil"
+    DRAW = "draw"
+    EXCHANGE = "exchange"
+    BID = "bid"
+    PLAY = "play"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+Action = bool | int | Card | tuple[Card, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class ActionEntry:
+    """One decision taken: which hand, which seat, what kind, what action."""
+
+    hand: int
+    seat: int
+    kind: Decision
+    action: Action
+
+
+@dataclasses.dataclass(frozen=True)
+class Trick:
+    """A completed trick: who led, the cards in play order, who won."""
+
+    leader: int
+    cards: tuple[Card, ...]
+    winner: int
+
+
+@dataclasses.dataclass(frozen=True)
+class HandResult:
+    """The outcome of one hand: bids, tricks per seat and each team's score."""
+
+    number: int
+    first: int
+    """The dealer (four players) or the first player (two players)."""
+    bids: tuple[int, ...]
+    blind: tuple[bool, ...]
+    tricks: tuple[int, ...]
+    teams: tuple[TeamHandScore, ...]
+    exchanged: tuple[int, ...]
+    """Cards each seat returned in the two-player blind-nil exchange (public)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class GameResult:
+    """How a game ended: ``ending`` is ``target``, ``floor`` or ``max_hands``.
+
+    ``winner`` is the winning team index, or ``None`` for a draw (only
+    possible at ``max_hands``).
+    """
+
+    ending: str
+    winner: int | None
+    scores: tuple[int, ...]
+    bags: tuple[int, ...]
+    hands: int
+
+
+def _all_exchanges(hand: Sequence[Card]) -> list[tuple[Card, ...]]:
+    out: list[tuple[Card, ...]] = []
+    for size in range(MAX_EXCHANGE + 1):
+        out.extend(itertools.combinations(hand, size))
+    return out
+
+
+def chance_rng(seed: object, *tags: object) -> random.Random:
+    """A generator for one chance event, derived from the game seed and tags.
+
+    Seeding ``random.Random`` with text hashes it with SHA-512, so the stream
+    is the same on every machine and Python run.
+    """
+    return random.Random("/".join([str(seed), *map(str, tags)]))
+
+
+def shuffled_deck(seed: object, hand: int) -> list[int]:
+    """The deck order (deal order, or two-player stock) of hand ``hand``."""
+    deck = list(range(NUM_CARDS))
+    chance_rng(seed, "deck", hand).shuffle(deck)
+    return deck
+
+
+class GameState:
+    """A game of Spades in progress.  Create with :meth:`new`."""
+
+    __slots__ = (
+        "rules", "seed", "players", "decks", "scores", "bags", "hand_number", "first",
+        "hands", "bids", "blind", "blind_decided", "blind_eligible", "tricks_won",
+        "trick", "leader", "win_card", "win_seat", "spades_broken", "tricks",
+        "to_move", "decision", "bid_order", "bid_pos", "stock", "stock_pos",
+        "discards", "seen_discards", "exchange_queue", "exchanged", "draw_turn",
+        "hand_results", "history", "result", "deck_log", "start_scores",
+        "start_bags", "first_of_game",
+    )  # fmt: skip
+
+    rules: Ruleset
+    seed: object
+    players: int
+    decks: dict[int, list[int]]
+    scores: list[int]
+    bags: list[int]
+    hand_number: int
+    first: int
+    hands: list[int]
+    bids: list[int | None]
+    blind: list[bool]
+    blind_decided: list[bool]
+    blind_eligible: list[bool]
+    tricks_won: list[int]
+    trick: list[int]
+    leader: int
+    win_card: int
+    win_seat: int
+    spades_broken: bool
+    tricks: list[Trick]
+    to_move: int | None
+    decision: Decision | None
+    bid_order: list[int]
+    bid_pos: int
+    stock: list[int]
+    stock_pos: int
+    discards: list[int]
+    seen_discards: list[int]
+    exchange_queue: list[int]
+    exchanged: list[int]
+    draw_turn: int
+    hand_results: list[HandResult]
+    history: list[ActionEntry]
+    result: GameResult | None
+    deck_log: dict[int, list[int]]
+    start_scores: tuple[int, ...]
+    start_bags: tuple[int, ...]
+    first_of_game: int
+
+    # ------------------------------------------------------------------ creation
+
+    @classmethod
+    def new(
+        cls,
+        rules: Ruleset,
+        seed: int | str,
+        *,
+        first: int | None = None,
+        scores: Sequence[int] | None = None,
+        bags: Sequence[int] | None = None,
+        decks: Mapping[int, Sequence[int]] | None = None,
+    ) -> GameState:
+        """Start a game and run it up to the first decision.
+
+        ``first`` is the first dealer (four players) or first player (two
+        players) of hand 1; by default it is drawn from ``seed``.  ``scores``
+        and ``bags`` start the game from given totals.  ``decks`` maps a hand
+        number to a full 52-card deck order used instead of the seeded shuffle.
+        """
+        self = cls.__new__(cls)
+        self.rules = rules
+        self.seed = seed
+        n = self.players = rules.players
+        if first is None:
+            first = chance_rng(seed, "first").randrange(n)
+        elif not isinstance(first, int) or not 0 <= first < n:
+            raise MalformedInputError(f"first seat must be 0..{n - 1}, got {first!r}")
+        self.first = self.first_of_game = first
+        self.scores = _two_ints("scores", scores)
+        self.bags = _two_ints("bags", bags)
+        if any(b < 0 for b in self.bags):
+            raise MalformedInputError(f"starting bags must not be negative, got {self.bags}")
+        self.start_scores = tuple(self.scores)
+        self.start_bags = tuple(self.bags)
+        self.decks = {}
+        for number, deck in (decks or {}).items():
+            if sorted(deck) != list(range(NUM_CARDS)):
+                raise MalformedInputError(f"deck of hand {number} is not the 52 cards once each")
+            self.decks[number] = [int(c) for c in deck]
+        self.hand_results = []
+        self.history = []
+        self.result = None
+        self.deck_log = {}
+        self.hand_number = 0
+        self._start_hand()
+        return self
+
+    def clone(self) -> GameState:
+        """An independent copy (cheap: a few list copies)."""
+        other = GameState.__new__(GameState)
+        other.rules = self.rules
+        other.seed = self.seed
+        other.players = self.players
+        other.decks = self.decks  # never mutated after new()
+        other.scores = self.scores[:]
+        other.bags = self.bags[:]
+        other.hand_number = self.hand_number
+        other.first = self.first
+        other.hands = self.hands[:]
+        other.bids = self.bids[:]
+        other.blind = self.blind[:]
+        other.blind_decided = self.blind_decided[:]
+        other.blind_eligible = self.blind_eligible[:]
+        other.tricks_won = self.tricks_won[:]
+        other.trick = self.trick[:]
+        other.leader = self.leader
+        other.win_card = self.win_card
+        other.win_seat = self.win_seat
+        other.spades_broken = self.spades_broken
+        other.tricks = self.tricks[:]
+        other.to_move = self.to_move
+        other.decision = self.decision
+        other.bid_order = self.bid_order
+        other.bid_pos = self.bid_pos
+        other.stock = self.stock
+        other.stock_pos = self.stock_pos
+        other.discards = self.discards[:]
+        other.seen_discards = self.seen_discards[:]
+        other.exchange_queue = self.exchange_queue[:]
+        other.exchanged = self.exchanged[:]
+        other.draw_turn = self.draw_turn
+        other.hand_results = self.hand_results[:]
+        other.history = self.history[:]
+        other.result = self.result
+        other.deck_log = dict(self.deck_log)
+        other.start_scores = self.start_scores
+        other.start_bags = self.start_bags
+        other.first_of_game = self.first_of_game
+        return other
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def is_over(self) -> bool:
+        """True once the game has a result."""
+        return self.result is not None
+
+    def seat_name(self, seat: int) -> str:
+        """The name of a seat at this table size."""
+        return seat_name(self.players, seat)
+
+    def legal_actions(self) -> list[Any]:
+        """The legal actions of the seat to move, in canonical order (empty when over)."""
+        kind = self.decision
+        if kind is Decision.PLAY:
+            return [CARDS[i] for i in indices_of(self._legal_play_mask())]
+        if kind is Decision.BID:
+            return list(range(MAX_BID + 1))
+        if kind is Decision.BLIND_NIL:
+            return [False, True]
+        if kind is Decision.DRAW:
+            return [True, False]
+        if kind is Decision.EXCHANGE:
+            assert self.to_move is not None
+            return _all_exchanges(cards_of(self.hands[self.to_move]))
+        return []
+
+    def legal_play_mask(self) -> int:
+        """Bitmask of the cards the seat to move may play (0 outside the play phase)."""
+        return self._legal_play_mask() if self.decision is Decision.PLAY else 0
+
+    def _legal_play_mask(self) -> int:
+        hand = self.hands[self.to_move]  # type: ignore[index]
+        if self.trick:
+            follow = hand & SUIT_MASKS[self.trick[0] // 13]
+            return follow or hand
+        if (
+            not self.spades_broken
+            and self.rules.spade_lead != "always"
+            and hand & NON_SPADE_MASK
+        ):
+            return hand & NON_SPADE_MASK
+        return hand
+
+    def hand_is_visible(self, seat: int) -> bool:
+        """False while ``seat`` must still decide blind nil without seeing its cards."""
+        return not (self.blind_eligible[seat] and not self.blind_decided[seat])
+
+    def current_trick(self) -> list[tuple[int, Card]]:
+        """The cards of the trick in progress as ``(seat, card)`` in play order."""
+        n = self.players
+        return [((self.leader + i) % n, CARDS[c]) for i, c in enumerate(self.trick)]
+
+    def offered_card(self) -> Card | None:
+        """The card the seat to move is looking at in a two-player draw decision."""
+        if self.decision is Decision.DRAW:
+            return CARDS[self.stock[self.stock_pos]]
+        return None
+
+    # ------------------------------------------------------------------ actions
+
+    def apply(self, action: object) -> None:
+        """Apply the decision of the seat to move and run on to the next decision.
+
+        Raises :class:`MalformedInputError` for a value of the wrong type or
+        shape and :class:`IllegalActionError` for a well-formed action that the
+        rules do not allow now; the state is unchanged when either is raised.
+        """
+        kind = self.decision
+        seat = self.to_move
+        if kind is None or seat is None:
+            raise IllegalActionError("the game is over: no action is expected")
+        if kind is Decision.PLAY:
+            card = self._check_play(action)
+            self.history.append(ActionEntry(self.hand_number, seat, kind, CARDS[card]))
+            self._play(seat, card)
+        elif kind is Decision.BID:
+            bid = _check_bid(action)
+            self.history.append(ActionEntry(self.hand_number, seat, kind, bid))
+            self.bids[seat] = bid
+            self.bid_pos += 1
+            self._next_bidder()
+        elif kind is Decision.BLIND_NIL:
+            choice = _check_bool(kind, action)
+            self.history.append(ActionEntry(self.hand_number, seat, kind, choice))
+            self._decide_blind(seat, choice)
+        elif kind is Decision.DRAW:
+            keep = _check_bool(kind, action)
+            self.history.append(ActionEntry(self.hand_number, seat, kind, keep))
+            self._draw(seat, keep)
+        else:
+            returned = self._check_exchange(seat, action)
+            self.history.append(ActionEntry(self.hand_number, seat, kind, returned))
+            self._exchange(seat, returned)
+
+    def _check_play(self, action: object) -> int:
+        if not isinstance(action, int) or isinstance(action, bool):
+            if isinstance(action, str):
+                raise MalformedInputError(
+                    f"a card to play must be a Card, not the text {action!r} (use parse_card)"
+                )
+            raise MalformedInputError(f"a card to play must be a Card, got {action!r}")
+        if not 0 <= action < NUM_CARDS:
+            raise MalformedInputError(f"card index {action} is out of range 0..51")
+        bit = 1 << action
+        seat = self.to_move
+        hand = self.hands[seat]  # type: ignore[index]
+        if not hand & bit:
+            raise IllegalActionError(f"{self.seat_name(seat)} does not hold {CARDS[action]}")  # type: ignore[arg-type]
+        if not self._legal_play_mask() & bit:
+            if self.trick:
+                led = CARDS[self.trick[0]].suit
+                raise IllegalActionError(
+                    f"{CARDS[action]} does not follow suit: {self.seat_name(seat)} "  # type: ignore[arg-type]
+                    f"holds {led} and must play one"
+                )
+            raise IllegalActionError(
+                f"{CARDS[action]} cannot be led: spades are not broken and "
+                f"{self.seat_name(seat)} holds another suit"  # type: ignore[arg-type]
+            )
+        return action
+
+    def _check_exchange(self, seat: int, action: object) -> tuple[Card, ...]:
+        if not isinstance(action, (tuple, list, frozenset, set)):
+            raise MalformedInputError(
+                f"an exchange must be a collection of 0-{MAX_EXCHANGE} cards, got {action!r}"
+            )
+        cards: list[int] = []
+        for c in action:
+            if not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < NUM_CARDS:
+                raise MalformedInputError(f"not a card in the exchange: {c!r}")
+            cards.append(c)
+        if len(set(cards)) != len(cards):
+            raise MalformedInputError("the exchange names a card twice")
+        if len(cards) > MAX_EXCHANGE:
+            raise IllegalActionError(
+                f"at most {MAX_EXCHANGE} cards may be exchanged, got {len(cards)}"
+            )
+        for c in cards:
+            if not self.hands[seat] >> c & 1:
+                raise IllegalActionError(f"{self.seat_name(seat)} does not hold {CARDS[c]}")
+        return tuple(CARDS[c] for c in sorted(cards))
+
+    # ------------------------------------------------------------------ flow
+
+    def _deck_for(self, number: int) -> list[int]:
+        deck = self.decks.get(number)
+        if deck is None:
+            deck = shuffled_deck(self.seed, number)
+        self.deck_log[number] = deck
+        return deck
+
+    def _start_hand(self) -> None:
+        self.hand_number += 1
+        n = self.players
+        rules = self.rules
+        self.hands = [0] * n
+        self.bids = [None] * n
+        self.blind = [False] * n
+        self.blind_decided = [False] * n
+        self.tricks_won = [0] * n
+        self.trick = []
+        self.tricks = []
+        self.spades_broken = False
+        self.win_card = -1
+        self.win_seat = -1
+        self.exchanged = [0] * n
+        self.exchange_queue = []
+        self.discards = []
+        self.seen_discards = [0] * n
+        self.stock = []
+        self.stock_pos = 0
+        self.draw_turn = 0
+        deck = self._deck_for(self.hand_number)
+        first = self.first
+        if rules.blind_nil == "off":
+            eligible = [False] * n
+        else:
+            eligible = [
+                self.scores[1 - team_of(n, s)] - self.scores[team_of(n, s)]
+                >= rules.blind_nil_min_deficit
+                for s in range(n)
+            ]
+            if rules.blind_nil == "first-bidder":
+                first_bidder = (first + 1) % n
+                eligible = [s == first_bidder and eligible[s] for s in range(n)]
+        self.blind_eligible = eligible
+        if n == 4:
+            for i, card in enumerate(deck):
+                self.hands[(first + 1 + i) % 4] |= 1 << card
+            self.bid_order = [(first + 1 + i) % 4 for i in range(4)]
+            self.bid_pos = 0
+            self._next_bidder()
+        else:
+            self.stock = deck
+            self._next_draw()
+
+    def _next_bidder(self) -> None:
+        """Ask the next bidder (blind nil first where eligible), or start play."""
+        order = self.bid_order
+        while self.bid_pos < len(order):
+            seat = order[self.bid_pos]
+            if self.bids[seat] is not None:  # a two-player blind nil: already its bid
+                self.bid_pos += 1
+                continue
+            self.to_move = seat
+            if self.blind_eligible[seat] and not self.blind_decided[seat]:
+                self.decision = Decision.BLIND_NIL
+            else:
+                self.decision = Decision.BID
+            return
+        self.leader = order[0]
+        self.to_move = self.leader
+        self.decision = Decision.PLAY
+
+    def _decide_blind(self, seat: int, blind: bool) -> None:
+        self.blind_decided[seat] = True
+        if blind:
+            self.blind[seat] = True
+            self.bids[seat] = 0
+        if self.players == 4:
+            self._next_bidder()
+        else:
+            self._next_draw()
+
+    def _next_draw(self) -> None:
+        """Two-player draw: ask the next drawer, drawing for blind-nil players."""
+        while self.stock_pos < NUM_CARDS:
+            seat = (self.first + self.draw_turn) % 2
+            if self.blind_eligible[seat] and not self.blind_decided[seat]:
+                self.to_move = seat
+                self.decision = Decision.BLIND_NIL
+                return
+            if not self.blind[seat]:
+                self.to_move = seat
+                self.decision = Decision.DRAW
+                return
+            # Blind nil: keep the first card unseen, the second goes out unseen.
+            self.hands[seat] |= 1 << self.stock[self.stock_pos]
+            self.discards.append(self.stock[self.stock_pos + 1])
+            self.stock_pos += 2
+            self.draw_turn += 1
+        self.exchange_queue = [s for s in (self.first, 1 - self.first) if self.blind[s]]
+        self._next_exchange()
+
+    def _draw(self, seat: int, keep: bool) -> None:
+        top = self.stock[self.stock_pos]
+        below = self.stock[self.stock_pos + 1]
+        kept, out = (top, below) if keep else (below, top)
+        self.hands[seat] |= 1 << kept
+        self.discards.append(out)
+        self.seen_discards[seat] |= 1 << out
+        self.stock_pos += 2
+        self.draw_turn += 1
+        self._next_draw()
+
+    def _next_exchange(self) -> None:
+        if self.exchange_queue:
+            self.to_move = self.exchange_queue[0]
+            self.decision = Decision.EXCHANGE
+            return
+        second = 1 - self.first
+        self.bid_order = [second, self.first]
+        self.bid_pos = 0
+        self._next_bidder()
+
+    def _exchange(self, seat: int, returned: tuple[Card, ...]) -> None:
+        self.exchange_queue.pop(0)
+        k = len(returned)
+        self.exchanged[seat] = k
+        if k:
+            pool = sorted(self.discards)
+            drawn = chance_rng(self.seed, "exchange", self.hand_number, seat).sample(pool, k)
+            for c in returned:
+                self.hands[seat] &= ~(1 << c)
+            for c in drawn:
+                self.hands[seat] |= 1 << c
+                self.discards.remove(c)
+            self.discards.extend(int(c) for c in returned)
+            for c in returned:
+                self.seen_discards[seat] |= 1 << c
+        self._next_exchange()
+
+    def _play(self, seat: int, card: int) -> None:
+        self.hands[seat] &= ~(1 << card)
+        trick = self.trick
+        suit = card // 13
+        if not trick:
+            self.win_card = card
+            self.win_seat = seat
+            if suit == SPADES and self.rules.spade_lead == "broken":
+                self.spades_broken = True
+        else:
+            win_suit = self.win_card // 13
+            if (suit == win_suit and card > self.win_card) or (
+                suit == SPADES and win_suit != SPADES
+            ):
+                self.win_card = card
+                self.win_seat = seat
+            if suit == SPADES and trick[0] // 13 != SPADES:
+                self.spades_broken = True
+        trick.append(card)
+        n = self.players
+        if len(trick) < n:
+            self.to_move = (seat + 1) % n
+            return
+        winner = self.win_seat
+        self.tricks.append(Trick(self.leader, tuple(CARDS[c] for c in trick), winner))
+        self.tricks_won[winner] += 1
+        self.trick = []
+        self.leader = winner
+        self.to_move = winner
+        if len(self.tricks) == TRICKS_PER_HAND:
+            self._finish_hand()
+
+    def _finish_hand(self) -> None:
+        n = self.players
+        bids = [b if b is not None else 0 for b in self.bids]
+        teams = tuple(
+            score_team(
+                self.rules,
+                team_members(n, t),
+                bids,
+                self.blind,
+                self.tricks_won,
+                self.scores[t],
+                self.bags[t],
+            )
+            for t in range(2)
+        )
+        self.hand_results.append(
+            HandResult(
+                number=self.hand_number,
+                first=self.first,
+                bids=tuple(bids),
+                blind=tuple(self.blind),
+                tricks=tuple(self.tricks_won),
+                teams=teams,
+                exchanged=tuple(self.exchanged) if n == 2 else (),
+            )
+        )
+        self.scores = [t.score_after for t in teams]
+        self.bags = [t.bags_after for t in teams]
+        ending = game_ending(self.rules, self.scores, self.hand_number)
+        if ending is None:
+            self.first = (self.first + 1) % n
+            self._start_hand()
+            return
+        s0, s1 = self.scores
+        winner = None if s0 == s1 else (0 if s0 > s1 else 1)
+        self.result = GameResult(ending, winner, tuple(self.scores), tuple(self.bags), self.hand_number)
+        self.to_move = None
+        self.decision = None
+
+    # ------------------------------------------------------------------ views
+
+    def view(self, seat: int) -> SeatView:
+        """What ``seat`` may know now: its own cards, the public history, scores."""
+        n = self.players
+        if not isinstance(seat, int) or not 0 <= seat < n:
+            raise MalformedInputError(f"seat must be 0..{n - 1}, got {seat!r}")
+        visible = self.hand_is_visible(seat)
+        to_move = self.to_move == seat
+        legal: tuple[Any, ...] = ()
+        if to_move and (self.decision is not Decision.EXCHANGE):
+            legal = tuple(self.legal_actions())
+        return SeatView(
+            rules=self.rules,
+            seat=seat,
+            hand_number=self.hand_number,
+            first=self.first,
+            decision=self.decision if to_move else None,
+            to_move=self.to_move,
+            legal_actions=legal,
+            hand=tuple(cards_of(self.hands[seat])) if visible else None,
+            bids=tuple(self.bids),
+            blind=tuple(self.blind),
+            tricks_won=tuple(self.tricks_won),
+            leader=self.leader if self.decision is Decision.PLAY else None,
+            current_trick=tuple(self.current_trick()),
+            tricks=tuple(self.tricks),
+            spades_broken=self.spades_broken,
+            scores=tuple(self.scores),
+            bags=tuple(self.bags),
+            offered_card=self.offered_card() if to_move else None,
+            seen_discards=tuple(cards_of(self.seen_discards[seat])),
+            exchanged=tuple(self.exchanged) if n == 2 else (),
+            hand_results=tuple(self.hand_results),
+            result=self.result,
+        )
+
+    def public_cards_unseen_by(self, seat: int) -> int:
+        """Bitmask of cards ``seat`` has not seen this hand (not its own, not played)."""
+        played = 0
+        for t in self.tricks:
+            for c in t.cards:
+                played |= 1 << c
+        for c in self.trick:
+            played |= 1 << c
+        own = self.hands[seat] if self.hand_is_visible(seat) else 0
+        return FULL_DECK_MASK & ~played & ~own & ~self.seen_discards[seat]
+
+
+@dataclasses.dataclass(frozen=True)
+class SeatView:
+    """Everything one seat may know at one moment, and nothing more.
+
+    ``hand`` is ``None`` while the seat must decide blind nil unseen.
+    ``legal_actions`` is filled only when the seat is to move (for an
+    exchange it is left empty: the 0–3 card subsets of the hand are legal).
+    """
+
+    rules: Ruleset
+    seat: int
+    hand_number: int
+    first: int
+    decision: Decision | None
+    to_move: int | None
+    legal_actions: tuple[Any, ...]
+    hand: tuple[Card, ...] | None
+    bids: tuple[int | None, ...]
+    blind: tuple[bool, ...]
+    tricks_won: tuple[int, ...]
+    leader: int | None
+    current_trick: tuple[tuple[int, Card], ...]
+    tricks: tuple[Trick, ...]
+    spades_broken: bool
+    scores: tuple[int, ...]
+    bags: tuple[int, ...]
+    offered_card: Card | None
+    seen_discards: tuple[Card, ...]
+    exchanged: tuple[int, ...]
+    hand_results: tuple[HandResult, ...]
+    result: GameResult | None
+
+
+def _two_ints(name: str, values: Sequence[int] | None) -> list[int]:
+    if values is None:
+        return [0, 0]
+    out = list(values)
+    if len(out) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in out):
+        raise MalformedInputError(f"starting {name} must be two whole numbers, got {values!r}")
+    return out
+
+
+def _check_bid(action: object) -> int:
+    if not isinstance(action, int) or isinstance(action, bool):
+        raise MalformedInputError(f"a bid must be a whole number 0-{MAX_BID}, got {action!r}")
+    if not 0 <= action <= MAX_BID:
+        raise IllegalActionError(f"bid {action} is out of range: bids are 0-{MAX_BID}")
+    return action
+
+
+def _check_bool(kind: Decision, action: object) -> bool:
+    if not isinstance(action, bool):
+        raise MalformedInputError(f"a {kind.value} decision must be true or false, got {action!r}")
+    return action
