@@ -459,9 +459,10 @@ class GameState:
         if rules.blind_nil == "off":
             eligible = [False] * n
         else:
+            deficit = rules.blind_nil_min_deficit  # 0 means no condition, even when leading
             eligible = [
-                self.scores[1 - team_of(n, s)] - self.scores[team_of(n, s)]
-                >= rules.blind_nil_min_deficit
+                deficit == 0
+                or self.scores[1 - team_of(n, s)] - self.scores[team_of(n, s)] >= deficit
                 for s in range(n)
             ]
             if rules.blind_nil == "first-bidder":
