@@ -1,0 +1,29 @@
+"""Fixtures shared by all tests."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def run_cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """Run the real ``arena`` CLI in a subprocess, in a scratch directory."""
+
+    def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "arena", *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=timeout,
+            env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        )
+
+    return run

@@ -1,0 +1,87 @@
+"""The import directions of ARCHITECTURE.md section 2, checked on the source."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+STDLIB = sys.stdlib_module_names
+
+
+def imports_of(path: Path) -> set[str]:
+    """Top-level-qualified names of every module ``path`` imports (absolute imports)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def python_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.py") if "_pb2" not in p.name)
+
+
+def test_engine_imports_only_the_standard_library_and_itself():
+    for path in python_files(REPO / "sdk" / "arena_sdk" / "engine"):
+        for name in imports_of(path):
+            top = name.split(".")[0]
+            assert top in STDLIB or name.startswith("arena_sdk.engine"), f"{path}: imports {name}"
+
+
+def test_engine_has_no_io_clock_or_global_randomness():
+    banned = {"time", "socket", "os", "subprocess", "asyncio", "threading", "pathlib"}
+    for path in python_files(REPO / "sdk" / "arena_sdk" / "engine"):
+        tops = {n.split(".")[0] for n in imports_of(path)}
+        assert not tops & banned, f"{path}: imports {tops & banned}"
+        text = path.read_text()
+        for call in ("random.random(", "random.choice(", "random.shuffle(", "random.randrange(", "open("):
+            assert call not in text, f"{path}: uses {call}"
+
+
+def test_sdk_never_imports_the_server():
+    for path in python_files(REPO / "sdk"):
+        for name in imports_of(path):
+            assert name.split(".")[0] != "arena", f"{path}: imports {name}"
+
+
+# Layers of the server distribution: a package may import those listed for it.
+ALLOWED = {
+    "match": {"arena.match"},
+    "referee": {"arena.match", "arena.referee"},
+    "sandbox": {"arena.sandbox"},
+    "tournament": {"arena.match", "arena.referee", "arena.sandbox", "arena.tournament", "arena.ratings"},
+    "ratings": {"arena.ratings"},
+    "publish": {"arena.ratings", "arena.publish"},
+}
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_server_layers_import_one_way(layer):
+    folder = REPO / "arena" / layer
+    for path in python_files(folder) if folder.exists() else []:
+        for name in imports_of(path):
+            if name.split(".")[0] == "arena" and name != "arena":
+                assert any(name == a or name.startswith(a + ".") for a in ALLOWED[layer]), (
+                    f"{path}: {layer} may not import {name}"
+                )
+            if layer in ("ratings", "sandbox"):
+                top = name.split(".")[0]
+                game = top == "arena_sdk"
+                assert not game, f"{path}: {layer} must not import game code ({name})"
+            if layer == "ratings":
+                assert name.split(".")[0] in STDLIB or name.startswith("arena.ratings"), (
+                    f"{path}: ratings must use the standard library only ({name})"
+                )
+
+
+def test_layering_check_can_fail(tmp_path: Path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import arena.referee\nfrom arena_sdk.engine import GameState\n")
+    assert imports_of(bad) == {"arena.referee", "arena_sdk.engine"}
