@@ -1,3 +1,23 @@
-"""The Spades arena SDK: the rules engine, and (soon) the bot base class and client."""
+"""The Spades arena SDK: write a bot, test it locally, run it against the referee.
+
+>>> from arena_sdk import Bot, run
+>>> class MyBot(Bot):
+...     name = "mybot"
+...     def bid(self, view): return 3
+...     def play(self, view): return view.legal_cards()[0]
+
+The rules engine is :mod:`arena_sdk.engine`; the local harness is
+:mod:`arena_sdk.testing`.
+"""
+
+from arena_sdk.bot import Bot, GameInfo, GameSummary, HandSummary, MatchInfo
+from arena_sdk.client import play_match, run
+from arena_sdk.engine import Card, Decision, Suit
+from arena_sdk.view import View
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "Bot", "Card", "Decision", "GameInfo", "GameSummary", "HandSummary", "MatchInfo",
+    "Suit", "View", "__version__", "play_match", "run",
+]  # fmt: skip

@@ -1,0 +1,241 @@
+"""The bot base class, and the driver that feeds it referee messages.
+
+Subclass :class:`Bot`, implement :meth:`Bot.bid` and :meth:`Bot.play`, and
+call :func:`arena_sdk.run`.  The variant decisions (blind nil, the two-player
+draw and exchange) have sensible defaults; the hooks do nothing by default.
+
+:class:`BotDriver` turns each ``RefereeMessage`` into calls on the bot and
+returns the ``Answer`` to send; it knows nothing about transport, so the gRPC
+client and the in-process harness share it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+import time
+from typing import Any
+
+from arena_sdk.engine import Card, Decision, Ruleset, Suit
+from arena_sdk.engine.state import Trick
+from arena_sdk.protocol import answer_to_proto, cards_from_text
+from arena_sdk.view import View
+from arena_sdk.wire import arena_pb2 as pb
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchInfo:
+    """What the referee said when the bot joined."""
+
+    match_id: str
+    seat: int
+    partner: int | None
+    rules: Ruleset
+    move_ms: int
+    bank_ms: int
+    games: int
+    seat_names: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class GameInfo:
+    """The start of one game."""
+
+    index: int
+    game_id: str
+    bot_seed: int
+    first: int
+    scores: tuple[int, ...]
+    bags: tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class HandSummary:
+    """A scored hand: its result (the record's hand result object) and all its tricks."""
+
+    hand_number: int
+    result: dict[str, Any]
+    tricks: tuple[Trick, ...]
+    scores: tuple[int, ...]
+    bags: tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class GameSummary:
+    """The end of one game: ``ending`` is target, floor, max_hands, forfeit:... or void:..."""
+
+    index: int
+    game_id: str
+    ending: str
+    winner: int | None
+    scores: tuple[int, ...]
+    bags: tuple[int, ...]
+
+
+class Bot:
+    """Base class of a Spades bot.
+
+    ``self.rng`` is a :class:`random.Random` seeded from the per-game seed the
+    referee sends, so a bot that draws its randomness from it plays the same
+    game the same way.  ``self.match`` holds the :class:`MatchInfo`.
+    """
+
+    #: Shown in tables and records; override in your subclass.
+    name: str = "bot"
+    version: str = "0"
+
+    def __init__(self) -> None:
+        self.rng = random.Random(0)
+        self.match: MatchInfo | None = None
+
+    # ------------------------------------------------------------ decisions
+
+    def bid(self, view: View) -> int:
+        """Return your bid, 0-13 (0 is nil)."""
+        raise NotImplementedError("implement bid(view) in your Bot subclass")
+
+    def play(self, view: View) -> Card:
+        """Return the card to play; ``view.legal_cards()`` lists the legal ones."""
+        raise NotImplementedError("implement play(view) in your Bot subclass")
+
+    def blind_nil(self, view: View) -> bool:
+        """Bid blind nil without seeing your cards?  Default: only when far behind.
+
+        Asked only where the ruleset allows blind nil and your seat is
+        eligible.  The default declines unless your side trails by 200 or more.
+        """
+        mine = view.scores[view.team]
+        theirs = view.scores[1 - view.team]
+        return theirs - mine >= 200
+
+    def draw(self, view: View) -> bool:
+        """Two-player draw: keep ``view.offered_card`` (True) or take the next card (False).
+
+        Default: keep spades and cards of ten or higher.
+        """
+        card = view.offered_card
+        assert card is not None
+        return card.suit == Suit.S or card.rank >= Card.CT.rank
+
+    def exchange(self, view: View) -> list[Card]:
+        """Two-player blind nil: up to 3 cards to return.  Default: the three most dangerous.
+
+        For a nil, high cards and high spades win tricks: return the highest.
+        """
+        danger = sorted(view.hand, key=lambda c: (c.rank, c.suit == Suit.S), reverse=True)
+        return danger[:3]
+
+    # ------------------------------------------------------------ hooks
+
+    def on_match_start(self, info: MatchInfo) -> None:
+        """Called once, after joining."""
+
+    def on_game_start(self, info: GameInfo) -> None:
+        """Called at the start of every game (after ``self.rng`` is reseeded)."""
+
+    def on_trick_end(self, trick: Trick, view: View | None) -> None:
+        """Called once per completed trick (``view`` is the latest view, if any)."""
+
+    def on_hand_end(self, summary: HandSummary) -> None:
+        """Called after each hand is scored."""
+
+    def on_game_end(self, summary: GameSummary) -> None:
+        """Called at the end of every game, forfeits and voids included."""
+
+
+def default_seed_rng(seed: int) -> random.Random:
+    """The generator a bot gets for a game."""
+    return random.Random(seed)
+
+
+class BotDriver:
+    """Feeds referee messages to a :class:`Bot`; returns the answers to send."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.rules: Ruleset | None = None
+        self._tricks_reported = 0
+        self._hand = 0
+        self.finished = False
+        self.last_view: View | None = None
+
+    def handle(self, message: pb.RefereeMessage) -> pb.Answer | None:
+        """Process one message; returns an answer for a decision request, else None."""
+        which = message.WhichOneof("message")
+        if which == "request":
+            return self._decide(message.request)
+        if which == "welcome":
+            self._welcome(message.welcome)
+        elif which == "game_start":
+            g = message.game_start
+            self.bot.rng = default_seed_rng(g.bot_seed)
+            self._tricks_reported = 0
+            self._hand = 0
+            self.bot.on_game_start(
+                GameInfo(g.game_index, g.game_id, g.bot_seed, g.first, tuple(g.scores), tuple(g.bags))
+            )
+        elif which == "hand_end":
+            h = message.hand_end
+            tricks = tuple(Trick(t.leader, cards_from_text(t.cards), t.winner) for t in h.tricks)
+            self._report_tricks(h.hand_number, tricks)
+            self.bot.on_hand_end(
+                HandSummary(h.hand_number, json.loads(h.result_json), tricks, tuple(h.scores), tuple(h.bags))
+            )
+        elif which == "game_end":
+            g = message.game_end
+            self.bot.on_game_end(
+                GameSummary(
+                    g.game_index, g.game_id, g.ending, None if g.winner < 0 else g.winner,
+                    tuple(g.scores), tuple(g.bags),
+                )
+            )
+        elif which == "match_end":
+            self.finished = True
+        return None
+
+    def _welcome(self, w: pb.Welcome) -> None:
+        self.rules = Ruleset.from_dict(json.loads(w.ruleset_json))
+        info = MatchInfo(
+            match_id=w.match_id,
+            seat=w.seat,
+            partner=None if w.partner < 0 else w.partner,
+            rules=self.rules,
+            move_ms=w.time_control.move_ms,
+            bank_ms=w.time_control.bank_ms,
+            games=w.games,
+            seat_names=tuple(w.seat_names),
+        )
+        self.bot.match = info
+        self.bot.on_match_start(info)
+
+    def _report_tricks(self, hand_number: int, tricks: tuple[Trick, ...] | list[Trick]) -> None:
+        """Call on_trick_end for the tricks of this hand not reported yet."""
+        if hand_number != self._hand:
+            self._hand = hand_number
+            self._tricks_reported = 0
+        for trick in tricks[self._tricks_reported :]:
+            self.bot.on_trick_end(trick, self.last_view)
+        self._tricks_reported = max(self._tricks_reported, len(tricks))
+
+    def _decide(self, request: pb.DecisionRequest) -> pb.Answer:
+        if self.rules is None:
+            raise RuntimeError("decision request before welcome")
+        started = time.perf_counter()
+        view = View.from_request(self.rules, request)
+        self.last_view = view
+        self._report_tricks(view.hand_number, view.tricks)
+        bot = self.bot
+        kind = view.kind
+        if kind is Decision.PLAY:
+            action: Any = bot.play(view)
+        elif kind is Decision.BID:
+            action = bot.bid(view)
+        elif kind is Decision.BLIND_NIL:
+            action = bot.blind_nil(view)
+        elif kind is Decision.DRAW:
+            action = bot.draw(view)
+        else:
+            action = bot.exchange(view)
+        think_us = int((time.perf_counter() - started) * 1e6)
+        return answer_to_proto(request.request_id, kind, action, think_us)

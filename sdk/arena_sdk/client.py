@@ -1,0 +1,97 @@
+"""Connect a bot to the referee over gRPC and play until the match ends.
+
+The decision path stays on one asyncio event loop (no thread hop per
+decision): read a request, call the bot, write the answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+
+import grpc
+
+from arena_sdk.bot import Bot, BotDriver
+from arena_sdk.protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION
+from arena_sdk.wire import arena_pb2 as pb
+from arena_sdk.wire import arena_pb2_grpc as pb_grpc
+
+ENV_ADDRESS = "ARENA_ADDRESS"
+ENV_TOKEN = "ARENA_TOKEN"
+
+CHANNEL_OPTIONS = [
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.enable_http_proxy", 0),
+]
+
+
+class JoinRefused(RuntimeError):
+    """The referee refused the bot (bad token, protocol version, seat taken)."""
+
+
+def grpc_target(address: str) -> str:
+    """Accept ``unix:/path``, ``unix:///path``, a bare socket path, or ``host:port``."""
+    if address.startswith("unix:"):
+        return address
+    if address.startswith("/") or address.endswith(".sock"):
+        return f"unix:{address}"
+    return address
+
+
+async def play_match(bot: Bot, address: str, token: str) -> BotDriver:
+    """Join the referee at ``address`` with ``token`` and play until the match ends."""
+    driver = BotDriver(bot)
+    async with grpc.aio.insecure_channel(grpc_target(address), options=CHANNEL_OPTIONS) as channel:
+        stub = pb_grpc.RefereeStub(channel)
+        call = stub.Play()
+        join = pb.Join(
+            token=token,
+            protocol_version=PROTOCOL_VERSION,
+            bot_name=str(bot.name)[:64],
+            bot_version=str(bot.version)[:64],
+        )
+        try:
+            await call.write(pb.BotMessage(join=join))
+            while True:
+                message = await call.read()
+                if message is grpc.aio.EOF:
+                    break
+                answer = driver.handle(message)
+                if answer is not None:
+                    await call.write(pb.BotMessage(answer=answer))
+                elif driver.finished:
+                    await call.done_writing()
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() in (
+                grpc.StatusCode.UNAUTHENTICATED,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                grpc.StatusCode.ALREADY_EXISTS,
+                grpc.StatusCode.INVALID_ARGUMENT,
+            ):
+                raise JoinRefused(f"{exc.code().name}: {exc.details()}") from None
+            raise
+    return driver
+
+
+def run(bot: Bot, argv: Sequence[str] | None = None) -> None:
+    """Run ``bot`` against the referee; the entry point of a bot's ``main``.
+
+    The address and token come from ``--address``/``--token`` or the
+    environment (``ARENA_ADDRESS``, ``ARENA_TOKEN``), which is how the arena
+    starts bots.  Exits with status 2 if the referee refuses the bot.
+    """
+    parser = argparse.ArgumentParser(description=f"Run the {bot.name} bot against a referee.")
+    parser.add_argument("--address", default=os.environ.get(ENV_ADDRESS), help="referee address: unix:/path/to.sock or host:port (env ARENA_ADDRESS)")
+    parser.add_argument("--token", default=os.environ.get(ENV_TOKEN), help="this seat's secret token (env ARENA_TOKEN)")
+    args = parser.parse_args(argv)
+    if not args.address or not args.token:
+        parser.error(f"give --address and --token, or set {ENV_ADDRESS} and {ENV_TOKEN}")
+    try:
+        asyncio.run(play_match(bot, args.address, args.token))
+    except JoinRefused as exc:
+        print(f"{bot.name}: the referee refused to seat this bot: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None

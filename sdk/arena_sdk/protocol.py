@@ -1,0 +1,158 @@
+"""Conversion between the engine's values and the wire messages of ``arena.v1``.
+
+Both sides use this module: the referee turns engine views into
+``DecisionRequest`` messages and ``Answer`` messages into engine actions; the
+SDK does the reverse.  The in-process test harness goes through it too, so a
+bot tested locally sees exactly what it would see over the wire.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from arena_sdk.engine import CARDS, Card, Decision, MalformedInputError, parse_card
+from arena_sdk.engine.state import SeatView as EngineView
+from arena_sdk.engine.state import Trick
+from arena_sdk.wire import arena_pb2 as pb
+
+PROTOCOL_VERSION = 1
+#: The receive limit both sides set: a decision request is a few KiB at most.
+MAX_MESSAGE_BYTES = 64 * 1024
+
+KIND_TO_PROTO: dict[Decision, int] = {
+    Decision.BLIND_NIL: pb.BLIND_NIL,
+    Decision.DRAW: pb.DRAW,
+    Decision.EXCHANGE: pb.EXCHANGE,
+    Decision.BID: pb.BID,
+    Decision.PLAY: pb.PLAY,
+}
+KIND_FROM_PROTO: dict[int, Decision] = {v: k for k, v in KIND_TO_PROTO.items()}
+#: Which ``Answer.action`` field each decision kind must set.
+ANSWER_FIELD: dict[Decision, str] = {
+    Decision.BLIND_NIL: "blind_nil",
+    Decision.DRAW: "keep",
+    Decision.EXCHANGE: "exchange",
+    Decision.BID: "bid",
+    Decision.PLAY: "card",
+}
+
+
+def action_text(kind: Decision, action: Any) -> str:
+    """The text form of a legal action in ``DecisionRequest.legal``."""
+    if kind is Decision.PLAY:
+        return CARDS[action].name
+    if kind is Decision.BID:
+        return str(int(action))
+    if kind is Decision.BLIND_NIL:
+        return "true" if action else "false"
+    if kind is Decision.DRAW:
+        return "keep" if action else "discard"
+    return ",".join(CARDS[c].name for c in action)
+
+
+def parse_action_text(kind: Decision, text: str) -> Any:
+    """Inverse of :func:`action_text`."""
+    if kind is Decision.PLAY:
+        return parse_card(text)
+    if kind is Decision.BID:
+        return int(text)
+    if kind is Decision.BLIND_NIL:
+        return text == "true"
+    if kind is Decision.DRAW:
+        return text == "keep"
+    return tuple(parse_card(c) for c in text.split(",") if c)
+
+
+def trick_to_proto(trick: Trick) -> pb.Trick:
+    """A completed trick as a message."""
+    return pb.Trick(leader=trick.leader, cards=[c.name for c in trick.cards], winner=trick.winner)
+
+
+def view_to_proto(view: EngineView) -> pb.SeatView:
+    """The engine's view of one seat as a message: nothing more than the view holds."""
+    return pb.SeatView(
+        seat=view.seat,
+        hand_number=view.hand_number,
+        first=view.first,
+        hand=[c.name for c in view.hand] if view.hand is not None else [],
+        hand_hidden=view.hand is None,
+        bids=[-1 if b is None else b for b in view.bids],
+        blind=view.blind,
+        tricks_won=view.tricks_won,
+        leader=-1 if view.leader is None else view.leader,
+        current_trick=[pb.Play(seat=s, card=c.name) for s, c in view.current_trick],
+        tricks=[trick_to_proto(t) for t in view.tricks],
+        spades_broken=view.spades_broken,
+        scores=view.scores,
+        bags=view.bags,
+        offered_card=view.offered_card.name if view.offered_card is not None else "",
+        seen_discards=[c.name for c in view.seen_discards],
+        exchanged=view.exchanged,
+    )
+
+
+def request_to_proto(
+    request_id: int, view: EngineView, move_ms: int, bank_ms: int
+) -> pb.DecisionRequest:
+    """A decision request for the seat of ``view`` (which must be to move)."""
+    kind = view.decision
+    assert kind is not None, "only the seat to move is asked"
+    return pb.DecisionRequest(
+        request_id=request_id,
+        kind=KIND_TO_PROTO[kind],  # type: ignore[arg-type]
+        view=view_to_proto(view),
+        legal=[action_text(kind, a) for a in view.legal_actions],
+        move_ms=move_ms,
+        bank_ms=bank_ms,
+    )
+
+
+def answer_to_proto(
+    request_id: int, kind: Decision, action: Any, think_time_us: int = 0
+) -> pb.Answer:
+    """An answer message carrying ``action`` in the field for ``kind``."""
+    answer = pb.Answer(request_id=request_id, think_time_us=max(0, int(think_time_us)))
+    if kind is Decision.PLAY:
+        answer.card = CARDS[action].name if isinstance(action, int) else str(action)
+    elif kind is Decision.BID:
+        answer.bid = int(action)
+    elif kind is Decision.BLIND_NIL:
+        answer.blind_nil = bool(action)
+    elif kind is Decision.DRAW:
+        answer.keep = bool(action)
+    else:
+        answer.exchange.cards.extend(
+            CARDS[c].name if isinstance(c, int) else str(c) for c in action
+        )
+    return answer
+
+
+def answer_from_proto(kind: Decision, answer: pb.Answer) -> Any:
+    """The engine action an answer carries; :class:`MalformedInputError` if it carries none.
+
+    Legality is not checked here: that is the engine's business.
+    """
+    field = answer.WhichOneof("action")
+    expected = ANSWER_FIELD[kind]
+    if field != expected:
+        raise MalformedInputError(
+            f"a {kind.value} answer must set {expected!r}, got {field or 'no action'!r}"
+        )
+    if kind is Decision.PLAY:
+        return parse_card(answer.card)
+    if kind is Decision.BID:
+        return int(answer.bid)
+    if kind is Decision.BLIND_NIL:
+        return bool(answer.blind_nil)
+    if kind is Decision.DRAW:
+        return bool(answer.keep)
+    cards = list(answer.exchange.cards)
+    if len(cards) > 13:
+        raise MalformedInputError(f"an exchange of {len(cards)} cards is not a hand's worth")
+    return tuple(parse_card(c) for c in cards)
+
+
+def cards_from_text(texts: Sequence[str]) -> tuple[Card, ...]:
+    """Parse card texts from a message."""
+    return tuple(parse_card(t) for t in texts)
