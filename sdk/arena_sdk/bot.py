@@ -14,10 +14,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import sys
 import time
 from typing import Any
 
-from arena_sdk.engine import Card, Decision, Ruleset, Suit
+from arena_sdk.engine import Card, Decision, MalformedInputError, Ruleset, Suit
 from arena_sdk.engine.state import Trick
 from arena_sdk.protocol import answer_to_proto, cards_from_text
 from arena_sdk.view import View
@@ -159,6 +160,8 @@ class BotDriver:
         self._hand = 0
         self.finished = False
         self.last_view: View | None = None
+        #: Why the last answer could not be encoded (``None`` when it could).
+        self.last_error: str | None = None
 
     def handle(self, message: pb.RefereeMessage) -> pb.Answer | None:
         """Process one message; returns an answer for a decision request, else None."""
@@ -238,4 +241,24 @@ class BotDriver:
         else:
             action = bot.exchange(view)
         think_us = int((time.perf_counter() - started) * 1e6)
-        return answer_to_proto(request.request_id, kind, action, think_us)
+        try:
+            answer = answer_to_proto(request.request_id, kind, action, think_us)
+        except MalformedInputError as exc:
+            # Not worth a crash (a crash forfeits the rest of the match): send an
+            # answer without an action, which the referee strikes like any
+            # malformed answer and replaces with the default move.
+            self.last_error = f"{_METHOD[kind]}() returned {action!r}: {exc}"
+            print(f"{self.bot.name}: {self.last_error}", file=sys.stderr)
+            return pb.Answer(request_id=request.request_id, think_time_us=think_us)
+        self.last_error = None
+        return answer
+
+
+#: The Bot method that answers each decision kind.
+_METHOD: dict[Decision, str] = {
+    Decision.PLAY: "play",
+    Decision.BID: "bid",
+    Decision.BLIND_NIL: "blind_nil",
+    Decision.DRAW: "draw",
+    Decision.EXCHANGE: "exchange",
+}

@@ -111,21 +111,49 @@ def request_to_proto(
 def answer_to_proto(
     request_id: int, kind: Decision, action: Any, think_time_us: int = 0
 ) -> pb.Answer:
-    """An answer message carrying ``action`` in the field for ``kind``."""
+    """An answer message carrying ``action`` in the field for ``kind``.
+
+    Raises :class:`MalformedInputError` for a value that cannot be sent as an
+    answer of that kind (a bid that is not a whole number 0 or more, a card
+    index outside 0..51, a draw or blind-nil answer that is not a bool).
+    Whether the value is legal now is the referee's business: a bid of 14 is
+    sent as it is and refused there.
+    """
     answer = pb.Answer(request_id=request_id, think_time_us=max(0, int(think_time_us)))
     if kind is Decision.PLAY:
-        answer.card = CARDS[action].name if isinstance(action, int) else str(action)
+        answer.card = _card_text(action)
     elif kind is Decision.BID:
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < 2**32:
+            raise MalformedInputError(f"a bid must be a whole number 0-13, got {action!r}")
         answer.bid = int(action)
     elif kind is Decision.BLIND_NIL:
-        answer.blind_nil = bool(action)
+        answer.blind_nil = _check_bool(kind, action)
     elif kind is Decision.DRAW:
-        answer.keep = bool(action)
+        answer.keep = _check_bool(kind, action)
     else:
-        answer.exchange.cards.extend(
-            CARDS[c].name if isinstance(c, int) else str(c) for c in action
-        )
+        if isinstance(action, (str, bytes)) or not hasattr(action, "__iter__"):
+            raise MalformedInputError(f"an exchange must be a list of 0-3 cards, got {action!r}")
+        cards = list(action)
+        if len(cards) > 13:
+            raise MalformedInputError(f"an exchange of {len(cards)} cards is not a hand's worth")
+        answer.exchange.SetInParent()  # an empty exchange is still an answer
+        answer.exchange.cards.extend(_card_text(c) for c in cards)
     return answer
+
+
+def _card_text(card: Any) -> str:
+    """The text of a card given as a :class:`Card`, an index 0..51 or text (sent as it is)."""
+    if isinstance(card, str):
+        return card
+    if isinstance(card, int) and not isinstance(card, bool) and 0 <= card < len(CARDS):
+        return CARDS[card].name
+    raise MalformedInputError(f"a card must be a Card like Card.SA, got {card!r}")
+
+
+def _check_bool(kind: Decision, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise MalformedInputError(f"a {kind.value} answer must be True or False, got {value!r}")
 
 
 def answer_from_proto(kind: Decision, answer: pb.Answer) -> Any:

@@ -16,16 +16,24 @@ from arena_sdk.engine.cards import CARDS, parse_card
 from arena_sdk.engine.errors import RulesError
 from arena_sdk.engine.ruleset import Ruleset
 from arena_sdk.engine.scoring import TeamHandScore
-from arena_sdk.engine.seats import parse_seat, seat_name, team_name
+from arena_sdk.engine.seats import parse_seat, parse_team, seat_name, team_name
 from arena_sdk.engine.state import GameResult, GameState, HandResult
 
 RECORD_FORMAT = "spades-arena-record"
-RECORD_VERSION = 1
+RECORD_VERSION = 2
+#: Versions this engine reads: 1 (engine only) and 2 (adds the referee's fields).
+READABLE_VERSIONS = (1, 2)
+#: Endings the engine computes; a record may also end ``forfeit:<reason>`` or ``void:<reason>``.
+ENGINE_ENDINGS = ("target", "floor", "max_hands")
+FORFEIT_REASONS = ("timeout", "illegal", "crash", "disconnect", "protocol")
 
 _TOP_KEYS = {"format", "version", "game_id", "ruleset", "ruleset_hash", "seed", "first",
              "start", "hands", "result", "meta"}  # fmt: skip
+_TOP_KEYS_V2 = {"match_id", "seats", "events", "strikes"}
 _HAND_KEYS = {"number", "first", "deck", "actions", "result"}
 _ACTION_KEYS = {"seat", "kind", "action"}
+_ACTION_KEYS_V2 = {"ms", "bot_us", "default", "answer", "request_id"}
+_RESULT_KEYS_V2 = {"forfeit", "void"}
 
 
 class RecordError(RulesError):
@@ -217,11 +225,13 @@ def replay_record(record: Any) -> ReplayReport:
     data = _object(record, "record")
     if data.get("format") != RECORD_FORMAT:
         raise RecordError("format", f"expected {RECORD_FORMAT!r}, got {data.get('format')!r}")
-    if data.get("version") != RECORD_VERSION:
+    version = data.get("version")
+    if version not in READABLE_VERSIONS:
         raise RecordError(
-            "version", f"this engine reads version {RECORD_VERSION}, got {data.get('version')!r}"
+            "version", f"this engine reads versions {READABLE_VERSIONS}, got {version!r}"
         )
-    _no_unknown(data, _TOP_KEYS, "record")
+    v2 = version == 2
+    _no_unknown(data, _TOP_KEYS | (_TOP_KEYS_V2 if v2 else set()), "record")
     try:
         rules = Ruleset.from_dict(_require(data, "ruleset", "record"))
     except RecordError:
@@ -255,6 +265,8 @@ def replay_record(record: Any) -> ReplayReport:
     except RulesError as exc:
         raise RecordError("start", str(exc)) from None
 
+    stored_result = data.get("result")
+    interrupted = _interrupted_ending(stored_result) if v2 else None
     actions = 0
     for i, hand in enumerate(hands):
         path = f"hands[{i}]"
@@ -271,7 +283,7 @@ def replay_record(record: Any) -> ReplayReport:
         for j, entry in enumerate(_list(_require(hand, "actions", path), f"{path}.actions")):
             apath = f"{path}.actions[{j}]"
             entry = _object(entry, apath)
-            _no_unknown(entry, _ACTION_KEYS, apath)
+            _no_unknown(entry, _ACTION_KEYS | (_ACTION_KEYS_V2 if v2 else set()), apath)
             if state.is_over or state.hand_number != number:
                 raise RecordError(apath, f"hand {number} is already complete")
             try:
@@ -296,12 +308,62 @@ def replay_record(record: Any) -> ReplayReport:
                 raise RecordError(apath, f"illegal {kind.value} by {state.seat_name(seat)}: {exc}") from None
             actions += 1
         if not state.is_over and state.hand_number == number:
+            if interrupted and i == len(hands) - 1:
+                break  # the game stopped inside this hand
             raise RecordError(f"{path}.actions", f"hand {number} ends before all its decisions were taken")
         if "result" in hand:
             computed = hand_result_to_json(n, state.hand_results[i])
             _compare(computed, hand["result"], f"{path}.result")
+    if interrupted:
+        result = _interrupted_result(state, interrupted, _object(stored_result, "result"))
+        _compare(game_result_to_json(n, result), _strip(stored_result, _RESULT_KEYS_V2), "result")
+        return ReplayReport(rules=rules, result=result, hands=len(hands), actions=actions, state=state)
     if state.result is None:
         raise RecordError("hands", f"the record ends before the game is over (in hand {state.hand_number})")
-    if "result" in data:
-        _compare(game_result_to_json(n, state.result), data["result"], "result")
+    if stored_result is not None:
+        _compare(game_result_to_json(n, state.result), stored_result, "result")
     return ReplayReport(rules=rules, result=state.result, hands=len(hands), actions=actions, state=state)
+
+
+def _strip(data: Mapping[str, Any], keys: set[str]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k not in keys}
+
+
+def _interrupted_ending(result: Any) -> str | None:
+    """``forfeit:...``/``void:...`` when the stored result says the game was stopped."""
+    if not isinstance(result, Mapping):
+        return None
+    ending = result.get("ending")
+    if not isinstance(ending, str) or ending in ENGINE_ENDINGS:
+        return None
+    kind, _, reason = ending.partition(":")
+    if kind == "void" and reason:
+        return ending
+    if kind == "forfeit" and reason in FORFEIT_REASONS:
+        return ending
+    raise RecordError("result.ending", f"unknown ending {ending!r}")
+
+
+def _interrupted_result(state: GameState, ending: str, stored: Mapping[str, Any]) -> GameResult:
+    """The result of a game stopped by a forfeit or a void, checked against the record."""
+    n = state.players
+    winner: int | None = None
+    if ending.startswith("forfeit:"):
+        forfeit = _object(_require(stored, "forfeit", "result"), "result.forfeit")
+        teams = forfeit.get("teams")
+        if not isinstance(teams, list) or not teams:
+            raise RecordError("result.forfeit.teams", "expected a non-empty list of teams")
+        try:
+            losers = {parse_team(n, t) for t in teams}
+        except RulesError as exc:
+            raise RecordError("result.forfeit.teams", str(exc)) from None
+        winner = None if len(losers) == 2 else 1 - losers.pop()
+    elif "void" not in stored:
+        raise RecordError("result", "a void result needs a 'void' object")
+    return GameResult(
+        ending=ending,
+        winner=winner,
+        scores=tuple(state.scores),
+        bags=tuple(state.bags),
+        hands=state.hand_number if state.hand_results or state.history else 0,
+    )

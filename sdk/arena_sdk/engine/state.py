@@ -326,8 +326,15 @@ class GameState:
         return hand
 
     def hand_is_visible(self, seat: int) -> bool:
-        """False while ``seat`` must still decide blind nil without seeing its cards."""
-        return not (self.blind_eligible[seat] and not self.blind_decided[seat])
+        """False while ``seat`` may not look at its cards.
+
+        That is while it must still decide blind nil, and in the two-player
+        game while a blind-nil player's cards are being drawn unseen (it looks
+        once the whole draw is over).
+        """
+        if self.blind_eligible[seat] and not self.blind_decided[seat]:
+            return False
+        return not (self.players == 2 and self.blind[seat] and self.stock_pos < NUM_CARDS)
 
     def current_trick(self) -> list[tuple[int, Card]]:
         """The cards of the trick in progress as ``(seat, card)`` in play order."""
@@ -444,6 +451,9 @@ class GameState:
         self.tricks_won = [0] * n
         self.trick = []
         self.tricks = []
+        self.leader = -1  # set when play starts
+        self.bid_order = []  # set when bidding starts
+        self.bid_pos = 0
         self.spades_broken = False
         self.win_card = -1
         self.win_seat = -1
