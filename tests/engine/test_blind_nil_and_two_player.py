@@ -43,7 +43,7 @@ def test_blind_nil_bid_is_the_seats_bid_and_scores_200():
     for _ in range(3):
         state.apply(False)
         state.apply(3)
-    while state.hand_number == 1:
+    while state.hand_number == 1 and not state.is_over:
         state.apply(state.legal_actions()[0])
     nil = state.hand_results[0].teams[0].nil_results
     assert nil[0][:2] == (0, "blind_nil")
@@ -124,7 +124,7 @@ def test_draw_phase_keep_and_discard():
 
 def test_roles_alternate_each_hand():
     state = two_player(blind_nil="off")
-    while state.hand_number == 1:
+    while state.hand_number == 1 and not state.is_over:
         state.apply(state.legal_actions()[0])
     assert state.first == 1 and state.to_move == 1 and state.decision is Decision.DRAW
 
@@ -162,7 +162,7 @@ def test_blind_nil_exchange():
     assert (state.to_move, state.decision) == (1, Decision.BID)
     state.apply(5)
     assert (state.to_move, state.decision) == (1, Decision.PLAY)
-    while state.hand_number == 1:
+    while state.hand_number == 1 and not state.is_over:
         state.apply(state.legal_actions()[0])
     result = state.hand_results[0]
     assert result.blind == (True, False) and result.exchanged == (3, 0)

@@ -149,7 +149,7 @@ def cards_named(obj: Any, out: list[int]) -> None:
         out.append(int(obj))
     elif t in _LEAVES or isinstance(obj, enum.Enum):
         return
-    elif t in (tuple, list, set, frozenset):
+    elif t in (tuple, list, set, frozenset) or (isinstance(obj, tuple) and hasattr(t, "_fields")):
         for x in obj:
             cards_named(x, out)
     elif t is dict:
@@ -685,15 +685,15 @@ def test_oracle_matches_rule_book_examples() -> None:
 # games that end tied at max_hands (a draw).
 TIE_AT_TARGET = [
     GameSpec("two-player", (("blind_nil_min_deficit", 100), ("max_hands", 3), ("target", 60)),
-             57434, 173908, 5, (0, 0)),
+             376324, 422042, 5, (0, 0)),
     GameSpec("wikipedia", (("blind_nil_min_deficit", 100), ("max_hands", 3), ("target", 150)),
-             440114, 903589, 3, (70, 70)),
+             423425, 355589, 3, (70, 70)),
 ]  # fmt: skip
 DRAWN_AT_MAX_HANDS = [
-    GameSpec("two-player", (("max_hands", 3), ("spade_lead", "always"), ("target", 60)),
-             598145, 98564, 5, (0, 0)),
+    GameSpec("two-player", (("blind_nil_min_deficit", 100), ("max_hands", 3), ("target", 60)),
+             211160, 830588, 5, (0, 0)),
     GameSpec("pagat", (("failed_nil_tricks", "contract"), ("max_hands", 3), ("target", 150)),
-             951511, 294613, 3, (60, 60)),
+             846338, 253472, 3, (60, 60)),
 ]  # fmt: skip
 
 

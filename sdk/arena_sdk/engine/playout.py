@@ -17,7 +17,7 @@ def random_action(state: GameState, rng: random.Random) -> object:
     if state.decision is Decision.PLAY:
         mask = state.legal_play_mask()
         # Pick the k-th set bit: cheaper than building the list of cards.
-        k = rng.randrange(mask.bit_count())
+        k = rng._randbelow(mask.bit_count())  # what randrange(n) calls, without its checks
         for _ in range(k):
             mask &= mask - 1
         return CARDS[(mask & -mask).bit_length() - 1]
@@ -25,13 +25,25 @@ def random_action(state: GameState, rng: random.Random) -> object:
 
 
 def play_random_hand(state: GameState, rng: random.Random) -> None:
-    """Play random decisions until the current hand is scored (or the game ends)."""
+    """Play random decisions until the current hand is scored (or the game ends).
+
+    Card plays are picked from the legal mask and played with
+    :meth:`GameState.play_legal`, so they are not validated a second time.
+    """
     hand = state.hand_number
+    randbelow = rng._randbelow  # what randrange(n) calls, without its checks
+    play = Decision.PLAY
     while state.decision is not None and state.hand_number == hand:
-        state.apply(random_action(state, rng))
+        if state.decision is play:
+            mask = state.legal_play_mask()
+            for _ in range(randbelow(mask.bit_count())):
+                mask &= mask - 1
+            state.play_legal(state.to_move, (mask & -mask).bit_length() - 1)  # type: ignore[arg-type]
+        else:
+            state.apply(rng.choice(state.legal_actions()))
 
 
 def play_random_game(state: GameState, rng: random.Random) -> None:
     """Play random decisions until the game is over."""
     while state.decision is not None:
-        state.apply(random_action(state, rng))
+        play_random_hand(state, rng)

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import hashlib
 import itertools
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena_sdk.engine.cards import (
     CARDS,
@@ -46,6 +47,7 @@ from arena_sdk.engine.scoring import TeamHandScore, game_ending, score_team
 from arena_sdk.engine.seats import seat_name, team_members, team_of
 
 MAX_BID = 13
+_BITS = tuple(1 << i for i in range(NUM_CARDS))
 MAX_EXCHANGE = 3
 TRICKS_PER_HAND = 13
 
@@ -66,9 +68,12 @@ class Decision(str, enum.Enum):
 Action = bool | int | Card | tuple[Card, ...]
 
 
-@dataclasses.dataclass(frozen=True)
-class ActionEntry:
-    """One decision taken: which hand, which seat, what kind, what action."""
+class ActionEntry(NamedTuple):
+    """One decision taken: which hand, which seat, what kind, what action.
+
+    A named tuple rather than a frozen dataclass: one is made per action, and
+    that is on the hot path of every simulation.
+    """
 
     hand: int
     seat: int
@@ -76,8 +81,7 @@ class ActionEntry:
     action: Action
 
 
-@dataclasses.dataclass(frozen=True)
-class Trick:
+class Trick(NamedTuple):
     """A completed trick: who led, the cards in play order, who won."""
 
     leader: int
@@ -122,19 +126,42 @@ def _all_exchanges(hand: Sequence[Card]) -> list[tuple[Card, ...]]:
     return out
 
 
-def chance_rng(seed: object, *tags: object) -> random.Random:
-    """A generator for one chance event, derived from the game seed and tags.
+def chance_text(seed: object, *tags: object) -> bytes:
+    """The text naming one chance event: the seed and tags joined by ``/``."""
+    return "/".join([str(seed), *map(str, tags)]).encode()
 
-    Seeding ``random.Random`` with text hashes it with SHA-512, so the stream
-    is the same on every machine and Python run.
+
+def chance_int(seed: object, *tags: object) -> int:
+    """A 256-bit number for one chance event: SHA-256 of :func:`chance_text`.
+
+    The same on every machine and Python version, and cheap (no generator
+    to seed), which matters for simulations that deal thousands of hands.
     """
-    return random.Random("/".join([str(seed), *map(str, tags)]))
+    return int.from_bytes(hashlib.sha256(chance_text(seed, *tags)).digest(), "big")
+
+
+def chance_rng(seed: object, *tags: object) -> random.Random:
+    """A generator for a chance event that needs more than 256 bits of randomness.
+
+    Seeding ``random.Random`` with bytes hashes them with SHA-512, so the
+    stream is the same on every machine and Python run.
+    """
+    return random.Random(chance_text(seed, *tags))
 
 
 def shuffled_deck(seed: object, hand: int) -> list[int]:
-    """The deck order (deal order, or two-player stock) of hand ``hand``."""
+    """The deck order (deal order, or two-player stock) of hand ``hand``.
+
+    A Fisher-Yates shuffle driven by the digits of one 256-bit number in
+    mixed radix (52, 51, ..., 2).  52! is about 2**226, so every order is
+    reachable and the bias is below 2**-30; written out here so that no
+    library change can alter recorded deals.
+    """
     deck = list(range(NUM_CARDS))
-    chance_rng(seed, "deck", hand).shuffle(deck)
+    x = chance_int(seed, "deck", hand)
+    for i in range(NUM_CARDS - 1, 0, -1):
+        x, j = divmod(x, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
     return deck
 
 
@@ -215,7 +242,7 @@ class GameState:
         self.seed = seed
         n = self.players = rules.players
         if first is None:
-            first = chance_rng(seed, "first").randrange(n)
+            first = chance_int(seed, "first") % n
         elif not isinstance(first, int) or not 0 <= first < n:
             raise MalformedInputError(f"first seat must be 0..{n - 1}, got {first!r}")
         self.first = self.first_of_game = first
@@ -361,10 +388,17 @@ class GameState:
         if kind is None or seat is None:
             raise IllegalActionError("the game is over: no action is expected")
         if kind is Decision.PLAY:
-            card = self._check_play(action)
-            self.history.append(ActionEntry(self.hand_number, seat, kind, CARDS[card]))
-            self._play(seat, card)
-        elif kind is Decision.BID:
+            # Fast path (the hot loop of every simulation): a card the seat may
+            # play.  Anything else goes through _check_play for its error.
+            if not (
+                (action.__class__ is Card or action.__class__ is int)
+                and 0 <= action < NUM_CARDS  # type: ignore[operator]
+                and self._legal_play_mask() >> action & 1  # type: ignore[operator]
+            ):
+                action = self._check_play(action)  # raises, or accepts an int subclass
+            self.play_legal(seat, action)  # type: ignore[arg-type]
+            return
+        if kind is Decision.BID:
             bid = _check_bid(action)
             self.history.append(ActionEntry(self.hand_number, seat, kind, bid))
             self.bids[seat] = bid
@@ -408,7 +442,7 @@ class GameState:
                 f"{CARDS[action]} cannot be led: spades are not broken and "
                 f"{self.seat_name(seat)} holds another suit"  # type: ignore[arg-type]
             )
-        return action
+        return int(action)
 
     def _check_exchange(self, seat: int, action: object) -> tuple[Card, ...]:
         if not isinstance(action, (tuple, list, frozenset, set)):
@@ -480,8 +514,11 @@ class GameState:
                 eligible = [s == first_bidder and eligible[s] for s in range(n)]
         self.blind_eligible = eligible
         if n == 4:
-            for i, card in enumerate(deck):
-                self.hands[(first + 1 + i) % 4] |= 1 << card
+            for k in range(4):
+                mask = 0
+                for card in deck[k::4]:
+                    mask |= _BITS[card]
+                self.hands[(first + 1 + k) % 4] = mask
             self.bid_order = [(first + 1 + i) % 4 for i in range(4)]
             self.bid_pos = 0
             self._next_bidder()
@@ -575,7 +612,11 @@ class GameState:
                 self.seen_discards[seat] |= 1 << c
         self._next_exchange()
 
-    def _play(self, seat: int, card: int) -> None:
+    def play_legal(self, seat: int, card: int) -> None:
+        """Play ``card`` for ``seat`` without checking it: for playouts that pick
+        from :meth:`legal_play_mask` themselves.  Anything else must use :meth:`apply`.
+        """
+        self.history.append(ActionEntry(self.hand_number, seat, Decision.PLAY, CARDS[card]))
         self.hands[seat] &= ~(1 << card)
         trick = self.trick
         suit = card // 13
@@ -599,7 +640,7 @@ class GameState:
             self.to_move = (seat + 1) % n
             return
         winner = self.win_seat
-        self.tricks.append(Trick(self.leader, tuple(CARDS[c] for c in trick), winner))
+        self.tricks.append(Trick(self.leader, tuple([CARDS[c] for c in trick]), winner))
         self.tricks_won[winner] += 1
         self.trick = []
         self.leader = winner

@@ -1,0 +1,718 @@
+"""Play bots against each other in-process: the real engine, no network, no clock.
+
+>>> from arena_sdk.testing import RandomBot, play_game
+>>> result = play_game([RandomBot(), RandomBot()], "pagat", seed=7, max_hands=2)
+>>> result.result.ending
+'max_hands'
+
+Every decision goes the way it goes over the wire: the harness builds the
+referee's messages (``Welcome``, ``GameStart``, ``DecisionRequest``,
+``HandEnd``, ``GameEnd``, ``MatchEnd``), hands them to each seat's
+:class:`~arena_sdk.bot.BotDriver` (the same driver the gRPC client uses),
+decodes the ``Answer`` with :func:`~arena_sdk.protocol.answer_from_proto` and
+applies it to the engine.  A bot that passes here sees nothing different
+against the referee, apart from the clock (the harness does not enforce time).
+
+Seats
+    Four players: pass four bots, for N, E, S, W.  Pass two bots for *team
+    mode* (the arena's four-player mode): bot 0 plays N and S, bot 1 plays E
+    and W.  Two players: pass two bots, for A and B.
+
+    A bot may be given as an instance, as a class, or as any callable that
+    returns a fresh instance.  Where one entry fills two seats (team mode), a
+    class or factory is called once per seat and an instance is copied with
+    :func:`copy.deepcopy` for the second seat; the same instance given for
+    several seats is copied likewise.  Each seat always gets its own object.
+
+Seeds
+    ``seed`` is the deal seed of the game (``play_match``: game *i* uses
+    ``seed + i``).  Each bot's ``self.rng`` is reseeded at every game start
+    from a per-game, per-seat ``bot_seed`` derived from the deal seed (or
+    given with ``bot_seeds``), as the referee does.  So the same call gives
+    the same game, and ``play_game(bots, rules, seed=s + i)`` replays game
+    *i* of ``play_match(bots, rules, games, seed=s)`` when the bots keep no
+    state from game to game.
+
+Bad answers
+    By default (``strict=True``) an answer that is malformed or illegal
+    raises :class:`BotAnswerError` naming the bot, seat, decision and the
+    engine's reason: you want to see your bugs.  With ``strict=False`` the
+    harness plays the default move the referee would play (bid 1, the first
+    legal card, decline blind nil, keep the offered card, exchange nothing),
+    sends the seat a strike ``Notice``, and counts it in
+    :attr:`LocalGameResult.defaults`.  The referee forfeits a game after 3
+    strikes; the harness does not.  An exception raised inside your bot
+    propagates (with a note saying where); in the arena it would crash the bot
+    and forfeit its games.
+
+Command line::
+
+    python -m arena_sdk.testing path/to/bot.py:MyBot [--against random] [--games 10] [--rules pagat]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import dataclasses
+import hashlib
+import importlib.util
+import inspect
+import json
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from arena_sdk.bot import Bot, BotDriver
+from arena_sdk.engine import (
+    Card,
+    Decision,
+    GameResult,
+    GameState,
+    MalformedInputError,
+    Ruleset,
+    RulesError,
+    Trick,
+    hand_result_to_json,
+    record_from_state,
+    resolve_ruleset,
+    seat_name,
+    team_name,
+)
+from arena_sdk.engine.seats import team_of
+from arena_sdk.protocol import (
+    PROTOCOL_VERSION,
+    answer_from_proto,
+    request_to_proto,
+    trick_to_proto,
+)
+from arena_sdk.view import View
+from arena_sdk.wire import arena_pb2 as pb
+
+#: A bot instance, a Bot subclass, or a callable returning a fresh bot.
+BotSpec = Bot | type[Bot] | Callable[[], Bot]
+
+DEFAULT_MOVE_MS = 1000
+DEFAULT_BANK_MS = 30_000
+STRIKES_TO_FORFEIT = 3
+
+__all__ = [
+    "BotAnswerError", "BotSpec", "LocalGameResult", "RandomBot", "bot_seed_for",
+    "default_action", "main", "play_game", "play_match",
+]  # fmt: skip
+
+
+class BotAnswerError(RuntimeError):
+    """A bot answered a decision with something malformed or illegal (``strict`` mode)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        bot: str,
+        seat: int,
+        kind: Decision,
+        game: int,
+        hand: int,
+        request_id: int,
+        reason: str,
+    ) -> None:
+        super().__init__(message)
+        self.bot = bot
+        self.seat = seat
+        self.kind = kind
+        self.game = game
+        self.hand = hand
+        self.request_id = request_id
+        self.reason = reason
+
+
+@dataclasses.dataclass(frozen=True)
+class LocalGameResult:
+    """One game played by the harness."""
+
+    index: int
+    """0-based index of the game in its match."""
+    game_id: str
+    seed: int
+    """The deal seed (``GameState.new(rules, seed)`` deals the same cards)."""
+    rules: Ruleset
+    names: tuple[str, ...]
+    """Bot name per seat (N, E, S, W or A, B)."""
+    bot_seeds: tuple[int, ...]
+    result: GameResult
+    """The engine's result: ending, winner team (``None`` for a draw), scores, bags, hands."""
+    record: dict[str, Any]
+    """The game record (``docs/record-format.md``); ``replay_record`` checks it."""
+    defaults: tuple[int, ...]
+    """Default moves played per seat for bad answers (only with ``strict=False``)."""
+    problems: tuple[str, ...]
+    """What each of those bad answers was."""
+    decisions: tuple[int, ...]
+    """Decisions asked per seat."""
+    think_s: tuple[float, ...]
+    """Wall time spent in each seat's bot per game, in seconds."""
+
+    @property
+    def players(self) -> int:
+        """4 or 2."""
+        return self.rules.players
+
+    @property
+    def winner(self) -> int | None:
+        """The winning team (0 = NS or A, 1 = EW or B), ``None`` for a draw."""
+        return self.result.winner
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Final scores per team."""
+        return self.result.scores
+
+    def team_of(self, seat: int) -> int:
+        """The team of a seat."""
+        return team_of(self.players, seat)
+
+    def summary(self) -> str:
+        """One line: seats and names, scores, who won and how."""
+        n = self.players
+        teams = []
+        for t in range(2):
+            seats = [s for s in range(n) if team_of(n, s) == t]
+            who = "+".join(dict.fromkeys(self.names[s] for s in seats))
+            teams.append(f"{team_name(n, t)} {who} {self.scores[t]}")
+        won = "draw" if self.winner is None else f"{team_name(n, self.winner)} wins"
+        return (
+            f"game {self.index} seed {self.seed}: {' vs '.join(teams)}: {won} "
+            f"({self.result.ending}, {self.result.hands} hands)"
+        )
+
+
+# ---------------------------------------------------------------------- seeds & defaults
+
+
+def bot_seed_for(game_seed: int | str, seat: int) -> int:
+    """The ``bot_seed`` (uint64) the harness sends ``seat`` for the game dealt with ``game_seed``."""
+    digest = hashlib.sha256(f"arena-sdk-testing/{game_seed}/bot/{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def default_action(state: GameState) -> Any:
+    """The move the referee plays for a late, illegal or malformed answer.
+
+    Bid 1 (or the lowest legal bid), the first legal card in canonical order,
+    decline blind nil, keep the offered card, exchange nothing.
+    """
+    kind = state.decision
+    if kind is Decision.BID:
+        legal = state.legal_actions()
+        return 1 if 1 in legal else min(legal)
+    if kind is Decision.PLAY:
+        return state.legal_actions()[0]
+    if kind is Decision.BLIND_NIL:
+        return False
+    if kind is Decision.DRAW:
+        return True
+    if kind is Decision.EXCHANGE:
+        return ()
+    raise ValueError("the game is over: there is no default move")
+
+
+# ---------------------------------------------------------------------- seats
+
+
+def _make_bot(spec: BotSpec) -> Bot:
+    """A fresh bot from a class or factory, or the instance itself."""
+    if isinstance(spec, Bot):
+        return spec
+    if inspect.isclass(spec) or callable(spec):
+        bot = spec()
+        if not isinstance(bot, Bot):
+            raise TypeError(f"{spec!r} made {bot!r}, which is not an arena_sdk.Bot")
+        return bot
+    raise TypeError(f"a bot must be a Bot instance, a Bot class or a factory, got {spec!r}")
+
+
+def _copy_bot(bot: Bot) -> Bot:
+    try:
+        return copy.deepcopy(bot)
+    except Exception as exc:  # noqa: BLE001 - any failure: explain what to do
+        raise TypeError(
+            f"bot {bot.name!r} fills two seats and cannot be copied ({exc}); "
+            f"pass its class or a factory instead of an instance"
+        ) from exc
+
+
+def _seat_bots(specs: Sequence[BotSpec], players: int) -> list[Bot]:
+    """One bot object per seat, following the module's seating rules."""
+    specs = list(specs)
+    if players == 4 and len(specs) == 2:
+        order = [specs[0], specs[1], specs[0], specs[1]]
+    elif len(specs) == players:
+        order = specs
+    else:
+        allowed = "2 (team mode) or 4" if players == 4 else "2"
+        raise ValueError(f"a {players}-player game needs {allowed} bots, got {len(specs)}")
+    bots: list[Bot] = []
+    for spec in order:
+        bot = _make_bot(spec)
+        if any(bot is b for b in bots):
+            bot = _copy_bot(bot)
+        bots.append(bot)
+    return bots
+
+
+def _resolve_rules(
+    rules: Ruleset | str, overrides: Mapping[str, object] | None, max_hands: int | None
+) -> Ruleset:
+    changes: dict[str, object] = dict(overrides or {})
+    if max_hands is not None:
+        changes["max_hands"] = max_hands
+    if isinstance(rules, str):
+        return resolve_ruleset(rules, changes)
+    if not isinstance(rules, Ruleset):
+        raise TypeError(f"rules must be a preset name or a Ruleset, got {rules!r}")
+    if not changes:
+        return rules
+    unknown = sorted(set(changes) - set(rules.options()))
+    if unknown:
+        raise MalformedInputError(f"unknown option(s): {', '.join(unknown)}")
+    return Ruleset.from_dict({**rules.to_dict(), **changes})
+
+
+# ---------------------------------------------------------------------- the table
+
+
+def _msg(**kwargs: Any) -> pb.RefereeMessage:
+    return pb.RefereeMessage(**kwargs)
+
+
+class _Table:
+    """One match: a seat (bot + driver) per position, kept for all games."""
+
+    def __init__(
+        self,
+        specs: Sequence[BotSpec],
+        rules: Ruleset,
+        *,
+        games: int,
+        strict: bool,
+        move_ms: int,
+        bank_ms: int,
+        match_id: str,
+    ) -> None:
+        self.rules = rules
+        self.players = rules.players
+        self.bots = _seat_bots(specs, self.players)
+        self.drivers = [BotDriver(bot) for bot in self.bots]
+        self.names = tuple(str(bot.name) for bot in self.bots)
+        self.strict = strict
+        self.move_ms = move_ms
+        self.bank_ms = bank_ms
+        self.match_id = match_id
+        self.request_id = 0
+        ruleset_json = json.dumps(rules.to_dict())
+        for seat in range(self.players):
+            welcome = pb.Welcome(
+                match_id=match_id,
+                seat=seat,
+                partner=(seat + 2) % 4 if self.players == 4 else -1,
+                players=self.players,
+                ruleset_json=ruleset_json,
+                ruleset_hash=rules.hash,
+                time_control=pb.TimeControl(
+                    move_ms=move_ms,
+                    bank_ms=bank_ms,
+                    hard_cap_ms=move_ms + bank_ms,
+                    strikes_to_forfeit=STRIKES_TO_FORFEIT,
+                ),
+                games=games,
+                seat_names=list(self.names),
+                protocol_version=PROTOCOL_VERSION,
+            )
+            self._send(seat, _msg(welcome=welcome), "the welcome")
+
+    def _send(self, seat: int, message: pb.RefereeMessage, what: str) -> pb.Answer | None:
+        """Hand ``message`` to a seat's driver; exceptions from bot code get a note."""
+        try:
+            return self.drivers[seat].handle(message)
+        except Exception as exc:
+            exc.add_note(
+                f"(raised by bot {self.names[seat]!r} at seat "
+                f"{seat_name(self.players, seat)} while handling {what}, "
+                f"in arena_sdk.testing)"
+            )
+            raise
+
+    def _broadcast(self, message: pb.RefereeMessage, what: str) -> None:
+        for seat in range(self.players):
+            self._send(seat, message, what)
+
+    def play(self, index: int, seed: int, bot_seeds: Sequence[int] | None) -> LocalGameResult:
+        rules, n = self.rules, self.players
+        game_id = f"{self.match_id}-g{index}"
+        seeds = tuple(bot_seeds) if bot_seeds is not None else tuple(
+            bot_seed_for(seed, s) for s in range(n)
+        )
+        if len(seeds) != n or not all(isinstance(s, int) and 0 <= s < 2**64 for s in seeds):
+            raise ValueError(f"bot_seeds must be {n} whole numbers 0 <= seed < 2**64, got {seeds!r}")
+        state = GameState.new(rules, seed)
+        for seat in range(n):
+            start = pb.GameStart(
+                game_index=index,
+                game_id=game_id,
+                bot_seed=seeds[seat],
+                first=state.first,
+                scores=list(state.scores),
+                bags=list(state.bags),
+            )
+            self._send(seat, _msg(game_start=start), f"the start of game {index}")
+
+        defaults = [0] * n
+        problems: list[str] = []
+        decisions = [0] * n
+        think = [0.0] * n
+        while not state.is_over:
+            seat, kind = state.to_move, state.decision
+            assert seat is not None and kind is not None
+            hand_before = state.hand_number
+            results_before = len(state.hand_results)
+            tricks_before = list(state.tricks)
+            trick_before = state.current_trick()
+            won_before = list(state.tricks_won)
+
+            self.request_id += 1
+            request = request_to_proto(
+                self.request_id, state.view(seat), self.move_ms, self.bank_ms
+            )
+            what = f"a {kind.value} request (game {index}, hand {hand_before})"
+            started = time.perf_counter()
+            answer = self._send(seat, _msg(request=request), what)
+            think[seat] += time.perf_counter() - started
+            decisions[seat] += 1
+
+            problem = self._apply(state, seat, kind, answer)
+            if problem is not None:
+                code, reason = problem
+                shown = self._describe(seat, kind, index, hand_before, reason)
+                if self.strict:
+                    raise BotAnswerError(
+                        f"{shown}\n(pass strict=False to play the default move instead and count it)",
+                        bot=self.names[seat],
+                        seat=seat,
+                        kind=kind,
+                        game=index,
+                        hand=hand_before,
+                        request_id=self.request_id,
+                        reason=reason,
+                    )
+                defaults[seat] += 1
+                problems.append(shown)
+                state.apply(default_action(state))
+                notice = pb.Notice(
+                    level=pb.Notice.STRIKE,
+                    code=code,
+                    message=f"{reason}; the default move was played",
+                    request_id=self.request_id,
+                )
+                self._send(seat, _msg(notice=notice), "a strike notice")
+
+            if len(state.hand_results) > results_before:
+                hand = state.hand_results[-1]
+                # The engine has moved on to the next hand: rebuild the last trick.
+                last_cards = tuple(c for _, c in trick_before) + (state.history[-1].action,)
+                leader = trick_before[0][0] if trick_before else seat
+                winner = next(s for s in range(n) if hand.tricks[s] > won_before[s])
+                tricks = [*tricks_before, Trick(leader, last_cards, winner)]  # type: ignore[arg-type]
+                end = pb.HandEnd(
+                    hand_number=hand.number,
+                    result_json=json.dumps(hand_result_to_json(n, hand)),
+                    tricks=[trick_to_proto(t) for t in tricks],
+                    scores=[t.score_after for t in hand.teams],
+                    bags=[t.bags_after for t in hand.teams],
+                )
+                self._broadcast(_msg(hand_end=end), f"the end of hand {hand.number}")
+
+        result = state.result
+        assert result is not None
+        end_game = pb.GameEnd(
+            game_index=index,
+            game_id=game_id,
+            ending=result.ending,
+            winner=-1 if result.winner is None else result.winner,
+            scores=list(result.scores),
+            bags=list(result.bags),
+        )
+        self._broadcast(_msg(game_end=end_game), f"the end of game {index}")
+        meta = {
+            "harness": "arena_sdk.testing",
+            "match_id": self.match_id,
+            "seats": {seat_name(n, s): self.names[s] for s in range(n)},
+            "bot_seeds": {seat_name(n, s): seeds[s] for s in range(n)},
+            "defaults": {seat_name(n, s): defaults[s] for s in range(n)},
+        }
+        return LocalGameResult(
+            index=index,
+            game_id=game_id,
+            seed=seed,
+            rules=rules,
+            names=self.names,
+            bot_seeds=seeds,
+            result=result,
+            record=record_from_state(state, game_id=game_id, meta=meta),
+            defaults=tuple(defaults),
+            problems=tuple(problems),
+            decisions=tuple(decisions),
+            think_s=tuple(think),
+        )
+
+    def _apply(
+        self, state: GameState, seat: int, kind: Decision, answer: pb.Answer | None
+    ) -> tuple[str, str] | None:
+        """Apply the answer; on failure leave the state as it was and say why."""
+        if answer is None:
+            return "malformed", "the driver returned no answer to a decision request"
+        if answer.request_id != self.request_id:
+            return "stale_answer", (
+                f"the answer carries request id {answer.request_id}, not {self.request_id}"
+            )
+        try:
+            action = answer_from_proto(kind, answer)
+        except MalformedInputError as exc:
+            detail = self.drivers[seat].last_error
+            return "malformed", f"malformed answer: {detail or exc}"
+        try:
+            state.apply(action)
+        except MalformedInputError as exc:
+            return "malformed", f"malformed {kind.value}: {exc}"
+        except RulesError as exc:
+            legal = _legal_text(state)
+            return "illegal", f"illegal {kind.value} {_action_text(action)}: {exc}{legal}"
+        return None
+
+    def _describe(self, seat: int, kind: Decision, game: int, hand: int, reason: str) -> str:
+        return (
+            f"bot {self.names[seat]!r} at seat {seat_name(self.players, seat)} gave a bad "
+            f"answer to a {kind.value} decision (game {game}, hand {hand}, "
+            f"request {self.request_id}): {reason}"
+        )
+
+    def close(self, reason: str = "completed") -> None:
+        self._broadcast(_msg(match_end=pb.MatchEnd(match_id=self.match_id, reason=reason)), "the match end")
+
+
+def _action_text(action: Any) -> str:
+    if isinstance(action, Card):
+        return action.name
+    if isinstance(action, tuple):
+        return "[" + ", ".join(c.name for c in action) + "]"
+    return repr(action)
+
+
+def _legal_text(state: GameState) -> str:
+    kind = state.decision
+    if kind is Decision.PLAY:
+        return " (legal: " + ", ".join(c.name for c in state.legal_actions()) + ")"
+    if kind is Decision.BID:
+        return " (legal: 0-13)"
+    return ""
+
+
+# ---------------------------------------------------------------------- public API
+
+
+def play_match(
+    bots: Sequence[BotSpec],
+    rules: Ruleset | str = "pagat",
+    games: int = 1,
+    seed: int = 0,
+    *,
+    overrides: Mapping[str, object] | None = None,
+    max_hands: int | None = None,
+    strict: bool = True,
+    move_ms: int = DEFAULT_MOVE_MS,
+    bank_ms: int = DEFAULT_BANK_MS,
+    match_id: str | None = None,
+) -> list[LocalGameResult]:
+    """Play ``games`` games at one table; the bots stay seated (and keep their state) throughout.
+
+    Game *i* is dealt from seed ``seed + i``.  ``rules`` is a preset name or a
+    :class:`Ruleset`; ``overrides`` (``{"target": 300}``) and ``max_hands``
+    change options.  See the module docstring for seating, seeds and ``strict``.
+    """
+    if not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a whole number >= 1, got {games!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be a whole number, got {seed!r}")
+    resolved = _resolve_rules(rules, overrides, max_hands)
+    table = _Table(
+        bots, resolved, games=games, strict=strict, move_ms=move_ms, bank_ms=bank_ms,
+        match_id=match_id or f"local-{seed}",
+    )  # fmt: skip
+    results = [table.play(i, seed + i, None) for i in range(games)]
+    table.close()
+    return results
+
+
+def play_game(
+    bots: Sequence[BotSpec],
+    rules: Ruleset | str = "pagat",
+    seed: int = 0,
+    *,
+    bot_seeds: Sequence[int] | None = None,
+    overrides: Mapping[str, object] | None = None,
+    max_hands: int | None = None,
+    strict: bool = True,
+    move_ms: int = DEFAULT_MOVE_MS,
+    bank_ms: int = DEFAULT_BANK_MS,
+    match_id: str | None = None,
+) -> LocalGameResult:
+    """Play one game (a match of one game) and return its result and record.
+
+    ``bot_seeds`` gives each seat's ``bot_seed`` instead of deriving it from ``seed``.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be a whole number, got {seed!r}")
+    resolved = _resolve_rules(rules, overrides, max_hands)
+    table = _Table(
+        bots, resolved, games=1, strict=strict, move_ms=move_ms, bank_ms=bank_ms,
+        match_id=match_id or f"local-{seed}",
+    )  # fmt: skip
+    result = table.play(0, seed, bot_seeds)
+    table.close()
+    return result
+
+
+# ---------------------------------------------------------------------- a built-in opponent
+
+
+class RandomBot(Bot):
+    """Random legal decisions from ``self.rng`` (the example bot in ``example_bots/random``).
+
+    Bids 1-4 at random and nil one time in twenty; plays a random legal card;
+    declines blind nil; keeps an offered card half of the time; exchanges a
+    random 0-3 cards.
+    """
+
+    name = "random"
+    version = "1"
+
+    def bid(self, view: View) -> int:
+        return 0 if self.rng.random() < 0.05 else self.rng.randint(1, 4)
+
+    def play(self, view: View) -> Card:
+        return self.rng.choice(view.legal_cards())
+
+    def blind_nil(self, view: View) -> bool:
+        return False
+
+    def draw(self, view: View) -> bool:
+        return self.rng.random() < 0.5
+
+    def exchange(self, view: View) -> list[Card]:
+        return self.rng.sample(view.hand, self.rng.randint(0, 3))
+
+
+# ---------------------------------------------------------------------- command line
+
+
+def load_bot(spec: str) -> type[Bot] | Callable[[], Bot]:
+    """``random``, or ``path/to/bot.py:ClassName`` (the class may be omitted if there is one)."""
+    if spec == "random":
+        return RandomBot
+    path_text, _, class_name = spec.partition(":")
+    path = Path(path_text)
+    if not path.is_file():
+        raise SystemExit(f"no such bot file: {path}")
+    module_name = f"_arena_bot_{hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:10]}"
+    module_spec = importlib.util.spec_from_file_location(module_name, path)
+    assert module_spec is not None and module_spec.loader is not None
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[module_name] = module
+    module_spec.loader.exec_module(module)
+    if class_name:
+        cls = getattr(module, class_name, None)
+        if not (inspect.isclass(cls) and issubclass(cls, Bot)):
+            raise SystemExit(f"{path} has no Bot subclass named {class_name!r}")
+        return cls
+    found = [
+        c for c in vars(module).values()
+        if inspect.isclass(c) and issubclass(c, Bot) and c is not Bot and c.__module__ == module_name
+    ]  # fmt: skip
+    if len(found) != 1:
+        names = ", ".join(c.__name__ for c in found) or "none"
+        raise SystemExit(f"{path}: name the bot class as {path}:ClassName (found: {names})")
+    return found[0]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m arena_sdk.testing BOT [--against BOT] [--games N] [--rules PRESET]``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m arena_sdk.testing",
+        description="Play a bot against another in-process (no referee, no clock) and "
+        "print the results. Four players: team mode (each bot fills both seats of "
+        "its side); the sides swap every other game, on the same deals.",
+    )
+    parser.add_argument("bot", help="path/to/bot.py:ClassName, or 'random'")
+    parser.add_argument("--against", default="random", help="the opponent (default: random)")
+    parser.add_argument("--games", type=int, default=10, help="games to play (default 10)")
+    parser.add_argument("--rules", default="pagat", help="ruleset preset (default pagat)")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="override an option"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="deal seed of the first game")
+    parser.add_argument(
+        "--lenient", action="store_true",
+        help="play the default move for a bad answer instead of stopping",
+    )  # fmt: skip
+    parser.add_argument("--verbose", "-v", action="store_true", help="print every game")
+    args = parser.parse_args(argv)
+    try:
+        from arena_sdk.engine import parse_overrides
+
+        rules = resolve_ruleset(args.rules, parse_overrides(args.set))
+    except RulesError as exc:
+        parser.error(str(exc))
+    mine, theirs = load_bot(args.bot), load_bot(args.against)
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    wins = draws = 0
+    score_diff = 0
+    defaults = 0
+    started = time.perf_counter()
+    # Duplicate pairs: game 2k with your bot in team 0, game 2k+1 on the same deal in team 1.
+    for g in range(args.games):
+        seed = args.seed + g // 2
+        swap = g % 2 == 1
+        order = [theirs, mine] if swap else [mine, theirs]
+        try:
+            res = play_game(
+                order, rules, seed, strict=not args.lenient, match_id=f"local-{seed}-{int(swap)}"
+            )
+        except BotAnswerError as exc:
+            print(f"stopped: {exc}", file=sys.stderr)
+            return 1
+        team = 1 if swap else 0
+        if res.winner is None:
+            draws += 1
+        elif res.winner == team:
+            wins += 1
+        score_diff += res.scores[team] - res.scores[1 - team]
+        defaults += sum(d for s, d in enumerate(res.defaults) if res.team_of(s) == team)
+        if args.verbose:
+            print(res.summary())
+    elapsed = time.perf_counter() - started
+    name = mine().name if inspect.isclass(mine) else str(args.bot)
+    losses = args.games - wins - draws
+    print(
+        f"{name} vs {args.against}: {wins} won, {losses} lost, {draws} drawn of {args.games} "
+        f"({rules.preset}, seeds {args.seed}..{args.seed + (args.games - 1) // 2}); "
+        f"mean score margin {score_diff / args.games:+.1f}; "
+        f"default moves {defaults}; {elapsed:.1f} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
