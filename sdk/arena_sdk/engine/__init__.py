@@ -20,6 +20,7 @@ from arena_sdk.engine.record import (
     hand_result_to_json,
     record_from_state,
     replay_record,
+    stopped_result,
 )
 from arena_sdk.engine.ruleset import PRESETS, Ruleset, parse_overrides, resolve_ruleset
 from arena_sdk.engine.scoring import TeamHandScore, game_ending, score_team
@@ -47,7 +48,7 @@ ENGINE_VERSION = "1.0.0"
 __all__ = [
     "CARDS", "ENGINE_VERSION", "PRESETS", "RECORD_FORMAT", "RECORD_VERSION",
     "RecordError", "ReplayReport", "game_result_to_json", "hand_result_to_json",
-    "record_from_state", "replay_record", "SEAT_NAMES", "TEAM_NAMES",
+    "record_from_state", "replay_record", "stopped_result", "SEAT_NAMES", "TEAM_NAMES",
     "ActionEntry", "Card", "Decision", "GameResult", "GameState", "HandResult",
     "IllegalActionError", "MalformedInputError", "Ruleset", "RulesError", "SeatView",
     "Suit", "TeamHandScore", "Trick",

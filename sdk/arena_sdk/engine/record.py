@@ -344,10 +344,28 @@ def _interrupted_ending(result: Any) -> str | None:
     raise RecordError("result.ending", f"unknown ending {ending!r}")
 
 
+def stopped_result(state: GameState, ending: str, losing_teams: set[int] | None) -> GameResult:
+    """The result of a game stopped by a forfeit (``losing_teams``) or a void (``None``).
+
+    The scores are the totals so far; the winner is the side that did not
+    forfeit (none if both did, or the game is void).
+    """
+    winner: int | None = None
+    if losing_teams is not None and len(losing_teams) == 1:
+        winner = 1 - next(iter(losing_teams))
+    return GameResult(
+        ending=ending,
+        winner=winner,
+        scores=tuple(state.scores),
+        bags=tuple(state.bags),
+        hands=state.hand_number if state.hand_results or state.history else 0,
+    )
+
+
 def _interrupted_result(state: GameState, ending: str, stored: Mapping[str, Any]) -> GameResult:
     """The result of a game stopped by a forfeit or a void, checked against the record."""
     n = state.players
-    winner: int | None = None
+    losers: set[int] | None = None
     if ending.startswith("forfeit:"):
         forfeit = _object(_require(stored, "forfeit", "result"), "result.forfeit")
         teams = forfeit.get("teams")
@@ -357,13 +375,6 @@ def _interrupted_result(state: GameState, ending: str, stored: Mapping[str, Any]
             losers = {parse_team(n, t) for t in teams}
         except RulesError as exc:
             raise RecordError("result.forfeit.teams", str(exc)) from None
-        winner = None if len(losers) == 2 else 1 - losers.pop()
     elif "void" not in stored:
         raise RecordError("result", "a void result needs a 'void' object")
-    return GameResult(
-        ending=ending,
-        winner=winner,
-        scores=tuple(state.scores),
-        bags=tuple(state.bags),
-        hands=state.hand_number if state.hand_results or state.history else 0,
-    )
+    return stopped_result(state, ending, losers)

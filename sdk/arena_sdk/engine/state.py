@@ -102,6 +102,8 @@ class HandResult:
     teams: tuple[TeamHandScore, ...]
     exchanged: tuple[int, ...]
     """Cards each seat returned in the two-player blind-nil exchange (public)."""
+    played: tuple[Trick, ...] = ()
+    """The hand's tricks in order."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -672,6 +674,7 @@ class GameState:
                 tricks=tuple(self.tricks_won),
                 teams=teams,
                 exchanged=tuple(self.exchanged) if n == 2 else (),
+                played=tuple(self.tricks),
             )
         )
         self.scores = [t.score_after for t in teams]

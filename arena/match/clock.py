@@ -1,0 +1,45 @@
+"""Clocks for the match loop: the real monotonic one and a manual one for tests.
+
+The loop measures every decision with ``clock.now()``; seats bound the real
+wait themselves (the referee's timer, never the bot's word).  A
+:class:`ManualClock` lets tests script thinking times (a scripted seat
+advances the clock) without sleeping.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Protocol
+
+
+class Clock(Protocol):
+    """What the match loop needs from a clock."""
+
+    def now(self) -> float:
+        """Seconds on a monotonic scale."""
+        ...
+
+
+class MonotonicClock:
+    """The real clock."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+
+class ManualClock:
+    """A clock that moves only when told.
+
+    A scripted seat calls :meth:`advance` to "think"; the loop then sees the
+    elapsed time and applies the time control exactly as with real time.
+    """
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self._now = start
+
+    def now(self) -> float:
+        return self._now
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock forward."""
+        self._now += seconds

@@ -1,0 +1,334 @@
+"""The match loop: play games between seats under the time control and fault policy.
+
+ARCHITECTURE.md section 5, in code:
+
+- every decision has a limit (``move_s``) plus the game's bank, capped by
+  ``hard_cap_s``; time over the limit comes out of the bank;
+- a late, illegal or malformed answer is a **strike**: the deterministic
+  default move is played instead; ``strikes_to_forfeit`` strikes forfeit the
+  game;
+- a seat that is lost (crash, disconnect, protocol violation) forfeits the
+  game and every later game of the match;
+- a platform failure makes the game **void** (not scored).
+
+Every game ends with a result and a version-2 record (docs/record-format.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import logging
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from arena.match.clock import Clock, MonotonicClock
+from arena.match.seat import DecisionPrompt, PlatformFault, Seat, SeatEvent, SeatLost, SeatReply
+from arena.match.spec import MatchSpec, bot_seed
+from arena_sdk.engine import (
+    Decision,
+    GameResult,
+    GameState,
+    IllegalActionError,
+    MalformedInputError,
+    action_to_json,
+    game_result_to_json,
+    record_from_state,
+    seat_name,
+    stopped_result,
+    team_name,
+    team_of,
+)
+
+log = logging.getLogger(__name__)
+
+def default_action(state: GameState) -> Any:
+    """The deterministic default move (ARCHITECTURE.md section 5)."""
+    kind = state.decision
+    if kind is Decision.BID:
+        return 1
+    if kind is Decision.BLIND_NIL:
+        return False
+    if kind is Decision.DRAW:
+        return True
+    if kind is Decision.EXCHANGE:
+        return ()
+    return state.legal_actions()[0]
+
+
+@dataclasses.dataclass
+class SeatStats:
+    """Per-seat statistics of one game."""
+
+    decisions: int = 0
+    strikes: int = 0
+    timeouts: int = 0
+    think_s: float = 0.0
+    max_s: float = 0.0
+    bot_reported_us: int = 0
+    timeouts_in_time_by_bot_clock: int = 0
+    """Timeouts charged although the bot's own clock said it answered in time."""
+
+
+@dataclasses.dataclass
+class GameOutcome:
+    """How one game ended, with its record."""
+
+    index: int
+    game_id: str
+    deal_seed: str
+    ending: str
+    winner: int | None
+    result: GameResult
+    forfeit: dict[str, Any] | None
+    void: dict[str, Any] | None
+    stats: list[SeatStats]
+    events: list[SeatEvent]
+    record: dict[str, Any]
+    decision_latencies: list[float]
+
+    @property
+    def scored(self) -> bool:
+        """False for a void game (not to be counted anywhere)."""
+        return self.void is None
+
+
+@dataclasses.dataclass
+class MatchOutcome:
+    """All games of a match."""
+
+    spec: MatchSpec
+    games: list[GameOutcome]
+    seat_names: list[str]
+
+
+class _Forfeit(Exception):
+    def __init__(self, seat: int, reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.seat = seat
+        self.reason = reason
+        self.detail = detail
+
+
+async def play_game(
+    spec: MatchSpec,
+    index: int,
+    seats: Sequence[Seat],
+    clock: Clock | None = None,
+    request_ids: Iterator[int] | None = None,
+) -> GameOutcome:
+    """Play game ``index`` of ``spec`` between ``seats`` (indexed by seat)."""
+    clock = clock or MonotonicClock()
+    request_ids = request_ids or itertools.count(1)
+    rules = spec.rules
+    n = rules.players
+    tc = spec.time_control
+    deal_seed = spec.deal_seeds[index]
+    game_id = spec.game_id(index)
+    state = GameState.new(rules, deal_seed)
+    stats = [SeatStats() for _ in range(n)]
+    meta: list[dict[str, Any]] = []
+    events: list[SeatEvent] = []
+    latencies: list[float] = []
+    bank = [tc.bank_s] * n
+    losers: set[int] | None = None
+    ending: str | None = None
+    forfeit: dict[str, Any] | None = None
+    void: dict[str, Any] | None = None
+
+    def lose(seat: int, reason: str, detail: str) -> None:
+        nonlocal losers, ending, forfeit
+        losers = {team_of(n, seat)}
+        ending = f"forfeit:{reason}"
+        forfeit = {
+            "teams": [team_name(n, team_of(n, seat))],
+            "seat": seat_name(n, seat),
+            "reason": reason,
+            "detail": detail,
+        }
+
+    try:
+        gone = [(s, seat.lost()) for s, seat in enumerate(seats)]
+        gone = [(s, g) for s, g in gone if g is not None]
+        if gone:
+            s, g = gone[0]
+            lose(s, g.reason, f"lost in an earlier game: {g.detail}")
+            teams = sorted({team_of(n, s) for s, _ in gone})
+            if len(teams) == 2:
+                losers = set(teams)
+                assert forfeit is not None
+                forfeit["teams"] = [team_name(n, t) for t in teams]
+        else:
+            for s, seat in enumerate(seats):
+                await seat.start_game(
+                    index, game_id, bot_seed(deal_seed, s), state.first,
+                    tuple(state.scores), tuple(state.bags),
+                )  # fmt: skip
+            await _play_out(state, seats, spec, clock, request_ids, stats, meta, bank, latencies)
+    except _Forfeit as f:
+        lose(f.seat, f.reason, f.detail)
+    except PlatformFault as exc:
+        ending = "void:platform"
+        void = {"reason": "platform", "detail": str(exc)}
+    except Exception as exc:  # an engine or loop bug must not take the tournament down
+        log.exception("game %s void: platform error", game_id)
+        ending = "void:platform"
+        void = {"reason": "platform", "detail": f"{type(exc).__name__}: {exc}"}
+
+    for seat in seats:
+        events.extend(seat.take_events())
+    if ending is None:
+        assert state.result is not None
+        result = state.result
+        ending = result.ending
+    else:
+        result = stopped_result(state, ending, losers)
+    for seat in seats:
+        await seat.end_game(
+            index, game_id, ending, result.winner, result, tuple(result.scores), tuple(result.bags)
+        )
+    record = _record(spec, index, state, seats, meta, events, stats, result, forfeit, void)
+    return GameOutcome(
+        index=index,
+        game_id=game_id,
+        deal_seed=deal_seed,
+        ending=ending,
+        winner=result.winner,
+        result=result,
+        forfeit=forfeit,
+        void=void,
+        stats=stats,
+        events=events,
+        record=record,
+        decision_latencies=latencies,
+    )
+
+
+async def _play_out(
+    state: GameState,
+    seats: Sequence[Seat],
+    spec: MatchSpec,
+    clock: Clock,
+    request_ids: Iterator[int],
+    stats: list[SeatStats],
+    meta: list[dict[str, Any]],
+    bank: list[float],
+    latencies: list[float],
+) -> None:
+    """Ask for decisions until the game is over; raises _Forfeit to stop it."""
+    tc = spec.time_control
+    move_ms = int(tc.move_s * 1000)
+    hands_reported = 0
+    while not state.is_over:
+        s = state.to_move
+        assert s is not None
+        seat = seats[s]
+        rid = next(request_ids)
+        allowed = min(tc.move_s + bank[s], tc.hard_cap_s)
+        prompt = DecisionPrompt(rid, state.view(s), move_ms, int(bank[s] * 1000))
+        started = clock.now()
+        reply: SeatReply | None
+        try:
+            reply = await seat.decide(prompt, allowed)
+        except TimeoutError:
+            reply = None
+        except SeatLost as lost:
+            raise _Forfeit(s, lost.reason, lost.detail) from None
+        elapsed = clock.now() - started
+        late = reply is None or elapsed > allowed
+        st = stats[s]
+        st.decisions += 1
+        st.think_s += elapsed
+        st.max_s = max(st.max_s, elapsed)
+        latencies.append(elapsed)
+        entry: dict[str, Any] = {"ms": round(elapsed * 1000, 3), "request_id": rid}
+        if reply is not None and reply.think_us:
+            entry["bot_us"] = reply.think_us
+            st.bot_reported_us += reply.think_us
+        bank[s] = max(0.0, bank[s] - max(0.0, min(elapsed, allowed) - tc.move_s))
+
+        strike: str | None = None
+        detail = ""
+        if late:
+            strike, detail = "timeout", f"no answer within {allowed:.3f} s"
+            st.timeouts += 1
+            if reply is not None and reply.think_us and reply.think_us / 1e6 <= allowed:
+                st.timeouts_in_time_by_bot_clock += 1
+        elif reply.malformed is not None:  # type: ignore[union-attr]
+            strike, detail = "malformed", reply.malformed  # type: ignore[union-attr]
+        else:
+            try:
+                state.apply(reply.action)  # type: ignore[union-attr]
+            except MalformedInputError as exc:
+                strike, detail = "malformed", str(exc)
+            except IllegalActionError as exc:
+                strike, detail = "illegal", str(exc)
+        if strike is not None:
+            kind = state.decision
+            assert kind is not None
+            fallback = default_action(state)
+            state.apply(fallback)
+            st.strikes += 1
+            entry["default"] = strike
+            if reply is not None and reply.raw:
+                entry["answer"] = reply.raw[:200]
+            await seat.notice("strike", strike, f"{detail}; played {action_to_json(kind, fallback)}", rid)
+            if st.strikes >= tc.strikes_to_forfeit:
+                meta.append(entry)
+                reason = "timeout" if strike == "timeout" else "illegal"
+                raise _Forfeit(s, reason, f"{st.strikes} strikes; last: {strike}: {detail}")
+        meta.append(entry)
+        if len(state.hand_results) > hands_reported:
+            hand = state.hand_results[hands_reported]
+            hands_reported += 1
+            for other in seats:
+                await other.end_hand(hand, hand.played, spec.rules)
+
+
+def _record(
+    spec: MatchSpec,
+    index: int,
+    state: GameState,
+    seats: Sequence[Seat],
+    meta: list[dict[str, Any]],
+    events: list[SeatEvent],
+    stats: list[SeatStats],
+    result: GameResult,
+    forfeit: dict[str, Any] | None,
+    void: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The version-2 record: the engine's record plus the referee's fields."""
+    n = spec.rules.players
+    record = record_from_state(state, game_id=spec.game_id(index))
+    entries = iter(meta)
+    for hand in record["hands"]:
+        for action in hand["actions"]:
+            action.update(next(entries, {}))
+    record["match_id"] = spec.match_id
+    record["seats"] = {
+        seat_name(n, s): {"name": seat.name, "version": seat.version} for s, seat in enumerate(seats)
+    }
+    record["strikes"] = {seat_name(n, s): stats[s].strikes for s in range(n)}
+    record["events"] = [
+        {"seat": seat_name(n, e.seat), "code": e.code, "detail": e.detail[:300], "request_id": e.request_id}
+        for e in events
+    ]
+    out = game_result_to_json(n, result)
+    out["ending"] = result.ending
+    if forfeit is not None:
+        out["forfeit"] = forfeit
+    if void is not None:
+        out["void"] = void
+    record["result"] = out
+    return record
+
+
+async def play_match(
+    spec: MatchSpec, seats: Sequence[Seat], clock: Clock | None = None
+) -> MatchOutcome:
+    """Play every game of ``spec`` with the same seats, in order."""
+    request_ids = itertools.count(1)
+    games = []
+    for index in range(len(spec.deal_seeds)):
+        games.append(await play_game(spec, index, seats, clock, request_ids))
+    return MatchOutcome(spec=spec, games=games, seat_names=[s.name for s in seats])

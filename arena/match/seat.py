@@ -1,0 +1,99 @@
+"""What the match loop asks of a seat, and what a seat can answer or report."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Protocol
+
+from arena_sdk.engine import GameResult, HandResult, Ruleset
+from arena_sdk.engine.state import SeatView, Trick
+
+
+@dataclasses.dataclass(frozen=True)
+class DecisionPrompt:
+    """One decision request: the seat's view (it is to move), its clock."""
+
+    request_id: int
+    view: SeatView
+    move_ms: int
+    bank_ms: int
+
+
+@dataclasses.dataclass(frozen=True)
+class SeatReply:
+    """A seat's answer: an engine action, or the reason it could not be read."""
+
+    action: Any = None
+    malformed: str | None = None
+    """Set when the answer carried no usable action (bad field, bad card text)."""
+    raw: str = ""
+    """A short text form of what was sent, for the record."""
+    think_us: int = 0
+    """The bot's own measure (statistics only)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class SeatEvent:
+    """Something a seat did outside the question-answer rhythm: refused, recorded."""
+
+    seat: int
+    code: str
+    """``stale_answer``, ``out_of_turn``, ``foreign_request``, ``log``, ..."""
+    detail: str
+    request_id: int = 0
+
+
+class PlatformFault(Exception):
+    """The platform, not the bot, failed (a container could not start, the daemon went away).
+
+    The game is void: not scored, to be played again.
+    """
+
+
+class SeatLost(Exception):
+    """The seat is gone for good: ``reason`` is crash, disconnect or protocol."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+class Seat(Protocol):
+    """A player at the table, as the match loop sees it.
+
+    ``decide`` waits at most ``timeout`` seconds and then raises
+    :class:`TimeoutError`; it raises :class:`SeatLost` when the seat is gone
+    and :class:`PlatformFault` when the platform failed.  Notifications never
+    raise: a seat that is gone ignores them and reports the loss at its next
+    decision.
+    """
+
+    seat: int
+    name: str
+    version: str
+
+    async def start_game(
+        self, index: int, game_id: str, bot_seed: int, first: int, scores: tuple[int, ...], bags: tuple[int, ...]
+    ) -> None: ...
+
+    async def decide(self, prompt: DecisionPrompt, timeout: float) -> SeatReply: ...
+
+    async def end_hand(
+        self, hand: HandResult, tricks: tuple[Trick, ...], rules: Ruleset
+    ) -> None: ...
+
+    async def end_game(
+        self, index: int, game_id: str, ending: str, winner: int | None, result: GameResult | None,
+        scores: tuple[int, ...], bags: tuple[int, ...],
+    ) -> None: ...
+
+    async def notice(self, level: str, code: str, message: str, request_id: int = 0) -> None: ...
+
+    def take_events(self) -> list[SeatEvent]:
+        """Events since the last call (refused answers and the like)."""
+        ...
+
+    def lost(self) -> SeatLost | None:
+        """Why the seat is gone, if it is."""
+        ...

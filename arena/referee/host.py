@@ -1,0 +1,155 @@
+"""Host one match: register its seats with the referee, start the bots, play, clean up.
+
+``host_match`` is the self-contained "play one match" call: a spec and the
+bots' launchers in, the outcome (with records) out.  Bots are started by
+launchers (local processes here; containers in the sandbox) so this module
+does not care how a bot runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+from arena.match import MatchOutcome, MatchSpec, play_match
+from arena.match.clock import Clock
+from arena.referee.server import RefereeServer
+from arena.referee.session import RemoteSeat
+from arena.sandbox.local import LocalProcess
+
+log = logging.getLogger(__name__)
+
+ENV_ADDRESS = "ARENA_ADDRESS"
+ENV_TOKEN = "ARENA_TOKEN"
+DEFAULT_START_TIMEOUT_S = 20.0
+#: How long bots get to exit by themselves after the match before TERM.
+EXIT_GRACE_S = 2.0
+
+
+class RunningBot(Protocol):
+    """A started bot, however it runs."""
+
+    def exited(self) -> bool: ...
+
+    async def stop(self, grace: float = 2.0) -> int: ...
+
+
+#: Starts the bot of one seat: ``(seat, address, token, log_path) -> RunningBot``.
+Launcher = Callable[[int, str, str, Path | None], Awaitable[RunningBot]]
+
+
+def command_launcher(command: str) -> Launcher:
+    """A launcher that runs ``command`` as a local process."""
+
+    async def launch(seat: int, address: str, token: str, log_path: Path | None) -> RunningBot:
+        return await LocalProcess.start(
+            command, {ENV_ADDRESS: address, ENV_TOKEN: token}, log_path=log_path
+        )
+
+    return launch
+
+
+@dataclasses.dataclass
+class HostedMatch:
+    """A match's outcome and its bots' exit codes."""
+
+    outcome: MatchOutcome
+    exit_codes: list[int | None]
+
+
+async def host_match(
+    server: RefereeServer,
+    spec: MatchSpec,
+    launchers: Sequence[Launcher | None],
+    address: str,
+    *,
+    start_timeout: float = DEFAULT_START_TIMEOUT_S,
+    log_dir: Path | None = None,
+    clock: Clock | None = None,
+    seats: Sequence[RemoteSeat] | None = None,
+) -> HostedMatch:
+    """Play ``spec`` on ``server`` with one launcher per seat (``None``: the bot joins by itself).
+
+    Bots get ``address`` and their seat's token.  Seats that have not joined
+    after ``start_timeout`` seconds forfeit (``crash`` if their process has
+    exited, else ``timeout``).  Bots are always stopped, also on errors and
+    cancellation.
+    """
+    n = spec.rules.players
+    seats = list(seats) if seats is not None else [RemoteSeat(s, spec.match_id) for s in range(n)]
+    match = server.add_match(spec.match_id, spec.rules, spec.time_control, len(spec.deal_seeds), seats)
+    bots: list[RunningBot | None] = [None] * n
+    try:
+        if log_dir is not None:
+            log_dir.mkdir(parents=True, exist_ok=True)
+        started = await asyncio.gather(
+            *(
+                _launch(launcher, s, address, seats[s].token, log_dir)
+                for s, launcher in enumerate(launchers)
+            )
+        )
+        for s, bot in enumerate(started):
+            bots[s] = bot
+            if bot is not None:
+                seats[s].process_exited = bot.exited
+        await _wait_for_joins(seats, bots, start_timeout)
+        outcome = await play_match(spec, seats, clock)
+        for seat in seats:
+            await seat.end_match("the match is over")
+    finally:
+        server.remove_match(match)
+        await _let_exit(bots, EXIT_GRACE_S)
+        codes = await asyncio.gather(*(_stop(bot) for bot in bots))
+    return HostedMatch(outcome, list(codes))
+
+
+async def _launch(
+    launcher: Launcher | None, seat: int, address: str, token: str, log_dir: Path | None
+) -> RunningBot | None:
+    if launcher is None:
+        return None
+    log_path = log_dir / f"seat{seat}.log" if log_dir is not None else None
+    return await launcher(seat, address, token, log_path)
+
+
+async def _wait_for_joins(
+    seats: Sequence[RemoteSeat], bots: Sequence[RunningBot | None], timeout: float
+) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        pending = [
+            s for s in seats
+            if not s.joined.is_set() and s.lost() is None
+            and not (bots[s.seat] is not None and bots[s.seat].exited())  # type: ignore[union-attr]
+        ]  # fmt: skip
+        if not pending:
+            break
+        await asyncio.sleep(0.01)
+    for seat, bot in zip(seats, bots, strict=True):
+        if seat.joined.is_set() or seat.lost() is not None:
+            continue
+        if bot is not None and bot.exited():
+            seat.mark_lost("crash", "the bot's process exited before joining")
+        else:
+            seat.mark_lost("timeout", f"the bot did not join within {timeout:g} s")
+
+
+async def _let_exit(bots: Sequence[RunningBot | None], grace: float) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + grace
+    while loop.time() < deadline and any(b is not None and not b.exited() for b in bots):
+        await asyncio.sleep(0.02)
+
+
+async def _stop(bot: RunningBot | None) -> int | None:
+    if bot is None:
+        return None
+    with contextlib.suppress(Exception):
+        return await bot.stop()
+    return None

@@ -1,0 +1,222 @@
+"""The referee's gRPC server: joins, tokens, the per-seat streams, health.
+
+One :class:`RefereeServer` can host several matches at once; each match
+registers its seats (and their secret tokens) and unregisters them when it
+ends, so a token dies with its match.  The server, the streams and the match
+loops share one asyncio event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Sequence
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from arena.match.spec import TimeControl
+from arena.referee.session import RemoteSeat
+from arena_sdk.engine import Ruleset
+from arena_sdk.protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION
+from arena_sdk.wire import arena_pb2 as pb
+from arena_sdk.wire import arena_pb2_grpc as pb_grpc
+
+log = logging.getLogger(__name__)
+
+#: How often the server pings an idle bot, and how long it waits for the
+#: ack: a frozen bot is noticed within about KEEPALIVE_TIME + PING_TIMEOUT.
+KEEPALIVE_TIME_MS = 2000
+PING_TIMEOUT_MS = 2000
+#: How long a new stream may take to send its Join.
+JOIN_TIMEOUT_S = 10.0
+NAME_LIMIT = 64
+
+
+def server_options() -> list[tuple[str, int]]:
+    """gRPC server options: a small receive limit and keepalive that notices frozen bots."""
+    return [
+        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.keepalive_time_ms", KEEPALIVE_TIME_MS),
+        ("grpc.keepalive_timeout_ms", PING_TIMEOUT_MS),
+        ("grpc.http2.ping_timeout_ms", PING_TIMEOUT_MS),
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.max_pings_without_data", 0),
+        ("grpc.http2.min_ping_interval_without_data_ms", 1000),
+        ("grpc.max_concurrent_streams", 64),
+    ]
+
+
+class _Match:
+    """What the server knows of a registered match."""
+
+    def __init__(
+        self, match_id: str, rules: Ruleset, time_control: TimeControl, games: int,
+        seats: Sequence[RemoteSeat],
+    ) -> None:  # fmt: skip
+        self.match_id = match_id
+        self.rules = rules
+        self.time_control = time_control
+        self.games = games
+        self.seats = list(seats)
+        for seat in self.seats:
+            seat.owner_of_request = self.owner_of
+
+    def owner_of(self, request_id: int) -> int | None:
+        for seat in self.seats:
+            if seat.issued(request_id):
+                return seat.seat
+        return None
+
+    def welcome(self, seat: RemoteSeat) -> pb.Welcome:
+        n = self.rules.players
+        tc = self.time_control
+        return pb.Welcome(
+            match_id=self.match_id,
+            seat=seat.seat,
+            partner=(seat.seat + 2) % 4 if n == 4 else -1,
+            players=n,
+            ruleset_json=json.dumps(self.rules.to_dict(), separators=(",", ":")),
+            ruleset_hash=self.rules.hash,
+            time_control=pb.TimeControl(
+                move_ms=int(tc.move_s * 1000),
+                bank_ms=int(tc.bank_s * 1000),
+                hard_cap_ms=int(tc.hard_cap_s * 1000),
+                strikes_to_forfeit=tc.strikes_to_forfeit,
+            ),
+            games=self.games,
+            seat_names=[s.name for s in self.seats],
+            protocol_version=PROTOCOL_VERSION,
+        )
+
+
+class RefereeService(pb_grpc.RefereeServicer):
+    """The ``arena.v1.Referee`` service."""
+
+    def __init__(self) -> None:
+        self._by_token: dict[str, tuple[_Match, RemoteSeat]] = {}
+        self.refusals: list[tuple[str, str]] = []
+
+    def register(self, match: _Match) -> None:
+        for seat in match.seats:
+            self._by_token[seat.token] = (match, seat)
+
+    def unregister(self, match: _Match) -> None:
+        for seat in match.seats:
+            self._by_token.pop(seat.token, None)
+
+    async def _refuse(self, context: grpc.aio.ServicerContext, code: grpc.StatusCode, why: str) -> None:
+        self.refusals.append((code.name, why))
+        await context.abort(code, why)
+
+    async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
+        try:
+            first = await asyncio.wait_for(context.read(), JOIN_TIMEOUT_S)
+        except TimeoutError:
+            await self._refuse(context, grpc.StatusCode.DEADLINE_EXCEEDED, "no Join within the join timeout")
+            return
+        if first is grpc.aio.EOF or first.WhichOneof("message") != "join":
+            await self._refuse(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Join")
+            return
+        join = first.join
+        if join.protocol_version != PROTOCOL_VERSION:
+            await self._refuse(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"protocol version {join.protocol_version} is not supported; this referee speaks {PROTOCOL_VERSION}",
+            )
+            return
+        entry = self._by_token.get(join.token)
+        if entry is None:
+            await self._refuse(context, grpc.StatusCode.UNAUTHENTICATED, "unknown or expired seat token")
+            return
+        match, seat = entry
+        if seat.joined.is_set() or seat.lost() is not None:
+            await self._refuse(
+                context, grpc.StatusCode.ALREADY_EXISTS, f"seat {seat.seat} has already joined this match"
+            )
+            return
+        seat.attach(context.write, join.bot_name[:NAME_LIMIT] or f"seat{seat.seat}", join.bot_version[:NAME_LIMIT])
+        await seat.send(pb.RefereeMessage(welcome=match.welcome(seat)))
+        reader = asyncio.ensure_future(self._read(context, seat))
+        closed = asyncio.ensure_future(seat.closed.wait())
+        try:
+            await asyncio.wait({reader, closed}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            seat.mark_lost("disconnect", "the stream was cancelled")
+            raise
+        finally:
+            for task in (reader, closed):
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await reader
+        lost = seat.lost()
+        if lost is not None and lost.reason == "protocol":
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, lost.detail)
+
+    async def _read(self, context: grpc.aio.ServicerContext, seat: RemoteSeat) -> None:
+        while True:
+            try:
+                message = await context.read()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                seat.mark_lost("protocol", f"unreadable message: {type(exc).__name__}: {exc}")
+                return
+            if message is grpc.aio.EOF:
+                if not seat.closed.is_set():
+                    seat.mark_lost("disconnect", "the bot closed its stream")
+                return
+            seat.receive(message)
+
+
+class RefereeServer:
+    """A running gRPC referee: ``await RefereeServer.start([...addresses])``."""
+
+    def __init__(self) -> None:
+        self.service = RefereeService()
+        self.health = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
+        self._server: grpc.aio.Server | None = None
+        self.addresses: list[str] = []
+
+    async def start(self, addresses: Sequence[str]) -> RefereeServer:
+        """Bind ``addresses`` (``unix:/path`` or ``127.0.0.1:PORT``; port 0 picks one) and serve."""
+        server = grpc.aio.server(options=server_options())
+        pb_grpc.add_RefereeServicer_to_server(self.service, server)
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
+        for address in addresses:
+            port = server.add_insecure_port(address)
+            if address.rsplit(":", 1)[-1] == "0" and not address.startswith("unix:"):
+                address = f"{address.rsplit(':', 1)[0]}:{port}"
+            self.addresses.append(address)
+        await server.start()
+        await _set_serving(self.health)
+        self._server = server
+        return self
+
+    def add_match(
+        self, match_id: str, rules: Ruleset, time_control: TimeControl, games: int,
+        seats: Sequence[RemoteSeat],
+    ) -> _Match:  # fmt: skip
+        """Open the seats of a match for joining (their tokens become valid)."""
+        match = _Match(match_id, rules, time_control, games, seats)
+        self.service.register(match)
+        return match
+
+    def remove_match(self, match: _Match) -> None:
+        """Close a match: its tokens are no longer accepted."""
+        self.service.unregister(match)
+
+    async def stop(self, grace: float = 1.0) -> None:
+        if self._server is not None:
+            await self._server.stop(grace)
+            self._server = None
+
+
+async def _set_serving(servicer: object) -> None:
+    result = servicer.set("", health_pb2.HealthCheckResponse.SERVING)  # type: ignore[attr-defined]
+    if asyncio.iscoroutine(result):
+        await result
