@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from arena.commands import demo, replay, rules
+from arena.commands import demo, match, replay, rules, serve
 
 app = typer.Typer(
     name="arena",
@@ -14,8 +14,10 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(rules.app, name="rules")
+app.add_typer(match.app, name="match")
 app.command("replay")(replay.replay)
 app.command("demo")(demo.demo)
+app.command("serve")(serve.serve)
 
 if __name__ == "__main__":  # pragma: no cover
     app()

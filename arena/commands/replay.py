@@ -54,7 +54,8 @@ def replay(
     winner = "draw" if result.winner is None else team_name(n, result.winner)
     console.print(
         f"[green]replay OK[/]: {record} ({report.actions} decisions, "
-        f"ruleset {report.rules.preset} {report.rules.hash})"
+        f"ruleset {report.rules.preset} {report.rules.hash})",
+        soft_wrap=True,
     )
     table = Table()
     table.add_column("team" if n == 4 else "player")

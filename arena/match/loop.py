@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from arena.match.clock import Clock, MonotonicClock
@@ -324,11 +324,21 @@ def _record(
 
 
 async def play_match(
-    spec: MatchSpec, seats: Sequence[Seat], clock: Clock | None = None
+    spec: MatchSpec,
+    seats: Sequence[Seat],
+    clock: Clock | None = None,
+    on_game_end: Callable[[GameOutcome], Any] | None = None,
 ) -> MatchOutcome:
-    """Play every game of ``spec`` with the same seats, in order."""
+    """Play every game of ``spec`` with the same seats, in order.
+
+    ``on_game_end`` is called with each game's outcome as soon as it is known
+    (to save records and show progress as the match goes).
+    """
     request_ids = itertools.count(1)
     games = []
     for index in range(len(spec.deal_seeds)):
-        games.append(await play_game(spec, index, seats, clock, request_ids))
+        game = await play_game(spec, index, seats, clock, request_ids)
+        games.append(game)
+        if on_game_end is not None:
+            on_game_end(game)
     return MatchOutcome(spec=spec, games=games, seat_names=[s.name for s in seats])

@@ -14,9 +14,9 @@ import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
-from arena.match import MatchOutcome, MatchSpec, play_match
+from arena.match import GameOutcome, MatchOutcome, MatchSpec, play_match
 from arena.match.clock import Clock
 from arena.referee.server import RefereeServer
 from arena.referee.session import RemoteSeat
@@ -72,6 +72,7 @@ async def host_match(
     log_dir: Path | None = None,
     clock: Clock | None = None,
     seats: Sequence[RemoteSeat] | None = None,
+    on_game_end: Callable[[GameOutcome], Any] | None = None,
 ) -> HostedMatch:
     """Play ``spec`` on ``server`` with one launcher per seat (``None``: the bot joins by itself).
 
@@ -98,7 +99,7 @@ async def host_match(
             if bot is not None:
                 seats[s].process_exited = bot.exited
         await _wait_for_joins(seats, bots, start_timeout)
-        outcome = await play_match(spec, seats, clock)
+        outcome = await play_match(spec, seats, clock, on_game_end)
         for seat in seats:
             await seat.end_match("the match is over")
     finally:

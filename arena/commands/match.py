@@ -1,0 +1,140 @@
+"""``arena match run``: play a match between bots and print the result."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from arena.commands.common import bad_input_exits, console, fail, print_json
+from arena.commands.rules import SetOption
+from arena.match import GameOutcome, TimeControl
+from arena.referee.botspec import BotSpecError, parse_bot_spec
+from arena.referee.local_match import MatchConfig, MatchReport, run_match
+from arena_sdk.engine import parse_overrides, resolve_ruleset, seat_name, team_name
+
+app = typer.Typer(help="Play matches between bots.", no_args_is_help=True)
+
+BotOption = Annotated[
+    list[str],
+    typer.Option(
+        "--bot",
+        help="A bot: cmd:COMMAND (a local process, e.g. cmd:'python example_bots/random/bot.py') "
+        "or docker:IMAGE. Four players: two bots (team mode: the first is N/S) or four (N, E, S, W). "
+        "Two players: two bots.",
+        show_default=False,
+    ),
+]
+
+
+def time_control(move_time: float, time_bank: float, hard_cap: float | None, strikes: int) -> TimeControl:
+    """A TimeControl from CLI options; bad values exit 2."""
+    try:
+        return TimeControl(
+            move_s=move_time,
+            bank_s=time_bank,
+            hard_cap_s=hard_cap if hard_cap is not None else max(60.0, move_time),
+            strikes_to_forfeit=strikes,
+        )
+    except ValueError as exc:
+        fail(str(exc))
+
+
+@app.command("run")
+def run(
+    bots: BotOption,
+    preset: Annotated[str, typer.Option("--rules", help="Ruleset preset (see arena rules presets).")] = "pagat",
+    overrides: SetOption = None,
+    games: Annotated[int, typer.Option(help="Games to play.", min=1)] = 2,
+    seed: Annotated[str | None, typer.Option(help="Match seed (deals, bot seeds); random if not given.")] = None,
+    move_time: Annotated[float, typer.Option("--move-time", help="Seconds per decision before the bank is used.")] = 1.0,
+    time_bank: Annotated[float, typer.Option("--time-bank", help="Seconds of bank per seat per game.")] = 30.0,
+    hard_cap: Annotated[float | None, typer.Option("--hard-cap", help="Most seconds any one decision may take [default: max(60, move time)].")] = None,
+    strikes: Annotated[int, typer.Option(help="Strikes (late, illegal, malformed answers) that forfeit a game.")] = 3,
+    start_timeout: Annotated[float, typer.Option("--start-timeout", help="Seconds the bots get to join.")] = 20.0,
+    out: Annotated[Path, typer.Option(help="Directory for game records, bot logs and match.json.")] = Path("matches/latest"),
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON for scripts.")] = False,
+) -> None:
+    """Start a referee and the bots, play GAMES games, print a result table, write records.
+
+    Every record in OUT can be checked with `arena replay`.  Bot output goes to
+    OUT/logs/seatN.log.
+    """
+    with bad_input_exits():
+        rules = resolve_ruleset(preset, parse_overrides(overrides or []))
+    try:
+        specs = tuple(parse_bot_spec(b) for b in bots)
+        config = MatchConfig(
+            bots=specs,
+            rules=rules,
+            games=games,
+            seed=seed if seed is not None else str(secrets.randbelow(2**63)),
+            time_control=time_control(move_time, time_bank, hard_cap, strikes),
+            out_dir=out,
+            start_timeout=start_timeout,
+        )
+    except BotSpecError as exc:
+        fail(str(exc))
+    progress = Progress(
+        TextColumn("[bold]match[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
+        TimeRemainingColumn(), console=console, transient=True, disable=as_json,
+    )  # fmt: skip
+    with progress:
+        task = progress.add_task("games", total=games)
+
+        def advance(game: GameOutcome) -> None:
+            progress.advance(task)
+
+        try:
+            report = asyncio.run(run_match(config, advance))
+        except BotSpecError as exc:
+            fail(str(exc))
+    if as_json:
+        print_json(report.to_json())
+    else:
+        show_report(report)
+
+
+def show_report(report: MatchReport) -> None:
+    """Print the games and the per-bot totals."""
+    n = report.config.rules.players
+    seats = ", ".join(
+        f"{seat_name(n, s)}={report.totals[b].name}" for s, b in enumerate(report.seat_bots)
+    )
+    console.print(
+        f"match {report.config.match_id}: {seats}; ruleset {report.config.rules.preset} "
+        f"{report.config.rules.hash}; seed {report.config.seed}",
+        soft_wrap=True,
+    )
+    table = Table(title="games")
+    for col in ("game", "ending", "winner", *(team_name(n, t) for t in range(2)), "hands", "strikes"):
+        table.add_column(col, justify="right" if col in ("hands", "strikes") or len(col) <= 2 else "left")
+    for g in report.games:
+        winner = "draw" if g.winner is None else team_name(n, g.winner)
+        if g.void is not None:
+            winner = "void"
+        table.add_row(
+            g.game_id, g.ending, winner, *(str(g.result.scores[t]) for t in range(2)),
+            str(g.result.hands), str(sum(st.strikes for st in g.stats)),
+        )  # fmt: skip
+    console.print(table)
+    totals = Table(title="bots")
+    for col in ("bot", "seats", "games", "won", "lost", "drawn", "void", "forfeits", "strikes"):
+        totals.add_column(col)
+    for t in report.totals:
+        forfeits = ", ".join(f"{k} {v}" for k, v in t.forfeits.items()) or "0"
+        totals.add_row(
+            t.name, "/".join(t.seats), str(t.games), str(t.wins), str(t.losses), str(t.draws),
+            str(t.voids), forfeits, str(t.strikes),
+        )  # fmt: skip
+    console.print(totals)
+    console.print(
+        f"records and logs: {report.out_dir}  (check one with: arena replay "
+        f"{report.out_dir}/{report.games[0].game_id}.json)",
+        soft_wrap=True,
+    )

@@ -1,0 +1,115 @@
+"""``arena serve``: the referee on its own, for one match whose bots join by themselves."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.commands.common import bad_input_exits, console, fail, print_json
+from arena.commands.match import time_control
+from arena.commands.rules import SetOption
+from arena.match import GameOutcome, MatchSpec, game_seeds
+from arena.match.output import write_record
+from arena.referee.host import host_match
+from arena.referee.server import RefereeServer
+from arena.referee.session import RemoteSeat, new_token
+from arena_sdk.engine import parse_overrides, resolve_ruleset, seat_name, team_name
+
+ENV_TOKENS = "ARENA_TOKENS"
+MIN_TOKEN_LENGTH = 8
+
+
+def seat_tokens(players: int) -> tuple[list[str], bool]:
+    """Tokens from ARENA_TOKENS (comma-separated, seat order), or new ones; True if new."""
+    raw = os.environ.get(ENV_TOKENS, "").strip()
+    if not raw:
+        return [new_token() for _ in range(players)], True
+    tokens = [t.strip() for t in raw.split(",")]
+    if len(tokens) != players:
+        fail(f"{ENV_TOKENS} holds {len(tokens)} tokens; this ruleset has {players} seats")
+    if any(len(t) < MIN_TOKEN_LENGTH for t in tokens) or len(set(tokens)) != len(tokens):
+        fail(f"{ENV_TOKENS}: tokens must be distinct and at least {MIN_TOKEN_LENGTH} characters")
+    return tokens, False
+
+
+def serve(
+    listen: Annotated[
+        list[str],
+        typer.Option(help="Address to serve on: unix:/path/to.sock or 127.0.0.1:PORT (repeatable)."),
+    ],
+    preset: Annotated[str, typer.Option("--rules", help="Ruleset preset.")] = "pagat",
+    overrides: SetOption = None,
+    games: Annotated[int, typer.Option(help="Games to play.", min=1)] = 2,
+    seed: Annotated[str | None, typer.Option(help="Match seed; random if not given.")] = None,
+    move_time: Annotated[float, typer.Option("--move-time", help="Seconds per decision before the bank is used.")] = 1.0,
+    time_bank: Annotated[float, typer.Option("--time-bank", help="Seconds of bank per seat per game.")] = 30.0,
+    strikes: Annotated[int, typer.Option(help="Strikes that forfeit a game.")] = 3,
+    start_timeout: Annotated[float, typer.Option("--start-timeout", help="Seconds the bots get to join.")] = 300.0,
+    match_id: Annotated[str, typer.Option("--match-id", help="Name of the match (record file names).")] = "served",
+    out: Annotated[Path, typer.Option(help="Directory for the game records.")] = Path("matches/served"),
+    as_json: Annotated[bool, typer.Option("--json", help="Print tokens and the result as JSON.")] = False,
+) -> None:
+    """Run the referee for one match and wait for the bots to join.
+
+    Seat tokens come from ARENA_TOKENS (comma-separated, in seat order N,E,S,W
+    or A,B); without it new tokens are made and printed.  Each bot joins with
+    ARENA_ADDRESS and its seat's ARENA_TOKEN.  Exits when the match is over.
+    """
+    with bad_input_exits():
+        rules = resolve_ruleset(preset, parse_overrides(overrides or []))
+    tc = time_control(move_time, time_bank, None, strikes)
+    n = rules.players
+    tokens, generated = seat_tokens(n)
+    spec = MatchSpec(
+        match_id=match_id,
+        rules=rules,
+        deal_seeds=tuple(game_seeds(seed if seed is not None else str(secrets.randbelow(2**63)), games)),
+        time_control=tc,
+    )
+    for address in listen:
+        if address.startswith("unix:"):
+            Path(address.removeprefix("unix:").removeprefix("//")).parent.mkdir(parents=True, exist_ok=True)
+
+    async def main() -> list[GameOutcome]:
+        try:
+            server = await RefereeServer().start(listen)
+        except RuntimeError as exc:
+            fail(f"cannot serve on {', '.join(listen)}: {exc}")
+        seats = [RemoteSeat(s, match_id, tokens[s]) for s in range(n)]
+        if not as_json:
+            console.print(f"referee on {', '.join(server.addresses)}; waiting {start_timeout:g} s for {n} bots", soft_wrap=True)
+            if generated:
+                for s in range(n):
+                    console.print(f"  seat {seat_name(n, s)}: ARENA_TOKEN={tokens[s]}", soft_wrap=True)
+        else:
+            print_json({"addresses": server.addresses, "tokens": {seat_name(n, s): tokens[s] for s in range(n)} if generated else None})
+        try:
+            hosted = await host_match(
+                server, spec, [None] * n, server.addresses[0], start_timeout=start_timeout,
+                seats=seats, on_game_end=lambda g: write_record(out, g),
+            )  # fmt: skip
+        finally:
+            await server.stop(1.0)
+        return hosted.outcome.games
+
+    results = asyncio.run(main())
+    summary = [
+        {
+            "game_id": g.game_id,
+            "ending": g.ending,
+            "winner": None if g.winner is None else team_name(n, g.winner),
+            "scores": {team_name(n, t): g.result.scores[t] for t in range(2)},
+        }
+        for g in results
+    ]
+    if as_json:
+        print_json({"games": summary, "out_dir": str(out)})
+    else:
+        for row in summary:
+            console.print(f"{row['game_id']}: {row['ending']}, winner {row['winner']}, scores {row['scores']}", soft_wrap=True)
+        console.print(f"records: {out}", soft_wrap=True)

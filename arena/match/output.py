@@ -1,0 +1,32 @@
+"""Writing a match's results: one record per game and a summary, as files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from arena.match.loop import GameOutcome
+
+
+def record_path(out_dir: Path, game: GameOutcome) -> Path:
+    """Where a game's record goes."""
+    return out_dir / f"{game.game_id}.json"
+
+
+def write_record(out_dir: Path, game: GameOutcome) -> Path:
+    """Write a game's record atomically (a crash leaves no half-written record)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = record_path(out_dir, game)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(game.record, indent=1) + "\n")
+    tmp.replace(path)
+    return path
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write JSON atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    tmp.replace(path)

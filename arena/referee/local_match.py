@@ -1,0 +1,179 @@
+"""Run one match between bots on this machine: referee, bots, records, summary.
+
+What ``arena match run`` does, as a library call: a :class:`MatchConfig` in,
+a :class:`MatchReport` out, and the game records and bot logs on disk.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from arena.match import GameOutcome, MatchSpec, TimeControl, game_seeds
+from arena.match.output import write_json, write_record
+from arena.referee.botspec import BotSpec, BotSpecError, seat_assignment
+from arena.referee.host import DEFAULT_START_TIMEOUT_S, Launcher, command_launcher, host_match
+from arena.referee.server import RefereeServer
+from arena_sdk.engine import Ruleset, seat_name, team_name, team_of
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchConfig:
+    """Everything a match needs."""
+
+    bots: tuple[BotSpec, ...]
+    rules: Ruleset
+    games: int
+    seed: str
+    time_control: TimeControl
+    out_dir: Path
+    match_id: str = "match"
+    start_timeout: float = DEFAULT_START_TIMEOUT_S
+    listen: tuple[str, ...] = ()
+    """Extra addresses to serve on (e.g. ``127.0.0.1:50051``) besides the match's socket."""
+
+    def __post_init__(self) -> None:
+        if self.games < 1:
+            raise BotSpecError(f"--games must be at least 1, got {self.games}")
+        seat_assignment(self.rules.players, len(self.bots))
+
+
+@dataclasses.dataclass
+class BotTotals:
+    """One bot's results over the match."""
+
+    label: str
+    name: str
+    seats: list[str]
+    games: int = 0
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    voids: int = 0
+    forfeits: dict[str, int] = dataclasses.field(default_factory=dict)
+    strikes: int = 0
+    points: int = 0
+
+
+@dataclasses.dataclass
+class MatchReport:
+    """The outcome of a match and where its files are."""
+
+    config: MatchConfig
+    games: list[GameOutcome]
+    totals: list[BotTotals]
+    seat_bots: list[int]
+    out_dir: Path
+    exit_codes: list[int | None]
+
+    def to_json(self) -> dict[str, Any]:
+        n = self.config.rules.players
+        return {
+            "match_id": self.config.match_id,
+            "seed": self.config.seed,
+            "ruleset": self.config.rules.to_dict(),
+            "ruleset_hash": self.config.rules.hash,
+            "out_dir": str(self.out_dir),
+            "seats": {seat_name(n, s): self.totals[b].name for s, b in enumerate(self.seat_bots)},
+            "games": [
+                {
+                    "game_id": g.game_id,
+                    "ending": g.ending,
+                    "winner": None if g.winner is None else team_name(n, g.winner),
+                    "scores": {team_name(n, t): g.result.scores[t] for t in range(2)},
+                    "hands": g.result.hands,
+                    "strikes": {seat_name(n, s): st.strikes for s, st in enumerate(g.stats)},
+                    "record": f"{g.game_id}.json",
+                }
+                for g in self.games
+            ],
+            "bots": [dataclasses.asdict(t) for t in self.totals],
+        }
+
+
+def _totals(config: MatchConfig, seat_bots: list[int], games: list[GameOutcome], names: list[str]) -> list[BotTotals]:
+    n = config.rules.players
+    totals = [
+        BotTotals(
+            label=spec.label,
+            name=names[b] or spec.label,
+            seats=[seat_name(n, s) for s, sb in enumerate(seat_bots) if sb == b],
+        )
+        for b, spec in enumerate(config.bots)
+    ]
+    for g in games:
+        for b, t in enumerate(totals):
+            seats = [s for s, sb in enumerate(seat_bots) if sb == b]
+            team = team_of(n, seats[0])
+            t.strikes += sum(g.stats[s].strikes for s in seats)
+            if not g.scored:
+                t.voids += 1
+                continue
+            t.games += 1
+            t.points += g.result.scores[team]
+            if g.winner is None:
+                t.draws += 1
+            elif g.winner == team:
+                t.wins += 1
+            else:
+                t.losses += 1
+            if g.forfeit is not None and g.forfeit["seat"] in t.seats:
+                reason = g.forfeit["reason"]
+                t.forfeits[reason] = t.forfeits.get(reason, 0) + 1
+    return totals
+
+
+def _launcher(spec: BotSpec) -> Launcher:
+    if spec.kind == "cmd":
+        return command_launcher(spec.target)
+    raise BotSpecError(
+        f"docker:{spec.target}: container seats need the Docker runner, which is not installed here yet"
+    )
+
+
+async def run_match(
+    config: MatchConfig, on_game_end: Callable[[GameOutcome], Any] | None = None
+) -> MatchReport:
+    """Start a referee, start the bots, play the match, write records; return the report."""
+    seat_bots = seat_assignment(config.rules.players, len(config.bots))
+    launchers = [_launcher(config.bots[b]) for b in seat_bots]
+    spec = MatchSpec(
+        match_id=config.match_id,
+        rules=config.rules,
+        deal_seeds=tuple(game_seeds(config.seed, config.games)),
+        time_control=config.time_control,
+    )
+    out_dir = config.out_dir
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    def saved(game: GameOutcome) -> None:
+        write_record(out_dir, game)
+        if on_game_end is not None:
+            on_game_end(game)
+
+    with tempfile.TemporaryDirectory(prefix="arena-") as tmp:
+        socket = f"unix:{Path(tmp) / 'referee.sock'}"
+        server = await RefereeServer().start([socket, *config.listen])
+        try:
+            hosted = await host_match(
+                server, spec, launchers, socket,
+                start_timeout=config.start_timeout, log_dir=out_dir / "logs", on_game_end=saved,
+            )  # fmt: skip
+        finally:
+            await server.stop(0.5)
+    names = [""] * len(config.bots)
+    for s, b in enumerate(seat_bots):
+        names[b] = names[b] or hosted.outcome.seat_names[s]
+    report = MatchReport(
+        config=config,
+        games=hosted.outcome.games,
+        totals=_totals(config, seat_bots, hosted.outcome.games, names),
+        seat_bots=seat_bots,
+        out_dir=out_dir,
+        exit_codes=hosted.exit_codes,
+    )
+    write_json(out_dir / "match.json", report.to_json())
+    return report
