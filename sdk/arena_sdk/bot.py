@@ -173,6 +173,7 @@ class BotDriver:
         elif which == "game_start":
             g = message.game_start
             self.bot.rng = default_seed_rng(g.bot_seed)
+            self.last_view = None
             self._tricks_reported = 0
             self._hand = 0
             self.bot.on_game_start(
@@ -225,7 +226,13 @@ class BotDriver:
         if self.rules is None:
             raise RuntimeError("decision request before welcome")
         started = time.perf_counter()
-        view = View.from_request(self.rules, request)
+        previous = self.last_view  # reset at each game start
+        known = (
+            previous.tricks
+            if previous is not None and previous.hand_number == request.view.hand_number
+            else None
+        )
+        view = View.from_request(self.rules, request, known)
         self.last_view = view
         self._report_tricks(view.hand_number, view.tricks)
         bot = self.bot

@@ -8,10 +8,12 @@ bot tested locally sees exactly what it would see over the wire.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
-from arena_sdk.engine import CARDS, Card, Decision, MalformedInputError, parse_card
+from arena_sdk.engine import CARDS, Card, Decision, MalformedInputError, parse_card, parse_cards
+from arena_sdk.engine.cards import CARD_NAMES
 from arena_sdk.engine.state import SeatView as EngineView
 from arena_sdk.engine.state import Trick
 from arena_sdk.wire import arena_pb2 as pb
@@ -41,20 +43,20 @@ ANSWER_FIELD: dict[Decision, str] = {
 def action_text(kind: Decision, action: Any) -> str:
     """The text form of a legal action in ``DecisionRequest.legal``."""
     if kind is Decision.PLAY:
-        return CARDS[action].name
+        return CARD_NAMES[action]
     if kind is Decision.BID:
         return str(int(action))
     if kind is Decision.BLIND_NIL:
         return "true" if action else "false"
     if kind is Decision.DRAW:
         return "keep" if action else "discard"
-    return ",".join(CARDS[c].name for c in action)
+    return ",".join(CARD_NAMES[c] for c in action)
 
 
 def parse_action_text(kind: Decision, text: str) -> Any:
     """Inverse of :func:`action_text`."""
     if kind is Decision.PLAY:
-        return parse_card(text)
+        return parse_cards((text,))[0]
     if kind is Decision.BID:
         return int(text)
     if kind is Decision.BLIND_NIL:
@@ -64,30 +66,37 @@ def parse_action_text(kind: Decision, text: str) -> Any:
     return tuple(parse_card(c) for c in text.split(",") if c)
 
 
+@functools.lru_cache(maxsize=4096)
 def trick_to_proto(trick: Trick) -> pb.Trick:
-    """A completed trick as a message."""
-    return pb.Trick(leader=trick.leader, cards=[c.name for c in trick.cards], winner=trick.winner)
+    """A completed trick as a message.
+
+    Cached: every request of a hand repeats the hand's completed tricks.  The
+    cached message is only ever copied into requests, never changed.
+    """
+    names = CARD_NAMES
+    return pb.Trick(leader=trick.leader, cards=[names[c] for c in trick.cards], winner=trick.winner)
 
 
 def view_to_proto(view: EngineView) -> pb.SeatView:
     """The engine's view of one seat as a message: nothing more than the view holds."""
+    names = CARD_NAMES
     return pb.SeatView(
         seat=view.seat,
         hand_number=view.hand_number,
         first=view.first,
-        hand=[c.name for c in view.hand] if view.hand is not None else [],
+        hand=[names[c] for c in view.hand] if view.hand is not None else [],
         hand_hidden=view.hand is None,
         bids=[-1 if b is None else b for b in view.bids],
         blind=view.blind,
         tricks_won=view.tricks_won,
         leader=-1 if view.leader is None else view.leader,
-        current_trick=[pb.Play(seat=s, card=c.name) for s, c in view.current_trick],
+        current_trick=[pb.Play(seat=s, card=names[c]) for s, c in view.current_trick],
         tricks=[trick_to_proto(t) for t in view.tricks],
         spades_broken=view.spades_broken,
         scores=view.scores,
         bags=view.bags,
-        offered_card=view.offered_card.name if view.offered_card is not None else "",
-        seen_discards=[c.name for c in view.seen_discards],
+        offered_card=names[view.offered_card] if view.offered_card is not None else "",
+        seen_discards=[names[c] for c in view.seen_discards],
         exchanged=view.exchanged,
     )
 
@@ -146,7 +155,7 @@ def _card_text(card: Any) -> str:
     if isinstance(card, str):
         return card
     if isinstance(card, int) and not isinstance(card, bool) and 0 <= card < len(CARDS):
-        return CARDS[card].name
+        return CARD_NAMES[card]
     raise MalformedInputError(f"a card must be a Card like Card.SA, got {card!r}")
 
 
@@ -183,4 +192,4 @@ def answer_from_proto(kind: Decision, answer: pb.Answer) -> Any:
 
 def cards_from_text(texts: Sequence[str]) -> tuple[Card, ...]:
     """Parse card texts from a message."""
-    return tuple(parse_card(t) for t in texts)
+    return tuple(parse_cards(texts))

@@ -52,10 +52,23 @@ class View:
     received_at: float = dataclasses.field(default_factory=time.monotonic)
 
     @classmethod
-    def from_request(cls, rules: Ruleset, request: pb.DecisionRequest) -> View:
-        """Build the view of a decision request message."""
+    def from_request(
+        cls, rules: Ruleset, request: pb.DecisionRequest, known_tricks: list[Trick] | None = None
+    ) -> View:
+        """Build the view of a decision request message.
+
+        ``known_tricks`` are the tricks of this hand already parsed from an
+        earlier request (completed tricks never change), so only new ones are
+        parsed: that keeps the per-decision cost flat through the hand.
+        """
         kind = KIND_FROM_PROTO[request.kind]
         v = request.view
+        known = known_tricks or []
+        if len(known) > len(v.tricks):
+            known = []
+        tricks = known[:]
+        for t in v.tricks[len(known) :]:
+            tricks.append(Trick(t.leader, cards_from_text(t.cards), t.winner))
         return cls(
             rules=rules,
             seat=v.seat,
@@ -70,9 +83,7 @@ class View:
             tricks_won=list(v.tricks_won),
             leader=None if v.leader < 0 else v.leader,
             current_trick=[(p.seat, cards_from_text([p.card])[0]) for p in v.current_trick],
-            tricks=[
-                Trick(t.leader, cards_from_text(t.cards), t.winner) for t in v.tricks
-            ],
+            tricks=tricks,
             spades_broken=v.spades_broken,
             scores=list(v.scores),
             bags=list(v.bags),

@@ -76,6 +76,8 @@ class Card(enum.IntEnum):
 SUITS: tuple[Suit, ...] = tuple(Suit)
 #: Cards by index: ``CARDS[i]`` is much cheaper than ``Card(i)``.
 CARDS: tuple[Card, ...] = tuple(Card)
+#: Text forms by index (``Card.name`` is a slow descriptor; this is a tuple lookup).
+CARD_NAMES: tuple[str, ...] = tuple(c.name for c in CARDS)
 _BY_TEXT: dict[str, Card] = {c.name: c for c in CARDS}
 
 
@@ -97,12 +99,17 @@ def parse_card(text: str) -> Card:
 
 def parse_cards(texts: Iterable[str]) -> list[Card]:
     """Parse several cards; see :func:`parse_card`."""
-    return [parse_card(t) for t in texts]
+    by_text = _BY_TEXT
+    out = []
+    for t in texts:
+        card = by_text.get(t)  # the canonical form, as on the wire: no normalising needed
+        out.append(card if card is not None else parse_card(t))
+    return out
 
 
 def card_text(index: int) -> str:
     """Text form of a card index."""
-    return CARDS[index].name
+    return CARD_NAMES[index]
 
 
 def mask_of(cards: Iterable[int]) -> int:
