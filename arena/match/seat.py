@@ -97,3 +97,19 @@ class Seat(Protocol):
     def lost(self) -> SeatLost | None:
         """Why the seat is gone, if it is."""
         ...
+
+
+class RunningBot(Protocol):
+    """A started bot, however it runs (local process, container)."""
+
+    def exited(self) -> bool:
+        """True once the bot's process has ended."""
+        ...
+
+    async def exit_detail(self) -> str:
+        """Why it ended, e.g. ``exited with code 1`` or ``killed: out of memory``."""
+        ...
+
+    async def stop(self, grace: float = 2.0) -> int:
+        """Stop it (TERM, grace, KILL) and clean up; returns the exit code."""
+        ...

@@ -14,9 +14,10 @@ import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from arena.match import GameOutcome, MatchOutcome, MatchSpec, play_match
+from arena.match.seat import RunningBot
 from arena.match.clock import Clock
 from arena.referee.server import RefereeServer
 from arena.referee.session import RemoteSeat
@@ -29,14 +30,6 @@ ENV_TOKEN = "ARENA_TOKEN"
 DEFAULT_START_TIMEOUT_S = 20.0
 #: How long bots get to exit by themselves after the match before TERM.
 EXIT_GRACE_S = 2.0
-
-
-class RunningBot(Protocol):
-    """A started bot, however it runs."""
-
-    def exited(self) -> bool: ...
-
-    async def stop(self, grace: float = 2.0) -> int: ...
 
 
 #: Starts the bot of one seat: ``(seat, address, token, log_path) -> RunningBot``.
@@ -96,8 +89,7 @@ async def host_match(
         )
         for s, bot in enumerate(started):
             bots[s] = bot
-            if bot is not None:
-                seats[s].process_exited = bot.exited
+            seats[s].process = bot
         await _wait_for_joins(seats, bots, start_timeout)
         outcome = await play_match(spec, seats, clock, on_game_end)
         for seat in seats:

@@ -14,7 +14,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
-from arena.match.seat import DecisionPrompt, SeatEvent, SeatLost, SeatReply
+from arena.match.seat import DecisionPrompt, RunningBot, SeatEvent, SeatLost, SeatReply
 from arena_sdk.engine import GameResult, HandResult, MalformedInputError, Ruleset
 from arena_sdk.engine.record import hand_result_to_json
 from arena_sdk.engine.state import Trick
@@ -70,8 +70,9 @@ class RemoteSeat:
         self._lost: SeatLost | None = None
         self._events: list[SeatEvent] = []
         self._refused_this_game = 0
-        #: Set by the match host: returns True once the bot's process has exited.
-        self.process_exited: Callable[[], bool] | None = None
+        #: Set by the match host: the bot's process or container, to tell a
+        #: crash from a disconnect.
+        self.process: RunningBot | None = None
         #: Set by the referee: which seat (if any) a request id was issued to.
         self.owner_of_request: Callable[[int], int | None] = lambda rid: None
         #: Every message written, when a test wants to inspect them.
@@ -183,13 +184,14 @@ class RemoteSeat:
 
     async def _classified(self, lost: SeatLost) -> SeatLost:
         """A broken stream whose process has exited is a crash, not a disconnect."""
-        if lost.reason != "disconnect" or self.process_exited is None:
+        process = self.process
+        if lost.reason != "disconnect" or process is None:
             return lost
         loop = asyncio.get_running_loop()
         deadline = loop.time() + CRASH_GRACE_S
         while loop.time() < deadline:
-            if self.process_exited():
-                self._lost = SeatLost("crash", f"the bot's process exited ({lost.detail})")
+            if process.exited():
+                self._lost = SeatLost("crash", await process.exit_detail())
                 return self._lost
             await asyncio.sleep(0.02)
         return lost

@@ -99,6 +99,14 @@ class LocalProcess:
     def returncode(self) -> int | None:
         return self.process.returncode
 
+    async def exit_detail(self) -> str:
+        """``exited with code N`` or ``killed by signal NAME``."""
+        code = await self.process.wait()
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                return f"killed by signal {signal.Signals(-code).name}"
+        return f"exited with code {code}"
+
     async def stop(self, grace: float = 2.0) -> int:
         """TERM the process group, wait ``grace`` seconds, then KILL it; returns the exit code."""
         if self.process.returncode is None:

@@ -16,6 +16,7 @@ import json
 import random
 import sys
 import time
+import traceback
 from typing import Any
 
 from arena_sdk.engine import Card, Decision, MalformedInputError, Ruleset, Suit
@@ -101,14 +102,13 @@ class Bot:
         raise NotImplementedError("implement play(view) in your Bot subclass")
 
     def blind_nil(self, view: View) -> bool:
-        """Bid blind nil without seeing your cards?  Default: only when far behind.
+        """Bid blind nil without seeing your cards?  Default: decline.
 
         Asked only where the ruleset allows blind nil and your seat is
-        eligible.  The default declines unless your side trails by 200 or more.
+        eligible.  A blind nil rarely makes without a plan for it, so the
+        default is the referee's own default: no.
         """
-        mine = view.scores[view.team]
-        theirs = view.scores[1 - view.team]
-        return theirs - mine >= 200
+        return False
 
     def draw(self, view: View) -> bool:
         """Two-player draw: keep ``view.offered_card`` (True) or take the next card (False).
@@ -144,6 +144,16 @@ class Bot:
     def on_game_end(self, summary: GameSummary) -> None:
         """Called at the end of every game, forfeits and voids included."""
 
+    def on_notice(self, level: str, code: str, message: str) -> None:
+        """Called when the referee tells the bot something: a strike, a refused answer.
+
+        ``level`` is ``info``, ``strike`` or ``forfeit``; ``code`` a short
+        machine-readable reason (``timeout``, ``illegal``, ``malformed``,
+        ``stale_answer``...).  The default prints strikes to stderr.
+        """
+        if level != "info":
+            print(f"{self.name}: {level} {code}: {message}", file=sys.stderr)
+
 
 def default_seed_rng(seed: int) -> random.Random:
     """The generator a bot gets for a game."""
@@ -153,8 +163,11 @@ def default_seed_rng(seed: int) -> random.Random:
 class BotDriver:
     """Feeds referee messages to a :class:`Bot`; returns the answers to send."""
 
-    def __init__(self, bot: Bot) -> None:
+    def __init__(self, bot: Bot, *, catch_errors: bool = True) -> None:
         self.bot = bot
+        #: Survive an exception in the bot's code (log it, answer with no
+        #: action: a strike) rather than crash and forfeit the whole match.
+        self.catch_errors = catch_errors
         self.rules: Ruleset | None = None
         self._tricks_reported = 0
         self._hand = 0
@@ -176,19 +189,22 @@ class BotDriver:
             self.last_view = None
             self._tricks_reported = 0
             self._hand = 0
-            self.bot.on_game_start(
+            self._guarded(
+                "on_game_start", self.bot.on_game_start,
                 GameInfo(g.game_index, g.game_id, g.bot_seed, g.first, tuple(g.scores), tuple(g.bags))
             )
         elif which == "hand_end":
             h = message.hand_end
             tricks = tuple(Trick(t.leader, cards_from_text(t.cards), t.winner) for t in h.tricks)
             self._report_tricks(h.hand_number, tricks)
-            self.bot.on_hand_end(
+            self._guarded(
+                "on_hand_end", self.bot.on_hand_end,
                 HandSummary(h.hand_number, json.loads(h.result_json), tricks, tuple(h.scores), tuple(h.bags))
             )
         elif which == "game_end":
             g = message.game_end
-            self.bot.on_game_end(
+            self._guarded(
+                "on_game_end", self.bot.on_game_end,
                 GameSummary(
                     g.game_index, g.game_id, g.ending, None if g.winner < 0 else g.winner,
                     tuple(g.scores), tuple(g.bags),
@@ -196,7 +212,22 @@ class BotDriver:
             )
         elif which == "match_end":
             self.finished = True
+        elif which == "notice":
+            n = message.notice
+            level = pb.Notice.Level.Name(n.level).lower()
+            self._guarded("on_notice", self.bot.on_notice, level, n.code, n.message)
         return None
+
+    def _guarded(self, what: str, fn: Any, *args: Any) -> Any:
+        """Call bot code; with ``catch_errors``, log an exception instead of raising it."""
+        if not self.catch_errors:
+            return fn(*args)
+        try:
+            return fn(*args)
+        except Exception:
+            print(f"{self.bot.name}: exception in {what}():", file=sys.stderr)
+            traceback.print_exc(file=sys.stderr)
+            return _FAILED
 
     def _welcome(self, w: pb.Welcome) -> None:
         self.rules = Ruleset.from_dict(json.loads(w.ruleset_json))
@@ -211,7 +242,7 @@ class BotDriver:
             seat_names=tuple(w.seat_names),
         )
         self.bot.match = info
-        self.bot.on_match_start(info)
+        self._guarded("on_match_start", self.bot.on_match_start, info)
 
     def _report_tricks(self, hand_number: int, tricks: tuple[Trick, ...] | list[Trick]) -> None:
         """Call on_trick_end for the tricks of this hand not reported yet."""
@@ -219,13 +250,14 @@ class BotDriver:
             self._hand = hand_number
             self._tricks_reported = 0
         for trick in tricks[self._tricks_reported :]:
-            self.bot.on_trick_end(trick, self.last_view)
+            self._guarded("on_trick_end", self.bot.on_trick_end, trick, self.last_view)
         self._tricks_reported = max(self._tricks_reported, len(tricks))
 
     def _decide(self, request: pb.DecisionRequest) -> pb.Answer:
         if self.rules is None:
             raise RuntimeError("decision request before welcome")
         started = time.perf_counter()
+        received = time.monotonic()
         previous = self.last_view  # reset at each game start
         known = (
             previous.tricks
@@ -233,21 +265,16 @@ class BotDriver:
             else None
         )
         view = View.from_request(self.rules, request, known)
+        view.received_at = received  # time_left() counts from arrival, not from parsing
         self.last_view = view
         self._report_tricks(view.hand_number, view.tricks)
-        bot = self.bot
         kind = view.kind
-        if kind is Decision.PLAY:
-            action: Any = bot.play(view)
-        elif kind is Decision.BID:
-            action = bot.bid(view)
-        elif kind is Decision.BLIND_NIL:
-            action = bot.blind_nil(view)
-        elif kind is Decision.DRAW:
-            action = bot.draw(view)
-        else:
-            action = bot.exchange(view)
+        method = _METHOD[kind]
+        action = self._guarded(method, getattr(self.bot, method), view)
         think_us = int((time.perf_counter() - started) * 1e6)
+        if action is _FAILED:
+            self.last_error = f"{method}() raised an exception (traceback above)"
+            return pb.Answer(request_id=request.request_id, think_time_us=think_us)
         try:
             answer = answer_to_proto(request.request_id, kind, action, think_us)
         except MalformedInputError as exc:
@@ -260,6 +287,8 @@ class BotDriver:
         self.last_error = None
         return answer
 
+
+_FAILED = object()  # what _guarded returns when the bot's code raised
 
 #: The Bot method that answers each decision kind.
 _METHOD: dict[Decision, str] = {

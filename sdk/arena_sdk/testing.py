@@ -27,11 +27,12 @@ Seats
 Seeds
     ``seed`` is the deal seed of the game (``play_match``: game *i* uses
     ``seed + i``).  Each bot's ``self.rng`` is reseeded at every game start
-    from a per-game, per-seat ``bot_seed`` derived from the deal seed (or
-    given with ``bot_seeds``), as the referee does.  So the same call gives
-    the same game, and ``play_game(bots, rules, seed=s + i)`` replays game
-    *i* of ``play_match(bots, rules, games, seed=s)`` when the bots keep no
-    state from game to game.
+    from a per-game, per-seat ``bot_seed`` derived from the deal seed with the
+    referee's formula (:func:`bot_seed_for`), or given with ``bot_seeds``.  So
+    the same call gives the same game; ``play_game(bots, rules, seed=s + i)``
+    replays game *i* of ``play_match(bots, rules, games, seed=s)`` when the
+    bots keep no state from game to game; and ``play_game`` with the deal seed
+    of an arena game record (text) deals that game again with the same bot seeds.
 
 Bad answers
     By default (``strict=True``) an answer that is malformed or illegal
@@ -136,7 +137,7 @@ class LocalGameResult:
     index: int
     """0-based index of the game in its match."""
     game_id: str
-    seed: int
+    seed: int | str
     """The deal seed (``GameState.new(rules, seed)`` deals the same cards)."""
     rules: Ruleset
     names: tuple[str, ...]
@@ -193,9 +194,13 @@ class LocalGameResult:
 
 
 def bot_seed_for(game_seed: int | str, seat: int) -> int:
-    """The ``bot_seed`` (uint64) the harness sends ``seat`` for the game dealt with ``game_seed``."""
-    digest = hashlib.sha256(f"arena-sdk-testing/{game_seed}/bot/{seat}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
+    """The ``bot_seed`` the harness sends ``seat`` for the game dealt from ``game_seed``.
+
+    The referee's formula: a game the arena dealt from seed ``X`` gives the
+    bots the same seeds here when replayed with ``play_game(..., seed=X)``.
+    """
+    digest = hashlib.sha256(f"{game_seed}/bot/{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
 
 
 def default_action(state: GameState) -> Any:
@@ -305,7 +310,9 @@ class _Table:
         self.rules = rules
         self.players = rules.players
         self.bots = _seat_bots(specs, self.players)
-        self.drivers = [BotDriver(bot) for bot in self.bots]
+        # Strict: a bug in the bot surfaces as an exception, as an author wants
+        # while testing; lenient: it is a strike, as in the arena.
+        self.drivers = [BotDriver(bot, catch_errors=not strict) for bot in self.bots]
         self.names = tuple(str(bot.name) for bot in self.bots)
         self.strict = strict
         self.move_ms = move_ms
@@ -349,7 +356,7 @@ class _Table:
         for seat in range(self.players):
             self._send(seat, message, what)
 
-    def play(self, index: int, seed: int, bot_seeds: Sequence[int] | None) -> LocalGameResult:
+    def play(self, index: int, seed: int | str, bot_seeds: Sequence[int] | None) -> LocalGameResult:
         rules, n = self.rules, self.players
         game_id = f"{self.match_id}-g{index}"
         seeds = tuple(bot_seeds) if bot_seeds is not None else tuple(
@@ -558,7 +565,7 @@ def play_match(
 def play_game(
     bots: Sequence[BotSpec],
     rules: Ruleset | str = "pagat",
-    seed: int = 0,
+    seed: int | str = 0,
     *,
     bot_seeds: Sequence[int] | None = None,
     overrides: Mapping[str, object] | None = None,
@@ -570,10 +577,12 @@ def play_game(
 ) -> LocalGameResult:
     """Play one game (a match of one game) and return its result and record.
 
-    ``bot_seeds`` gives each seat's ``bot_seed`` instead of deriving it from ``seed``.
+    ``seed`` may also be text (the arena's deal seeds are hex text): the game
+    is then dealt as the arena dealt it.  ``bot_seeds`` gives each seat's
+    ``bot_seed`` instead of deriving it from ``seed``.
     """
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"seed must be a whole number, got {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, str)):
+        raise TypeError(f"seed must be a whole number or text, got {seed!r}")
     resolved = _resolve_rules(rules, overrides, max_hands)
     table = _Table(
         bots, resolved, games=1, strict=strict, move_ms=move_ms, bank_ms=bank_ms,
@@ -701,12 +710,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         score_diff += res.scores[team] - res.scores[1 - team]
         defaults += sum(d for s, d in enumerate(res.defaults) if res.team_of(s) == team)
         if args.verbose:
-            print(res.summary())
+            print(f"[{g + 1}/{args.games}] {res.summary()}")
     elapsed = time.perf_counter() - started
-    name = mine().name if inspect.isclass(mine) else str(args.bot)
+    name, other = res.names[1 if swap else 0], res.names[0 if swap else 1]
     losses = args.games - wins - draws
     print(
-        f"{name} vs {args.against}: {wins} won, {losses} lost, {draws} drawn of {args.games} "
+        f"{name} vs {other}: {wins} won, {losses} lost, {draws} drawn of {args.games} "
         f"({rules.preset}, seeds {args.seed}..{args.seed + (args.games - 1) // 2}); "
         f"mean score margin {score_diff / args.games:+.1f}; "
         f"default moves {defaults}; {elapsed:.1f} s"

@@ -282,8 +282,8 @@ def test_match_end_reaches_every_driver():
     import arena_sdk.testing as testing
 
     class Keeping(BotDriver):
-        def __init__(self, bot):
-            super().__init__(bot)
+        def __init__(self, bot, **kwargs):
+            super().__init__(bot, **kwargs)
             drivers.append(self)
 
     original = testing.BotDriver
@@ -327,3 +327,13 @@ def test_cli_reports_a_bad_bot_and_exits_1(tmp_path: Path):
     )  # fmt: skip
     assert proc.returncode == 1
     assert "bot 'bad' at seat" in proc.stderr and "bid 99 is out of range" in proc.stderr
+
+
+def test_bot_seeds_use_the_referees_formula():
+    """So play_game(seed=<an arena record's seed>) gives the bots the seeds they had there."""
+    from arena.match.spec import bot_seed
+
+    for deal_seed in ("0a1b2c3d", "match/7", "12"):
+        for seat in range(4):
+            assert bot_seed_for(deal_seed, seat) == bot_seed(deal_seed, seat)
+    assert bot_seed_for(12, 1) == bot_seed("12", 1)

@@ -1,0 +1,78 @@
+"""BotDriver: a bug in bot code is a strike, not a crash; notices reach the bot."""
+
+from __future__ import annotations
+
+from arena_sdk import Bot
+from arena_sdk.bot import BotDriver
+from arena_sdk.engine import Decision, GameState, resolve_ruleset
+from arena_sdk.protocol import request_to_proto
+from arena_sdk.testing import play_game
+from arena_sdk.wire import arena_pb2 as pb
+
+
+class Buggy(Bot):
+    name = "buggy"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.notices: list[tuple[str, str]] = []
+
+    def bid(self, view):
+        return 3
+
+    def play(self, view):
+        raise ZeroDivisionError("oops")
+
+    def on_notice(self, level, code, message):
+        self.notices.append((level, code))
+
+
+def welcome() -> pb.RefereeMessage:
+    import json
+
+    rules = resolve_ruleset("pagat")
+    return pb.RefereeMessage(
+        welcome=pb.Welcome(seat=0, partner=2, players=4, ruleset_json=json.dumps(rules.to_dict()))
+    )
+
+
+def play_request() -> pb.RefereeMessage:
+    state = GameState.new(resolve_ruleset("pagat"), 1, first=3)
+    for _ in range(4):
+        state.apply(3)
+    assert state.decision is Decision.PLAY and state.to_move == 0
+    return pb.RefereeMessage(request=request_to_proto(9, state.view(0), 1000, 1000))
+
+
+def test_exception_in_bot_code_becomes_an_empty_answer(capsys):
+    driver = BotDriver(Buggy())
+    driver.handle(welcome())
+    answer = driver.handle(play_request())
+    assert answer is not None and answer.request_id == 9
+    assert answer.WhichOneof("action") is None, "no action: the referee strikes it as malformed"
+    assert "ZeroDivisionError" in capsys.readouterr().err
+    assert "play() raised" in (driver.last_error or "")
+
+
+def test_strict_driver_lets_the_exception_through():
+    driver = BotDriver(Buggy(), catch_errors=False)
+    driver.handle(welcome())
+    try:
+        driver.handle(play_request())
+    except ZeroDivisionError:
+        return
+    raise AssertionError("the exception should propagate")
+
+
+def test_notices_reach_the_bot():
+    bot = Buggy()
+    driver = BotDriver(bot)
+    driver.handle(welcome())
+    driver.handle(pb.RefereeMessage(notice=pb.Notice(level=pb.Notice.STRIKE, code="timeout", message="late")))
+    assert bot.notices == [("strike", "timeout")]
+
+
+def test_lenient_harness_counts_defaults_for_a_buggy_bot():
+    result = play_game([Buggy, Buggy], "pagat", seed=3, max_hands=1, strict=False)
+    assert result.defaults == (13, 13, 13, 13), "every play was a default move"
+    assert result.result.hands == 1
