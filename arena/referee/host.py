@@ -21,11 +21,19 @@ from arena.match.seat import RunningBot
 from arena.match.clock import Clock
 from arena.referee.server import RefereeServer
 from arena.referee.session import RemoteSeat
+from arena.sandbox.docker import (
+    MATCH_LABEL,
+    SOCKET_DIR_IN_CONTAINER,
+    ContainerLimits,
+    DockerProcess,
+)
 from arena.sandbox.local import LocalProcess
 
 log = logging.getLogger(__name__)
 
 ENV_ADDRESS = "ARENA_ADDRESS"
+#: The referee's socket file in a match's socket directory.
+SOCKET_NAME = "referee.sock"
 ENV_TOKEN = "ARENA_TOKEN"
 DEFAULT_START_TIMEOUT_S = 20.0
 #: How long bots get to exit by themselves after the match before TERM.
@@ -42,6 +50,21 @@ def command_launcher(command: str) -> Launcher:
     async def launch(seat: int, address: str, token: str, log_path: Path | None) -> RunningBot:
         return await LocalProcess.start(
             command, {ENV_ADDRESS: address, ENV_TOKEN: token}, log_path=log_path
+        )
+
+    return launch
+
+
+def docker_launcher(
+    client: Any, image: str, socket_dir: Path, match_id: str, limits: ContainerLimits
+) -> Launcher:
+    """A launcher that runs ``image`` in a sandboxed container joined through ``socket_dir``."""
+
+    async def launch(seat: int, address: str, token: str, log_path: Path | None) -> RunningBot:
+        env = {ENV_ADDRESS: f"unix:{SOCKET_DIR_IN_CONTAINER}/{SOCKET_NAME}", ENV_TOKEN: token}
+        labels = {MATCH_LABEL: match_id, "arena.seat": str(seat)}
+        return await DockerProcess.start(
+            client, image, env, socket_dir, limits=limits, labels=labels, log_path=log_path
         )
 
     return launch

@@ -15,8 +15,22 @@ from typing import Any
 from arena.match import GameOutcome, MatchSpec, TimeControl, game_seeds
 from arena.match.output import write_json, write_record
 from arena.referee.botspec import BotSpec, BotSpecError, seat_assignment
-from arena.referee.host import DEFAULT_START_TIMEOUT_S, Launcher, command_launcher, host_match
+from arena.referee.host import (
+    DEFAULT_START_TIMEOUT_S,
+    SOCKET_NAME,
+    Launcher,
+    command_launcher,
+    docker_launcher,
+    host_match,
+)
 from arena.referee.server import RefereeServer
+from arena.sandbox.docker import (
+    ContainerLimits,
+    DockerUnavailable,
+    ImageNotFound,
+    docker_client,
+    image_id,
+)
 from arena_sdk.engine import Ruleset, seat_name, team_name, team_of
 
 
@@ -34,6 +48,8 @@ class MatchConfig:
     start_timeout: float = DEFAULT_START_TIMEOUT_S
     listen: tuple[str, ...] = ()
     """Extra addresses to serve on (e.g. ``127.0.0.1:50051``) besides the match's socket."""
+    limits: ContainerLimits = ContainerLimits()
+    """Resource limits of container seats."""
 
     def __post_init__(self) -> None:
         if self.games < 1:
@@ -126,12 +142,24 @@ def _totals(config: MatchConfig, seat_bots: list[int], games: list[GameOutcome],
     return totals
 
 
-def _launcher(spec: BotSpec) -> Launcher:
+def _launcher(spec: BotSpec, socket_dir: Path, match_id: str, limits: ContainerLimits, client: Any) -> Launcher:
     if spec.kind == "cmd":
         return command_launcher(spec.target)
-    raise BotSpecError(
-        f"docker:{spec.target}: container seats need the Docker runner, which is not installed here yet"
-    )
+    return docker_launcher(client, spec.target, socket_dir, match_id, limits)
+
+
+def _docker_client_for(specs: tuple[BotSpec, ...]) -> Any:
+    """A Docker client if any bot is an image (checking every image exists), else None."""
+    images = [s.target for s in specs if s.kind == "docker"]
+    if not images:
+        return None
+    try:
+        client = docker_client()
+        for image in images:
+            image_id(client, image)
+    except (DockerUnavailable, ImageNotFound) as exc:
+        raise BotSpecError(str(exc)) from None
+    return client
 
 
 async def run_match(
@@ -139,7 +167,7 @@ async def run_match(
 ) -> MatchReport:
     """Start a referee, start the bots, play the match, write records; return the report."""
     seat_bots = seat_assignment(config.rules.players, len(config.bots))
-    launchers = [_launcher(config.bots[b]) for b in seat_bots]
+    client = _docker_client_for(config.bots)
     spec = MatchSpec(
         match_id=config.match_id,
         rules=config.rules,
@@ -155,8 +183,18 @@ async def run_match(
             on_game_end(game)
 
     with tempfile.TemporaryDirectory(prefix="arena-") as tmp:
-        socket = f"unix:{Path(tmp) / 'referee.sock'}"
+        # The match's socket directory: only this match's containers mount it.
+        socket_dir = Path(tmp)
+        socket_path = socket_dir / SOCKET_NAME
+        socket = f"unix:{socket_path}"
+        launchers = [
+            _launcher(config.bots[b], socket_dir, config.match_id, config.limits, client) for b in seat_bots
+        ]
         server = await RefereeServer().start([socket, *config.listen])
+        if client is not None:
+            # Containers run as an unprivileged user: let it reach the socket.
+            socket_dir.chmod(0o755)
+            socket_path.chmod(0o777)
         try:
             hosted = await host_match(
                 server, spec, launchers, socket,

@@ -21,6 +21,8 @@ from arena_sdk.wire import arena_pb2_grpc as pb_grpc
 
 ENV_ADDRESS = "ARENA_ADDRESS"
 ENV_TOKEN = "ARENA_TOKEN"
+#: How long a bot waits for the referee to answer before giving up.
+DEFAULT_CONNECT_TIMEOUT_S = 60.0
 
 CHANNEL_OPTIONS = [
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -42,10 +44,18 @@ def grpc_target(address: str) -> str:
     return address
 
 
-async def play_match(bot: Bot, address: str, token: str) -> BotDriver:
+async def play_match(
+    bot: Bot, address: str, token: str, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT_S
+) -> BotDriver:
     """Join the referee at ``address`` with ``token`` and play until the match ends."""
     driver = BotDriver(bot)
     async with grpc.aio.insecure_channel(grpc_target(address), options=CHANNEL_OPTIONS) as channel:
+        # The referee may start after the bot (compose starts them together):
+        # wait for it, but not for ever.
+        try:
+            await asyncio.wait_for(channel.channel_ready(), connect_timeout)
+        except TimeoutError:
+            raise ConnectionError(f"no referee answered at {address} within {connect_timeout:g} s") from None
         stub = pb_grpc.RefereeStub(channel)
         call = stub.Play()
         join = pb.Join(
@@ -95,3 +105,6 @@ def run(bot: Bot, argv: Sequence[str] | None = None) -> None:
     except JoinRefused as exc:
         print(f"{bot.name}: the referee refused to seat this bot: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
+    except ConnectionError as exc:
+        print(f"{bot.name}: {exc}", file=sys.stderr)
+        raise SystemExit(3) from None

@@ -1,0 +1,28 @@
+"""``arena sandbox prune``: remove leftover bot containers."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from arena.commands.common import console, fail, print_json
+from arena.sandbox.docker import DockerUnavailable, docker_client, prune
+
+app = typer.Typer(help="Manage the containers the arena starts.", no_args_is_help=True)
+
+
+@app.command("prune")
+def prune_command(
+    match_id: Annotated[str | None, typer.Option("--match", help="Only this match's containers.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the removed names as JSON.")] = False,
+) -> None:
+    """Remove every container the arena labelled (arena.managed), e.g. after a crash."""
+    try:
+        removed = prune(docker_client(), match_id)
+    except DockerUnavailable as exc:
+        fail(str(exc))
+    if as_json:
+        print_json({"removed": removed})
+    else:
+        console.print(f"removed {len(removed)} container(s)" + (": " + ", ".join(removed) if removed else ""))
