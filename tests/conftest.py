@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -23,7 +24,14 @@ def run_cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
             text=True,
             cwd=tmp_path,
             timeout=timeout,
-            env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+            env={
+                "COLUMNS": "200",
+                "PATH": "/usr/bin:/bin",
+                "HOME": str(tmp_path),
+                # Share the machine's wheel cache and any ARENA_* settings (base image...).
+                "ARENA_WHEEL_CACHE": str(Path.home() / ".cache" / "arena" / "wheels"),
+                **{k: v for k, v in os.environ.items() if k.startswith("ARENA_")},
+            },
         )
 
     return run

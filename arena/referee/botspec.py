@@ -18,6 +18,8 @@ class BotSpec:
 
     kind: str
     target: str
+    env: tuple[tuple[str, str], ...] = ()
+    """Extra environment for the bot (tests and the hostile-bot suite use it)."""
 
     @property
     def label(self) -> str:

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,24 +44,33 @@ EXIT_GRACE_S = 2.0
 Launcher = Callable[[int, str, str, Path | None], Awaitable[RunningBot]]
 
 
-def command_launcher(command: str) -> Launcher:
-    """A launcher that runs ``command`` as a local process."""
+def command_launcher(command: str, env: Mapping[str, str] | None = None) -> Launcher:
+    """A launcher that runs ``command`` as a local process (``env`` added to its environment)."""
 
     async def launch(seat: int, address: str, token: str, log_path: Path | None) -> RunningBot:
         return await LocalProcess.start(
-            command, {ENV_ADDRESS: address, ENV_TOKEN: token}, log_path=log_path
+            command, {**(env or {}), ENV_ADDRESS: address, ENV_TOKEN: token}, log_path=log_path
         )
 
     return launch
 
 
 def docker_launcher(
-    client: Any, image: str, socket_dir: Path, match_id: str, limits: ContainerLimits
+    client: Any,
+    image: str,
+    socket_dir: Path,
+    match_id: str,
+    limits: ContainerLimits,
+    extra_env: Mapping[str, str] | None = None,
 ) -> Launcher:
     """A launcher that runs ``image`` in a sandboxed container joined through ``socket_dir``."""
 
     async def launch(seat: int, address: str, token: str, log_path: Path | None) -> RunningBot:
-        env = {ENV_ADDRESS: f"unix:{SOCKET_DIR_IN_CONTAINER}/{SOCKET_NAME}", ENV_TOKEN: token}
+        env = {
+            **(extra_env or {}),
+            ENV_ADDRESS: f"unix:{SOCKET_DIR_IN_CONTAINER}/{SOCKET_NAME}",
+            ENV_TOKEN: token,
+        }
         labels = {MATCH_LABEL: match_id, "arena.seat": str(seat)}
         return await DockerProcess.start(
             client, image, env, socket_dir, limits=limits, labels=labels, log_path=log_path

@@ -11,6 +11,7 @@ reachable it must already be on the engine (``scripts/docker-setup.sh`` makes
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import shutil
 import subprocess
@@ -56,6 +57,10 @@ def build_wheels(dest: Path) -> list[Path]:
     if not all((s / "pyproject.toml").exists() for s in sources):
         raise BuildError(f"cannot find the arena sources to package (looked in {REPO})")
     dest.mkdir(parents=True, exist_ok=True)
+    stamp = dest / "sources.sha256"
+    fingerprint = _source_fingerprint()
+    if stamp.exists() and stamp.read_text() == fingerprint and list(dest.glob("arena*.whl")):
+        return sorted(dest.glob("*.whl"))  # this checkout's wheels are already there
     for old in dest.glob("arena*.whl"):
         old.unlink()
     command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(dest), *map(str, sources)]
@@ -63,7 +68,20 @@ def build_wheels(dest: Path) -> list[Path]:
     if proc.returncode != 0:
         tail = "\n".join((proc.stderr or proc.stdout).splitlines()[-15:])
         raise BuildError(f"could not build the wheels for the image:\n{tail}")
+    stamp.write_text(fingerprint)
     return sorted(dest.glob("*.whl"))
+
+
+def _source_fingerprint() -> str:
+    """A hash of everything that goes into the arena and arena-sdk wheels."""
+    digest = hashlib.sha256()
+    files = [REPO / "pyproject.toml", REPO / "sdk" / "pyproject.toml", REPO / "README.md"]
+    files += sorted((REPO / "arena").rglob("*.py")) + sorted((REPO / "sdk" / "arena_sdk").rglob("*.py"))
+    for path in files:
+        if path.exists():
+            digest.update(str(path.relative_to(REPO)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def prepare_context(source: Path, context: Path, wheels: list[Path]) -> None:
