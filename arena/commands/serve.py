@@ -80,6 +80,11 @@ def serve(
             server = await RefereeServer().start(listen)
         except RuntimeError as exc:
             fail(f"cannot serve on {', '.join(listen)}: {exc}")
+        for address in server.addresses:
+            if address.startswith("unix:"):
+                # Bots in other containers run as other users; the socket's
+                # directory is the access control (only the match's containers mount it).
+                Path(address.removeprefix("unix:").removeprefix("//")).chmod(0o777)
         seats = [RemoteSeat(s, match_id, tokens[s]) for s in range(n)]
         if not as_json:
             console.print(f"referee on {', '.join(server.addresses)}; waiting {start_timeout:g} s for {n} bots", soft_wrap=True)

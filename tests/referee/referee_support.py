@@ -80,6 +80,9 @@ class TaskBot:
     def exited(self) -> bool:
         return self.task.done()
 
+    async def exit_detail(self) -> str:
+        return "the scripted client's task ended"
+
     async def stop(self, grace: float = 2.0) -> int:
         self.task.cancel()
         with contextlib.suppress(BaseException):
@@ -190,7 +193,7 @@ class ScriptBot(Bot):
             elif BEHAVIOUR == "malformed":
                 return "ZZ"
             elif BEHAVIOUR == "crash":
-                os._exit(3)
+                os._exit(PARAMS.get("code", 7))
             elif BEHAVIOUR == "frozen":
                 os.kill(os.getpid(), signal.SIGSTOP)
         return self.rng.choice(view.legal_cards())

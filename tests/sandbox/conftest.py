@@ -22,6 +22,7 @@ IMAGES = {
     "random": (REPO / "example_bots" / "random", "arena-random:test"),
     "heuristic": (REPO / "example_bots" / "heuristic", "arena-heuristic:test"),
     "probe": (REPO / "tests" / "sandbox" / "probe_bot", "arena-probe:test"),
+    "referee": (REPO / "docker" / "referee", "arena-referee:test"),
 }
 
 
