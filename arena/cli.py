@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from arena.commands import bot, demo, match, replay, rules, sandbox, serve
+from arena.commands import bot, demo, match, ratings, replay, rules, sandbox, serve, tournament
 
 app = typer.Typer(
     name="arena",
@@ -15,6 +15,8 @@ app = typer.Typer(
 )
 app.add_typer(rules.app, name="rules")
 app.add_typer(match.app, name="match")
+app.add_typer(tournament.app, name="tournament")
+app.add_typer(ratings.app, name="ratings")
 app.add_typer(bot.app, name="bot")
 app.add_typer(sandbox.app, name="sandbox")
 app.command("replay")(replay.replay)

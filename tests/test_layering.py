@@ -56,7 +56,9 @@ ALLOWED = {
     "match": {"arena.match"},
     "referee": {"arena.match", "arena.referee", "arena.sandbox"},
     "sandbox": {"arena.sandbox"},
-    "tournament": {"arena.match", "arena.referee", "arena.sandbox", "arena.tournament", "arena.ratings"},
+    "tournament": {
+        "arena.match", "arena.referee", "arena.sandbox", "arena.tournament", "arena.ratings", "arena.publish",
+    },
     "ratings": {"arena.ratings"},
     "publish": {"arena.ratings", "arena.publish"},
 }

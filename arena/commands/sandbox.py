@@ -14,7 +14,9 @@ app = typer.Typer(help="Manage the containers the arena starts.", no_args_is_hel
 
 @app.command("prune")
 def prune_command(
-    match_id: Annotated[str | None, typer.Option("--match", help="Only this match's containers.")] = None,
+    match_id: Annotated[
+        str | None, typer.Option("--match", help="Only containers whose match id starts with this (a tournament: NAME/).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the removed names as JSON.")] = False,
 ) -> None:
     """Remove every container the arena labelled (arena.managed), e.g. after a crash."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from arena.referee.botspec import BotSpec, BotSpecError, seat_assignment
 from arena.referee.host import (
     DEFAULT_START_TIMEOUT_S,
     SOCKET_NAME,
+    HostedMatch,
     Launcher,
     command_launcher,
     docker_launcher,
@@ -162,6 +163,44 @@ def _docker_client_for(specs: tuple[BotSpec, ...]) -> Any:
     return client
 
 
+async def play_seated(
+    spec: MatchSpec,
+    seat_bots: Sequence[BotSpec],
+    *,
+    log_dir: Path,
+    limits: ContainerLimits = ContainerLimits(),
+    start_timeout: float = DEFAULT_START_TIMEOUT_S,
+    on_game_end: Callable[[GameOutcome], Any] | None = None,
+    listen: Sequence[str] = (),
+    client: Any = None,
+) -> HostedMatch:
+    """Play ``spec`` with one bot per seat: a referee on a private socket, bots started, cleaned up.
+
+    This is the self-contained "play one match" call that both ``arena match
+    run`` and the tournament scheduler use.
+    """
+    if client is None:
+        client = _docker_client_for(tuple(seat_bots))
+    with tempfile.TemporaryDirectory(prefix="arena-") as tmp:
+        # The match's socket directory: only this match's containers mount it.
+        socket_dir = Path(tmp)
+        socket_path = socket_dir / SOCKET_NAME
+        socket = f"unix:{socket_path}"
+        launchers = [_launcher(bot, socket_dir, spec.match_id, limits, client) for bot in seat_bots]
+        server = await RefereeServer().start([socket, *listen])
+        if client is not None:
+            # Containers run as an unprivileged user: let it reach the socket.
+            socket_dir.chmod(0o755)
+            socket_path.chmod(0o777)
+        try:
+            return await host_match(
+                server, spec, launchers, socket,
+                start_timeout=start_timeout, log_dir=log_dir, on_game_end=on_game_end,
+            )  # fmt: skip
+        finally:
+            await server.stop(0.5)
+
+
 async def run_match(
     config: MatchConfig, on_game_end: Callable[[GameOutcome], Any] | None = None
 ) -> MatchReport:
@@ -182,26 +221,11 @@ async def run_match(
         if on_game_end is not None:
             on_game_end(game)
 
-    with tempfile.TemporaryDirectory(prefix="arena-") as tmp:
-        # The match's socket directory: only this match's containers mount it.
-        socket_dir = Path(tmp)
-        socket_path = socket_dir / SOCKET_NAME
-        socket = f"unix:{socket_path}"
-        launchers = [
-            _launcher(config.bots[b], socket_dir, config.match_id, config.limits, client) for b in seat_bots
-        ]
-        server = await RefereeServer().start([socket, *config.listen])
-        if client is not None:
-            # Containers run as an unprivileged user: let it reach the socket.
-            socket_dir.chmod(0o755)
-            socket_path.chmod(0o777)
-        try:
-            hosted = await host_match(
-                server, spec, launchers, socket,
-                start_timeout=config.start_timeout, log_dir=out_dir / "logs", on_game_end=saved,
-            )  # fmt: skip
-        finally:
-            await server.stop(0.5)
+    hosted = await play_seated(
+        spec, [config.bots[b] for b in seat_bots],
+        log_dir=out_dir / "logs", limits=config.limits, start_timeout=config.start_timeout,
+        on_game_end=saved, listen=config.listen, client=client,
+    )  # fmt: skip
     names = [""] * len(config.bots)
     for s, b in enumerate(seat_bots):
         names[b] = names[b] or hosted.outcome.seat_names[s]

@@ -199,11 +199,17 @@ class DockerProcess:
                     f.write(b"\n[arena: killed: out of memory]\n")
 
 
-def prune(client: Any, match_id: str | None = None) -> list[str]:
-    """Remove every container the arena labelled (or only one match's); returns their names."""
-    filters = {"label": [LABEL]} if match_id is None else {"label": [f"{MATCH_LABEL}={match_id}"]}
+def prune(client: Any, match_prefix: str | None = None) -> list[str]:
+    """Remove the containers the arena labelled; returns their names.
+
+    With ``match_prefix`` only those whose match id starts with it (a
+    tournament's tables are ``NAME/TABLE``), so other runs are left alone.
+    """
     removed = []
-    for container in client.containers.list(all=True, filters=filters):
+    for container in client.containers.list(all=True, filters={"label": [LABEL]}):
+        match = container.labels.get(MATCH_LABEL, "")
+        if match_prefix is not None and not match.startswith(match_prefix):
+            continue
         with contextlib.suppress(Exception):
             container.remove(force=True)
             removed.append(container.name)

@@ -1,0 +1,75 @@
+"""``arena ratings show`` and ``arena ratings publish``: Elo with error bars from a tournament."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.commands.common import console, fail, print_json
+from arena.publish import Standings, ratings_document, rich_tables, write_outputs
+from arena.ratings import Ratings, fit
+from arena.tournament import StoreError
+from arena.tournament.standings import load_standings
+
+app = typer.Typer(help="Ratings of a tournament: tables, JSON, CSV, Markdown, HTML.", no_args_is_help=True)
+
+DirArgument = Annotated[Path, typer.Argument(help="A tournament's output directory (it holds results.sqlite).")]
+
+
+def rate(directory: Path) -> tuple[Standings, Ratings]:
+    """Load a tournament's standings and fit the ratings; bad input exits 2."""
+    try:
+        standings = load_standings(directory)
+    except StoreError as exc:
+        fail(str(exc))
+    if not standings.results:
+        fail(f"{directory}: no scored games yet")
+    try:
+        return standings, fit(standings.results)
+    except ValueError as exc:
+        fail(f"cannot rate {directory}: {exc}")
+
+
+def show_directory(directory: Path) -> None:
+    """Print the leaderboard, crosstable and faults of a tournament directory."""
+    standings, ratings = rate(directory)
+    for table in rich_tables(standings, ratings):
+        console.print(table)
+
+
+@app.command("show")
+def show(
+    directory: DirArgument,
+    as_json: Annotated[bool, typer.Option("--json", help="Print ratings.json's content instead.")] = False,
+) -> None:
+    """Leaderboard (rank, Elo, ±95%, games, score %, W/L/D), crosstable, and faults per bot.
+
+    Elo is a Bradley–Terry maximum-likelihood fit over all games (pool mean
+    1500); the intervals come from duplicate pairs (cluster-robust).
+    """
+    if as_json:
+        standings, ratings = rate(directory)
+        print_json(ratings_document(standings, ratings))
+        return
+    show_directory(directory)
+
+
+@app.command("publish")
+def publish(
+    directory: DirArgument,
+    out: Annotated[Path, typer.Option(help="Where to write ratings.json, results.csv, leaderboard.md, index.html.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the written paths as JSON.")] = False,
+) -> None:
+    """Write the publishable results; index.html works opened from disk."""
+    standings, ratings = rate(directory)
+    try:
+        paths = write_outputs(standings, ratings, out)
+    except OSError as exc:
+        fail(f"cannot write to {out}: {exc.strerror or exc}")
+    if as_json:
+        print_json({k: str(v) for k, v in paths.items()})
+    else:
+        for kind, path in paths.items():
+            console.print(f"{kind:>4}: {path}", soft_wrap=True)

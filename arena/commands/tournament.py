@@ -1,0 +1,93 @@
+"""``arena tournament run``: a resumable round robin with duplicate deals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from arena.commands.common import console, fail, print_json
+from arena.tournament import ConfigError, StoreError, load_config, run_tournament
+from arena.tournament import Progress as RunProgress
+
+app = typer.Typer(help="Run round-robin tournaments.", no_args_is_help=True)
+
+#: Exit status when a run was stopped (Ctrl-C, SIGTERM) before the end.
+EXIT_INTERRUPTED = 130
+
+
+@app.command("run")
+def run(
+    file: Annotated[Path, typer.Argument(help="The tournament file (TOML; see tournaments/example.toml).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the run's summary as JSON.")] = False,
+    show: Annotated[bool, typer.Option("--show/--no-show", help="Show the leaderboard at the end.")] = True,
+) -> None:
+    """Play every missing game of FILE's round robin and show the leaderboard.
+
+    Each pairing plays duplicate tables (the same deals with the partnerships
+    swapped).  Results go to OUTPUT/results.sqlite as games finish; stopping
+    (Ctrl-C) and running again resumes with only the missing games.
+    """
+    try:
+        config = load_config(file)
+    except ConfigError as exc:
+        fail(str(exc))
+    columns = (
+        TextColumn(f"[bold]{config.name}[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
+        TaskProgressColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+    )  # fmt: skip
+    bar = Progress(*columns, console=console, disable=as_json, transient=False)
+    task = bar.add_task("games", total=None)
+
+    def on_start(total: int, done: int) -> None:
+        bar.update(task, total=total, completed=done)
+        if done and not as_json:
+            console.print(f"resuming: {done} of {total} games already played")
+
+    def on_game(row: object) -> None:
+        bar.advance(task)
+
+    def on_void(game_id: str, reason: str) -> None:
+        if not as_json:
+            console.print(f"[yellow]void[/] {game_id}: {reason} (will be played again)")
+
+    try:
+        with bar:
+            report = run_tournament(config, RunProgress(on_start, on_game, on_void))
+    except StoreError as exc:
+        fail(str(exc))
+    except ConfigError as exc:
+        fail(str(exc))
+    summary = {
+        "name": config.name,
+        "output": str(config.output),
+        "games": report.total,
+        "already_done": report.already_done,
+        "played": report.played,
+        "voided": report.voided,
+        "unfinished": report.unfinished,
+        "interrupted": report.interrupted,
+    }
+    if as_json:
+        print_json(summary)
+    else:
+        if report.interrupted:
+            console.print(f"[yellow]stopped[/]: {len(report.unfinished)} games left; run again to resume")
+        elif report.unfinished:
+            console.print(f"[red]{len(report.unfinished)} games could not be played[/] (voided too often)")
+        if show:
+            from arena.commands.ratings import show_directory
+
+            show_directory(config.output)
+    if report.interrupted:
+        raise typer.Exit(EXIT_INTERRUPTED)

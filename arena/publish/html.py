@@ -1,0 +1,189 @@
+"""``index.html``: a static, self-contained page (inline CSS, inline SVG, no scripts).
+
+Stable hooks for tests and scrapers: ``table#leaderboard``, ``#crosstable``, ``#los``,
+``#faults``, ``#provenance``; each body row has ``data-entry="NAME"``; leaderboard
+cells have classes ``rank entry elo margin interval games score wins losses draws``
+(``elo``/``margin``/``score`` carry the unrounded number in ``data-value``).
+Every name is escaped, and a Content-Security-Policy forbids scripts outright.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from arena.publish.model import PROVENANCE_KEYS, Standings
+from arena.publish.rows import LeaderRow, all_names, fmt_elo, fmt_pct, leaderboard
+from arena.publish.svg import Scale, error_bar
+from arena.ratings import Ratings
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+STYLE = """
+body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; background: #fff; }
+h1 { margin-bottom: 0.2em; }
+.meta { color: #555; margin-top: 0; }
+table { border-collapse: collapse; margin: 0.5em 0 2em; }
+th, td { padding: 3px 8px; border-bottom: 1px solid #e3e3e3; text-align: right; white-space: nowrap; }
+th { background: #f4f4f4; }
+td.entry, th.entry { text-align: left; max-width: 22em; overflow: hidden; text-overflow: ellipsis; }
+tr.disqualified td { color: #999; }
+.dq-mark { color: #fff; background: #c0392b; border-radius: 3px; padding: 0 4px; font-size: 11px; margin-left: 4px; }
+svg.errorbar line.range, svg.errorbar line.tick { stroke: #2c6fbb; stroke-width: 2; }
+svg.errorbar line.mean { stroke: #bbb; stroke-dasharray: 2 2; }
+svg.errorbar circle.point { fill: #1b3f6b; }
+#crosstable td, #los td { text-align: center; }
+td.self { background: #eee; }
+code { background: #f4f4f4; padding: 0 3px; }
+"""
+
+
+def _e(text: object) -> str:
+    """Escape for element text and quoted attribute values."""
+    return escape(str(text), quote=True)
+
+
+def _num(value: float | None) -> str:
+    """A number at full precision for a ``data-value`` attribute (empty for none)."""
+    return "" if value is None else repr(float(value))
+
+
+def render_html(standings: Standings, ratings: Ratings) -> str:
+    """The page, as a string."""
+    title = _e(standings.title)
+    meta = (
+        f"Ruleset <code>{_e(standings.ruleset_preset)}</code> "
+        f"(hash <code>{_e(standings.ruleset_hash[:16])}</code>) · {ratings.games} games in "
+        f"{ratings.clusters} duplicate pairs · Bradley–Terry, pool mean {ratings.mean:g} · "
+        f"95% intervals: <span id=\"error-method\">{_e(ratings.error_method)}</span>"
+    )
+    body = "\n".join([
+        f"<h1>{title}</h1>",
+        f'<p class="meta">{meta}</p>',
+        "<h2>Leaderboard</h2>", leaderboard_html(standings, ratings),
+        "<h2>Crosstable</h2>",
+        "<p class=\"meta\">Row entry against column entry: wins-losses-draws and score.</p>",
+        crosstable_html(standings, ratings),
+        "<h2>Likelihood of superiority</h2>",
+        "<p class=\"meta\">Probability that the row entry is stronger than the column entry.</p>",
+        los_html(standings, ratings),
+        "<h2>Faults</h2>", faults_html(standings, ratings),
+        "<h2>Provenance</h2>", provenance_html(standings, ratings),
+    ])
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+    )
+
+
+def leaderboard_html(standings: Standings, ratings: Ratings) -> str:
+    """``table#leaderboard`` with an SVG error bar in every rated row."""
+    rows = leaderboard(standings, ratings)
+    rated = [r for r in rows if r.elo is not None]
+    scale = Scale.spanning([v for r in rated for v in (r.lower, r.upper) if v is not None], ratings.mean)
+    head = "".join(
+        f'<th class="{c}">{h}</th>'
+        for c, h in (("rank", "#"), ("entry", "Entry"), ("elo", "Elo"), ("margin", "±"),
+                     ("interval", "95% interval"), ("games", "Games"), ("score", "Score"),
+                     ("wins", "W"), ("losses", "L"), ("draws", "D"))
+    )
+    body = "\n".join(_leader_row(r, scale, ratings.mean) for r in rows)
+    return f'<table id="leaderboard">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>'
+
+
+def _leader_row(row: LeaderRow, scale: Scale, mean: float) -> str:
+    dq = ' <span class="dq-mark" title="disqualified">DQ</span>' if row.disqualified else ""
+    bar = ""
+    if row.elo is not None and row.lower is not None and row.upper is not None:
+        bar = error_bar(scale, row.elo, row.lower, row.upper, mean)
+    cells = [
+        f'<td class="rank">{"" if row.rank is None else row.rank}</td>',
+        f'<td class="entry" title="{_e(row.name)}">{_e(row.name)}{dq}</td>',
+        f'<td class="elo" data-value="{_num(row.elo)}">{fmt_elo(row.elo)}</td>',
+        f'<td class="margin" data-value="{_num(row.margin)}">{fmt_elo(row.margin)}</td>',
+        f'<td class="interval">{bar}</td>',
+        f'<td class="games">{row.games}</td>',
+        f'<td class="score" data-value="{_num(row.score_pct)}">{fmt_pct(row.score_pct)}</td>',
+        f'<td class="wins">{row.wins}</td>',
+        f'<td class="losses">{row.losses}</td>',
+        f'<td class="draws">{row.draws}</td>',
+    ]
+    cls = ' class="disqualified"' if row.disqualified else ""
+    return f'<tr data-entry="{_e(row.name)}"{cls}>{"".join(cells)}</tr>'
+
+
+def _matrix_head(names: list[str]) -> str:
+    cols = "".join(f'<th title="{_e(n)}" data-entry="{_e(n)}">{k}</th>' for k, n in enumerate(names, 1))
+    return f'<thead><tr><th class="entry">Entry</th>{cols}</tr></thead>'
+
+
+def crosstable_html(standings: Standings, ratings: Ratings) -> str:
+    """``table#crosstable``: cells ``td.pair[data-opponent]`` with W-L-D and score."""
+    names = all_names(standings, ratings)
+    rows = []
+    for k, a in enumerate(names, 1):
+        cells = []
+        for b in names:
+            rec = ratings.crosstable.get(a, {}).get(b)
+            if a == b:
+                cells.append('<td class="self">—</td>')
+            elif rec is None:
+                cells.append(f'<td class="none" data-opponent="{_e(b)}">·</td>')
+            else:
+                shade = f"hsl({120 * rec.points / rec.games:.0f}, 60%, 88%)"
+                cells.append(
+                    f'<td class="pair" data-opponent="{_e(b)}" data-games="{rec.games}" '
+                    f'data-points="{_num(rec.points)}" style="background: {shade}">'
+                    f"{rec.wins}-{rec.losses}-{rec.draws}<br>{fmt_pct(rec.score_pct)}</td>"
+                )
+        rows.append(f'<tr data-entry="{_e(a)}"><td class="entry">{k}. {_e(a)}</td>{"".join(cells)}</tr>')
+    return f'<table id="crosstable">\n{_matrix_head(names)}\n<tbody>\n' + "\n".join(rows) + "\n</tbody>\n</table>"
+
+
+def los_html(standings: Standings, ratings: Ratings) -> str:
+    """``table#los``: likelihood of superiority, row over column, in percent."""
+    names = [p.name for p in ratings.players]
+    rows = []
+    for k, a in enumerate(names, 1):
+        cells = []
+        for b in names:
+            if a == b:
+                cells.append('<td class="self">—</td>')
+            else:
+                v = ratings.los[a][b]
+                cells.append(f'<td class="los" data-opponent="{_e(b)}" data-value="{_num(v)}">{100 * v:.0f}%</td>')
+        rows.append(f'<tr data-entry="{_e(a)}"><td class="entry">{k}. {_e(a)}</td>{"".join(cells)}</tr>')
+    return f'<table id="los">\n{_matrix_head(names)}\n<tbody>\n' + "\n".join(rows) + "\n</tbody>\n</table>"
+
+
+def faults_html(standings: Standings, ratings: Ratings) -> str:
+    """``table#faults``: one row per entry, one column per reason (``td[data-reason]``), a total."""
+    reasons = standings.fault_reasons()
+    head = "".join(f'<th data-reason="{_e(r)}">{_e(r)}</th>' for r in reasons)
+    rows = []
+    for name in all_names(standings, ratings):
+        counts = standings.faults.get(name, {})
+        cells = "".join(f'<td data-reason="{_e(r)}">{counts.get(r, 0)}</td>' for r in reasons)
+        rows.append(
+            f'<tr data-entry="{_e(name)}"><td class="entry">{_e(name)}</td>{cells}'
+            f'<td class="total">{sum(counts.values())}</td></tr>'
+        )
+    return (
+        f'<table id="faults">\n<thead><tr><th class="entry">Entry</th>{head}<th class="total">Total</th>'
+        "</tr></thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody>\n</table>"
+    )
+
+
+def provenance_html(standings: Standings, ratings: Ratings) -> str:
+    """``table#provenance``: image id, SDK and engine version per entry."""
+    rows = []
+    for name in all_names(standings, ratings):
+        prov = standings.provenance.get(name, {})
+        cells = "".join(f'<td class="{k}"><code>{_e(prov.get(k, ""))}</code></td>' for k in PROVENANCE_KEYS)
+        rows.append(f'<tr data-entry="{_e(name)}"><td class="entry">{_e(name)}</td>{cells}</tr>')
+    head = "".join(f'<th class="{k}">{k.replace("_", " ")}</th>' for k in PROVENANCE_KEYS)
+    return (
+        f'<table id="provenance">\n<thead><tr><th class="entry">Entry</th>{head}</tr></thead>\n<tbody>\n'
+        + "\n".join(rows) + "\n</tbody>\n</table>"
+    )

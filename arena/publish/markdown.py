@@ -1,0 +1,53 @@
+"""``leaderboard.md``: the leaderboard and faults as Markdown tables."""
+
+from __future__ import annotations
+
+import re
+
+from arena.publish.model import Standings
+from arena.publish.rows import all_names, fmt_elo, fmt_pct, leaderboard
+from arena.ratings import Ratings
+
+_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
+
+
+def md_escape(text: str) -> str:
+    """Untrusted text as literal Markdown inline text (also safe inside a table cell).
+
+    HTML metacharacters become entities (Markdown renders raw HTML), Markdown
+    punctuation is backslash-escaped, and line breaks become spaces.
+    """
+    text = " ".join(text.splitlines())
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _SPECIAL.sub(r"\\\1", text)
+
+
+def render_markdown(standings: Standings, ratings: Ratings) -> str:
+    """The Markdown document."""
+    lines = [
+        f"# {md_escape(standings.title)}",
+        "",
+        f"Ruleset `{md_escape(standings.ruleset_preset)}` (hash `{standings.ruleset_hash}`), "
+        f"{ratings.games} games in {ratings.clusters} duplicate pairs. Bradley–Terry ratings, "
+        f"pool mean {ratings.mean:g}; ± is the 95% interval ({ratings.error_method}).",
+        "",
+        "| # | Entry | Elo | ± | Games | Score | W | L | D | |",
+        "|--:|:--|--:|--:|--:|--:|--:|--:|--:|:--|",
+    ]
+    for row in leaderboard(standings, ratings):
+        lines.append(
+            f"| {'' if row.rank is None else row.rank} | {md_escape(row.name)} | {fmt_elo(row.elo)} "
+            f"| {fmt_elo(row.margin)} | {row.games} | {fmt_pct(row.score_pct)} | {row.wins} "
+            f"| {row.losses} | {row.draws} | {'DQ' if row.disqualified else ''} |"
+        )
+    reasons = standings.fault_reasons()
+    lines += ["", "## Faults", ""]
+    lines.append("| Entry | " + " | ".join(md_escape(r) for r in reasons) + (" | " if reasons else "") + "Total |")
+    lines.append("|:--|" + "--:|" * (len(reasons) + 1))
+    for name in all_names(standings, ratings):
+        counts = standings.faults.get(name, {})
+        cells = [str(counts.get(r, 0)) for r in reasons] + [str(sum(counts.values()))]
+        lines.append(f"| {md_escape(name)} | " + " | ".join(cells) + " |")
+    if standings.disqualified:
+        lines += ["", "DQ: disqualified (forfeits over the limit); its remaining games count as forfeits."]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,81 @@
+"""Rich tables for the terminal: leaderboard, crosstable, faults.
+
+Names go in as ``Text`` objects, never as markup strings: a bot called
+``[link=...]`` must print as itself.
+"""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+
+from arena.publish.model import Standings
+from arena.publish.rows import all_names, fmt_elo, fmt_pct, leaderboard
+from arena.ratings import Ratings
+
+
+def rich_tables(standings: Standings, ratings: Ratings) -> list[Table]:
+    """The leaderboard, the crosstable and the faults per entry, as rich tables."""
+    return [leaderboard_table(standings, ratings), crosstable_table(standings, ratings),
+            faults_table(standings, ratings)]
+
+
+def leaderboard_table(standings: Standings, ratings: Ratings) -> Table:
+    """Rank, entry, Elo, ±, games, score %, W/L/D and a DQ mark."""
+    table = Table(
+        title=Text(standings.title),
+        caption=Text(
+            f"{standings.ruleset_preset} {standings.ruleset_hash[:12]} · {ratings.games} games · "
+            f"95% intervals, {ratings.error_method} · pool mean {ratings.mean:g}"
+        ),
+    )
+    for header, justify in (("#", "right"), ("Entry", "left"), ("Elo", "right"), ("±", "right"),
+                            ("Games", "right"), ("Score", "right"), ("W/L/D", "right"), ("", "left")):
+        table.add_column(header, justify=justify)  # type: ignore[arg-type]
+    for row in leaderboard(standings, ratings):
+        table.add_row(
+            "" if row.rank is None else str(row.rank),
+            Text(row.name),
+            fmt_elo(row.elo),
+            fmt_elo(row.margin),
+            str(row.games),
+            fmt_pct(row.score_pct),
+            f"{row.wins}/{row.losses}/{row.draws}",
+            Text("DQ", style="bold red") if row.disqualified else "",
+        )
+    return table
+
+
+def crosstable_table(standings: Standings, ratings: Ratings) -> Table:
+    """Row entry's W-L-D and score against each column entry."""
+    names = all_names(standings, ratings)
+    table = Table(title=Text("Crosstable (row vs column: W-L-D, score)"))
+    table.add_column("Entry")
+    for k, _ in enumerate(names, 1):
+        table.add_column(str(k), justify="center")
+    for k, a in enumerate(names, 1):
+        cells: list[str | Text] = [Text(f"{k}. {a}")]
+        for b in names:
+            rec = ratings.crosstable.get(a, {}).get(b)
+            if a == b:
+                cells.append("—")
+            elif rec is None:
+                cells.append("·")
+            else:
+                cells.append(f"{rec.wins}-{rec.losses}-{rec.draws} {fmt_pct(rec.score_pct)}")
+        table.add_row(*cells)
+    return table
+
+
+def faults_table(standings: Standings, ratings: Ratings) -> Table:
+    """Fault counts per entry and reason."""
+    reasons = standings.fault_reasons()
+    table = Table(title=Text("Faults"))
+    table.add_column("Entry")
+    for reason in reasons:
+        table.add_column(Text(reason), justify="right")
+    table.add_column("Total", justify="right")
+    for name in all_names(standings, ratings):
+        counts = standings.faults.get(name, {})
+        table.add_row(Text(name), *(str(counts.get(r, 0)) for r in reasons), str(sum(counts.values())))
+    return table

@@ -1,0 +1,37 @@
+"""``write_outputs``: every published file into one directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from arena.publish.csvfile import results_csv
+from arena.publish.document import ratings_document
+from arena.publish.html import render_html
+from arena.publish.markdown import render_markdown
+from arena.publish.model import Standings
+from arena.ratings import Ratings
+
+
+def write_outputs(standings: Standings, ratings: Ratings, out_dir: Path) -> dict[str, Path]:
+    """Write ``ratings.json``, ``results.csv``, ``leaderboard.md`` and ``index.html``.
+
+    Returns their paths keyed ``json``, ``csv``, ``md``, ``html``. Each file is written
+    atomically (a temporary file renamed into place).
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    contents = {
+        "json": ("ratings.json", json.dumps(ratings_document(standings, ratings), indent=2, ensure_ascii=False) + "\n"),
+        "csv": ("results.csv", results_csv(standings)),
+        "md": ("leaderboard.md", render_markdown(standings, ratings)),
+        "html": ("index.html", render_html(standings, ratings)),
+    }
+    paths: dict[str, Path] = {}
+    for key, (name, text) in contents.items():
+        path = out_dir / name
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8", newline="")
+        tmp.replace(path)
+        paths[key] = path
+    return paths

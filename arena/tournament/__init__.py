@@ -1,0 +1,12 @@
+"""Tournaments: the file, the schedule of duplicate tables, the results store, resume."""
+
+from arena.tournament.config import ConfigError, Entry, FaultPolicy, TournamentConfig, load_config
+from arena.tournament.runner import Progress, RunReport, open_store, run_tournament
+from arena.tournament.schedule import ScheduledGame, Table, schedule, tables
+from arena.tournament.store import GameRow, ResultsStore, StoreError
+
+__all__ = [
+    "ConfigError", "Entry", "FaultPolicy", "GameRow", "Progress", "ResultsStore", "RunReport",
+    "ScheduledGame", "StoreError", "Table", "TournamentConfig", "load_config", "open_store",
+    "run_tournament", "schedule", "tables",
+]  # fmt: skip

@@ -1,0 +1,265 @@
+"""The tournament file (TOML): parse and validate it before anything starts.
+
+Every key is documented in ``tournaments/example.toml``.  Unknown keys,
+duplicate entry names, bad values and missing images are refused with a
+:class:`ConfigError` that names the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from arena.match import TimeControl
+from arena.referee.botspec import BotSpec, BotSpecError, parse_bot_spec
+from arena.sandbox.docker import ContainerLimits
+from arena_sdk.engine import RulesError, Ruleset, resolve_ruleset
+
+
+class ConfigError(ValueError):
+    """A tournament file that cannot be used; the message names the key."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """A competitor: a name and where its bot comes from."""
+
+    name: str
+    bot: BotSpec
+
+
+@dataclasses.dataclass(frozen=True)
+class FaultPolicy:
+    """What happens to misbehaving entries and failed games."""
+
+    strikes_per_game: int = 3
+    disqualify_share: float = 0.5
+    """An entry whose forfeits exceed this share of its games (after ``disqualify_min_games``) is removed."""
+    disqualify_min_games: int = 4
+    void_retries: int = 2
+
+
+@dataclasses.dataclass(frozen=True)
+class TournamentConfig:
+    """A validated tournament file."""
+
+    name: str
+    entries: tuple[Entry, ...]
+    rules: Ruleset
+    deals_per_pairing: int
+    time_control: TimeControl
+    limits: ContainerLimits
+    faults: FaultPolicy
+    seed: str
+    concurrency: int
+    output: Path
+    start_timeout: float
+    file_hash: str
+    source: Path
+
+    @property
+    def games_per_pairing(self) -> int:
+        """Each deal is played twice, once with each entry in each partnership."""
+        return 2 * self.deals_per_pairing
+
+
+_SECTIONS: dict[str, set[str]] = {
+    "tournament": {"name", "seed", "deals_per_pairing", "concurrency", "output", "start_timeout"},
+    "rules": {"preset", "set"},
+    "time": {"move", "bank", "hard_cap"},
+    "limits": {"memory", "cpus", "pids", "tmpfs", "log_bytes"},
+    "faults": {"strikes_per_game", "disqualify_share", "disqualify_min_games", "void_retries"},
+    "entry": {"name", "bot"},
+}
+
+
+def _check_keys(table: Mapping[str, Any], allowed: set[str], where: str) -> None:
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        raise ConfigError(f"[{where}]: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}")
+
+
+def _get(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any, where: str) -> Any:
+    if key not in table:
+        if default is _REQUIRED:
+            raise ConfigError(f"[{where}] {key} is required")
+        return default
+    value = table[key]
+    if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+        raise ConfigError(f"[{where}] {key} must be {_kind_name(kind)}, got {value!r}")
+    if not isinstance(value, kind):
+        raise ConfigError(f"[{where}] {key} must be {_kind_name(kind)}, got {value!r}")
+    return value
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    names = {int: "a whole number", float: "a number", str: "text", dict: "a table", list: "a list"}
+    return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
+def _positive(value: float, key: str, where: str, *, zero_ok: bool = False) -> None:
+    if value < 0 or (value == 0 and not zero_ok):
+        raise ConfigError(f"[{where}] {key} must be {'>= 0' if zero_ok else '> 0'}, got {value}")
+
+
+_REQUIRED = object()
+
+
+def load_config(path: Path, *, check_images: bool = True) -> TournamentConfig:
+    """Read and validate a tournament file."""
+    try:
+        raw_bytes = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(raw_bytes.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    return parse_config(data, source=path, file_hash=hashlib.sha256(raw_bytes).hexdigest(), check_images=check_images)
+
+
+def parse_config(
+    data: Mapping[str, Any], *, source: Path, file_hash: str, check_images: bool = True
+) -> TournamentConfig:
+    """Validate parsed TOML; see :func:`load_config`."""
+    _check_keys(data, set(_SECTIONS), "top level")
+    t = _get(data, "tournament", dict, {}, "top level")
+    _check_keys(t, _SECTIONS["tournament"], "tournament")
+    name = _get(t, "name", str, source.stem, "tournament")
+    seed = str(_get(t, "seed", (str, int), _REQUIRED, "tournament"))
+    deals = _get(t, "deals_per_pairing", int, 2, "tournament")
+    if deals < 1:
+        raise ConfigError(f"[tournament] deals_per_pairing must be >= 1, got {deals}")
+    concurrency = _get(t, "concurrency", int, 1, "tournament")
+    if concurrency < 1:
+        raise ConfigError(f"[tournament] concurrency must be >= 1, got {concurrency}")
+    output = Path(_get(t, "output", str, f"tournaments/{name}", "tournament"))  # relative to the cwd
+    start_timeout = float(_get(t, "start_timeout", (int, float), 30.0, "tournament"))
+    _positive(start_timeout, "start_timeout", "tournament")
+
+    r = _get(data, "rules", dict, {}, "top level")
+    _check_keys(r, _SECTIONS["rules"], "rules")
+    preset = _get(r, "preset", str, "pagat", "rules")
+    overrides = _get(r, "set", dict, {}, "rules")
+    try:
+        rules = resolve_ruleset(preset, {k: (str(v) if not isinstance(v, str) else v) for k, v in overrides.items()})
+    except RulesError as exc:
+        raise ConfigError(f"[rules] {exc}") from None
+
+    tm = _get(data, "time", dict, {}, "top level")
+    _check_keys(tm, _SECTIONS["time"], "time")
+    move = float(_get(tm, "move", (int, float), 1.0, "time"))
+    bank = float(_get(tm, "bank", (int, float), 30.0, "time"))
+    try:
+        time_control = TimeControl(
+            move_s=move,
+            bank_s=bank,
+            hard_cap_s=float(_get(tm, "hard_cap", (int, float), max(60.0, move), "time")),
+            strikes_to_forfeit=3,
+        )
+    except ValueError as exc:
+        raise ConfigError(f"[time] {exc}") from None
+
+    lm = _get(data, "limits", dict, {}, "top level")
+    _check_keys(lm, _SECTIONS["limits"], "limits")
+    limits = ContainerLimits(
+        memory=_get(lm, "memory", str, "256m", "limits"),
+        cpus=float(_get(lm, "cpus", (int, float), 1.0, "limits")),
+        pids=_get(lm, "pids", int, 64, "limits"),
+        tmpfs_size=_get(lm, "tmpfs", str, "16m", "limits"),
+        log_cap_bytes=_get(lm, "log_bytes", int, 1 << 20, "limits"),
+    )
+    _positive(limits.cpus, "cpus", "limits")
+    _positive(limits.pids, "pids", "limits")
+
+    f = _get(data, "faults", dict, {}, "top level")
+    _check_keys(f, _SECTIONS["faults"], "faults")
+    faults = FaultPolicy(
+        strikes_per_game=_get(f, "strikes_per_game", int, 3, "faults"),
+        disqualify_share=float(_get(f, "disqualify_share", (int, float), 0.5, "faults")),
+        disqualify_min_games=_get(f, "disqualify_min_games", int, 4, "faults"),
+        void_retries=_get(f, "void_retries", int, 2, "faults"),
+    )
+    if faults.strikes_per_game < 1:
+        raise ConfigError(f"[faults] strikes_per_game must be >= 1, got {faults.strikes_per_game}")
+    if not 0 < faults.disqualify_share <= 1:
+        raise ConfigError(f"[faults] disqualify_share must be in (0, 1], got {faults.disqualify_share}")
+    _positive(faults.void_retries, "void_retries", "faults", zero_ok=True)
+    time_control = dataclasses.replace(time_control, strikes_to_forfeit=faults.strikes_per_game)
+
+    raw_entries = _get(data, "entry", list, _REQUIRED, "top level")
+    entries = []
+    seen: set[str] = set()
+    for i, item in enumerate(raw_entries):
+        where = f"entry {i + 1}"
+        if not isinstance(item, dict):
+            raise ConfigError(f"[[entry]] number {i + 1} must be a table")
+        _check_keys(item, _SECTIONS["entry"], where)
+        entry_name = _get(item, "name", str, _REQUIRED, where).strip()
+        if not entry_name or len(entry_name) > 64:
+            raise ConfigError(f"[{where}] name must be 1-64 characters")
+        if entry_name in seen:
+            raise ConfigError(f"[{where}] duplicate entry name {entry_name!r}")
+        seen.add(entry_name)
+        try:
+            spec = parse_bot_spec(_get(item, "bot", str, _REQUIRED, where))
+        except BotSpecError as exc:
+            raise ConfigError(f"[{where}] {exc}") from None
+        if spec.kind == "cmd":
+            spec = dataclasses.replace(spec, target=_resolve_script(spec.target, source.parent))
+        entries.append(Entry(entry_name, spec))
+    if len(entries) < 2:
+        raise ConfigError(f"a tournament needs at least 2 entries, got {len(entries)}")
+    if check_images:
+        _check_images(entries)
+    return TournamentConfig(
+        name=name,
+        entries=tuple(entries),
+        rules=rules,
+        deals_per_pairing=deals,
+        time_control=time_control,
+        limits=limits,
+        faults=faults,
+        seed=seed,
+        concurrency=concurrency,
+        output=output,
+        start_timeout=start_timeout,
+        file_hash=file_hash,
+        source=source,
+    )
+
+
+def _resolve_script(command: str, base: Path) -> str:
+    """Make relative ``.py`` paths in a command relative to the tournament file."""
+    import shlex
+
+    words = shlex.split(command)
+    out = []
+    for word in words:
+        candidate = base / word
+        if word.endswith(".py") and not Path(word).is_absolute() and candidate.exists():
+            word = str(candidate.resolve())
+        out.append(word)
+    return shlex.join(out)
+
+
+def _check_images(entries: list[Entry]) -> None:
+    images = [e for e in entries if e.bot.kind == "docker"]
+    if not images:
+        return
+    from arena.sandbox.docker import DockerUnavailable, ImageNotFound, docker_client, image_id
+
+    try:
+        client = docker_client()
+        for entry in images:
+            try:
+                image_id(client, entry.bot.target)
+            except ImageNotFound as exc:
+                raise ConfigError(f"entry {entry.name!r}: {exc}") from None
+    except DockerUnavailable as exc:
+        raise ConfigError(f"entries use docker images but {exc}") from None

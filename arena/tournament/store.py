@@ -1,0 +1,219 @@
+"""The results store: SQLite in WAL mode, one row per finished game.
+
+A game is written once, in one transaction, when it has finished (its record
+file is written first, atomically), so a run killed at any moment loses at
+most the games in progress and never counts one twice.  The store remembers
+the hash of the tournament file and refuses to resume under another one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    game_id TEXT PRIMARY KEY,
+    pairing INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    table_no INTEGER NOT NULL,
+    cluster TEXT NOT NULL,
+    side0 TEXT NOT NULL,
+    side1 TEXT NOT NULL,
+    deal_seed TEXT NOT NULL,
+    ending TEXT NOT NULL,
+    winner TEXT,
+    score0 INTEGER NOT NULL,
+    score1 INTEGER NOT NULL,
+    hands INTEGER NOT NULL,
+    forfeit_entry TEXT,
+    forfeit_reason TEXT,
+    forfeit_detail TEXT,
+    strikes0 INTEGER NOT NULL,
+    strikes1 INTEGER NOT NULL,
+    decisions INTEGER NOT NULL,
+    think_seconds REAL NOT NULL,
+    ruleset_hash TEXT NOT NULL,
+    engine_version TEXT NOT NULL,
+    sdk_version TEXT NOT NULL,
+    image0 TEXT,
+    image1 TEXT,
+    record TEXT,
+    finished_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS voids (
+    game_id TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    reason TEXT NOT NULL,
+    at TEXT NOT NULL,
+    PRIMARY KEY (game_id, attempt)
+);
+CREATE TABLE IF NOT EXISTS disqualified (
+    entry TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    at TEXT NOT NULL
+);
+"""
+
+
+class StoreError(RuntimeError):
+    """The store cannot be used: another tournament's, or unwritable."""
+
+
+@dataclasses.dataclass(frozen=True)
+class GameRow:
+    """One finished game as stored."""
+
+    game_id: str
+    pairing: int
+    deal: int
+    table_no: int
+    cluster: str
+    side0: str
+    side1: str
+    deal_seed: str
+    ending: str
+    winner: str | None
+    score0: int
+    score1: int
+    hands: int
+    forfeit_entry: str | None
+    forfeit_reason: str | None
+    forfeit_detail: str | None
+    strikes0: int
+    strikes1: int
+    decisions: int
+    think_seconds: float
+    ruleset_hash: str
+    engine_version: str
+    sdk_version: str
+    image0: str | None
+    image1: str | None
+    record: str | None
+    finished_at: str
+
+
+def now() -> str:
+    """UTC time as ISO text."""
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+class ResultsStore:
+    """The tournament's SQLite database."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(SCHEMA)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the results store {path}: {exc}") from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic write; a full disk or another error rolls it back."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            yield self.db
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+
+    # ------------------------------------------------------------ meta
+
+    def claim(self, file_hash: str, name: str, ruleset_hash: str, ruleset_json: str = "{}") -> bool:
+        """Bind the store to a tournament file; True if it is new.
+
+        Raises :class:`StoreError` if the store belongs to another file.
+        """
+        row = self.db.execute("SELECT value FROM meta WHERE key='file_hash'").fetchone()
+        if row is None:
+            with self.transaction() as db:
+                db.executemany(
+                    "INSERT INTO meta(key, value) VALUES (?, ?)",
+                    [
+                        ("file_hash", file_hash), ("name", name), ("ruleset_hash", ruleset_hash),
+                        ("ruleset", ruleset_json), ("created", now()),
+                    ],  # fmt: skip
+                )
+            return True
+        if row[0] != file_hash:
+            raise StoreError(
+                f"{self.path} holds a tournament played from a different file "
+                f"(hash {row[0][:12]}, this file {file_hash[:12]}); "
+                f"use another output directory, or restore the original file to resume"
+            )
+        return False
+
+    def meta(self) -> dict[str, str]:
+        return dict(self.db.execute("SELECT key, value FROM meta").fetchall())
+
+    # ------------------------------------------------------------ games
+
+    def record_game(self, row: GameRow) -> None:
+        """Store a finished game (idempotent on its id: a replay of the same game is ignored)."""
+        fields = dataclasses.fields(GameRow)
+        names = ", ".join(f.name for f in fields)
+        marks = ", ".join("?" for _ in fields)
+        with self.transaction() as db:
+            db.execute(
+                f"INSERT OR IGNORE INTO games ({names}) VALUES ({marks})",
+                [getattr(row, f.name) for f in fields],
+            )
+
+    def record_void(self, game_id: str, reason: str) -> int:
+        """Note a void attempt; returns how many there have been for this game."""
+        with self.transaction() as db:
+            (count,) = db.execute("SELECT COUNT(*) FROM voids WHERE game_id=?", (game_id,)).fetchone()
+            db.execute(
+                "INSERT INTO voids(game_id, attempt, reason, at) VALUES (?, ?, ?, ?)",
+                (game_id, count + 1, reason[:500], now()),
+            )
+        return count + 1
+
+    def void_attempts(self) -> dict[str, int]:
+        return dict(self.db.execute("SELECT game_id, COUNT(*) FROM voids GROUP BY game_id").fetchall())
+
+    def finished_ids(self) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT game_id FROM games")}
+
+    def games(self) -> list[GameRow]:
+        cursor = self.db.execute(
+            f"SELECT {', '.join(f.name for f in dataclasses.fields(GameRow))} FROM games ORDER BY game_id"
+        )
+        return [GameRow(*row) for row in cursor.fetchall()]
+
+    # ------------------------------------------------------------ disqualification
+
+    def disqualify(self, entry: str, reason: str) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO disqualified(entry, reason, at) VALUES (?, ?, ?)",
+                (entry, reason, now()),
+            )
+
+    def disqualified(self) -> dict[str, str]:
+        return dict(self.db.execute("SELECT entry, reason FROM disqualified").fetchall())
+
+    def integrity(self) -> str:
+        """SQLite's own integrity check (``ok`` when sound)."""
+        return str(self.db.execute("PRAGMA integrity_check").fetchone()[0])
+
+
+def row_values(row: GameRow) -> dict[str, Any]:
+    """A row as a dict (for JSON)."""
+    return dataclasses.asdict(row)
