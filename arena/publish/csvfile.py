@@ -9,8 +9,21 @@ from arena.publish.model import Standings
 from arena.publish.rows import fmt_score
 
 COLUMNS = (
-    "game_id", "entry_a", "entry_b", "score_a", "ending", "cluster", "scores_a", "scores_b",
-    "ruleset_hash", "image_a", "sdk_a", "engine_a", "image_b", "sdk_b", "engine_b",
+    "game_id",
+    "entry_a",
+    "entry_b",
+    "score_a",
+    "ending",
+    "cluster",
+    "scores_a",
+    "scores_b",
+    "ruleset_hash",
+    "image_a",
+    "sdk_a",
+    "engine_a",
+    "image_b",
+    "sdk_b",
+    "engine_b",
 )
 
 
@@ -26,10 +39,23 @@ def results_csv(standings: Standings) -> str:
     for g in standings.games:
         pa = standings.provenance.get(g.entry_a, {})
         pb = standings.provenance.get(g.entry_b, {})
-        out.writerow([
-            g.game_id, g.entry_a, g.entry_b, fmt_score(g.score), g.ending, g.cluster,
-            g.scores_a, g.scores_b, standings.ruleset_hash,
-            pa.get("image_id", ""), pa.get("sdk_version", ""), pa.get("engine_version", ""),
-            pb.get("image_id", ""), pb.get("sdk_version", ""), pb.get("engine_version", ""),
-        ])
+        out.writerow(
+            [
+                g.game_id,
+                g.entry_a,
+                g.entry_b,
+                fmt_score(g.score),
+                g.ending,
+                g.cluster,
+                g.scores_a,
+                g.scores_b,
+                standings.ruleset_hash,
+                pa.get("image_id", ""),
+                pa.get("sdk_version", ""),
+                pa.get("engine_version", ""),
+                pb.get("image_id", ""),
+                pb.get("sdk_version", ""),
+                pb.get("engine_version", ""),
+            ]
+        )
     return buf.getvalue()

@@ -22,11 +22,24 @@ def ratings_document(standings: Standings, ratings: Ratings) -> dict[str, Any]:
     by_name = {p["name"]: p for p in fitted["players"]}
     entries = []
     for row in leaderboard(standings, ratings):
-        entry: dict[str, Any] = dict(by_name.get(row.name) or {
-            "rank": None, "name": row.name, "elo": None, "se": None, "lower": None,
-            "upper": None, "margin": None, "games": 0, "wins": 0, "losses": 0, "draws": 0,
-            "points": 0.0, "score_pct": None,
-        })
+        entry: dict[str, Any] = dict(
+            by_name.get(row.name)
+            or {
+                "rank": None,
+                "name": row.name,
+                "elo": None,
+                "se": None,
+                "lower": None,
+                "upper": None,
+                "margin": None,
+                "games": 0,
+                "wins": 0,
+                "losses": 0,
+                "draws": 0,
+                "points": 0.0,
+                "score_pct": None,
+            }
+        )
         entry["disqualified"] = row.disqualified
         entry["faults"] = dict(sorted(standings.faults.get(row.name, {}).items()))
         entry["provenance"] = dict(standings.provenance.get(row.name, {}))

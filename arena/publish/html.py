@@ -23,15 +23,19 @@ body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; backgroun
 h1 { margin-bottom: 0.2em; }
 .meta { color: #555; margin-top: 0; }
 table { border-collapse: collapse; margin: 0.5em 0 2em; }
-th, td { padding: 3px 8px; border-bottom: 1px solid #e3e3e3; text-align: right; white-space: nowrap; }
+th, td { padding: 3px 8px; border-bottom: 1px solid #e3e3e3; text-align: right; }
+th, td { white-space: nowrap; }
 th { background: #f4f4f4; }
 td.entry, th.entry { text-align: left; max-width: 22em; overflow: hidden; text-overflow: ellipsis; }
 tr.disqualified td { color: #999; }
-.dq-mark { color: #fff; background: #c0392b; border-radius: 3px; padding: 0 4px; font-size: 11px; margin-left: 4px; }
+.dq-mark { color: #fff; background: #c0392b; border-radius: 3px; padding: 0 4px; }
+.dq-mark { font-size: 11px; margin-left: 4px; }
 svg.errorbar line.range, svg.errorbar line.tick { stroke: #2c6fbb; stroke-width: 2; }
 svg.errorbar line.mean { stroke: #bbb; stroke-dasharray: 2 2; }
 svg.errorbar circle.point { fill: #1b3f6b; }
 #crosstable td, #los td { text-align: center; }
+#crosstable td.entry, #los td.entry { text-align: left; }
+th.interval { text-align: center; }
 td.self { background: #eee; }
 code { background: #f4f4f4; padding: 0 3px; }
 """
@@ -40,6 +44,12 @@ code { background: #f4f4f4; padding: 0 3px; }
 def _e(text: object) -> str:
     """Escape for element text and quoted attribute values."""
     return escape(str(text), quote=True)
+
+
+def _table(table_id: str, head_row: str, body_rows: str) -> str:
+    """A ``<table id=...>`` with one header row and the given body rows."""
+    head = f"<thead>{head_row}</thead>"
+    return f'<table id="{table_id}">\n{head}\n<tbody>\n{body_rows}\n</tbody>\n</table>'
 
 
 def _num(value: float | None) -> str:
@@ -54,23 +64,28 @@ def render_html(standings: Standings, ratings: Ratings) -> str:
         f"Ruleset <code>{_e(standings.ruleset_preset)}</code> "
         f"(hash <code>{_e(standings.ruleset_hash[:16])}</code>) · {ratings.games} games in "
         f"{ratings.clusters} duplicate pairs · Bradley–Terry, pool mean {ratings.mean:g} · "
-        f"95% intervals: <span id=\"error-method\">{_e(ratings.error_method)}</span>"
+        f'95% intervals: <span id="error-method">{_e(ratings.error_method)}</span>'
     )
-    body = "\n".join([
-        f"<h1>{title}</h1>",
-        f'<p class="meta">{meta}</p>',
-        "<h2>Leaderboard</h2>", leaderboard_html(standings, ratings),
-        "<h2>Crosstable</h2>",
-        "<p class=\"meta\">Row entry against column entry: wins-losses-draws and score.</p>",
-        crosstable_html(standings, ratings),
-        "<h2>Likelihood of superiority</h2>",
-        "<p class=\"meta\">Probability that the row entry is stronger than the column entry.</p>",
-        los_html(standings, ratings),
-        "<h2>Faults</h2>", faults_html(standings, ratings),
-        "<h2>Provenance</h2>", provenance_html(standings, ratings),
-    ])
+    body = "\n".join(
+        [
+            f"<h1>{title}</h1>",
+            f'<p class="meta">{meta}</p>',
+            "<h2>Leaderboard</h2>",
+            leaderboard_html(standings, ratings),
+            "<h2>Crosstable</h2>",
+            '<p class="meta">Row entry against column entry: wins-losses-draws and score.</p>',
+            crosstable_html(standings, ratings),
+            "<h2>Likelihood of superiority</h2>",
+            '<p class="meta">Probability that the row entry is stronger than the column entry.</p>',
+            los_html(standings, ratings),
+            "<h2>Faults</h2>",
+            faults_html(standings, ratings),
+            "<h2>Provenance</h2>",
+            provenance_html(standings, ratings),
+        ]
+    )
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
@@ -81,15 +96,26 @@ def leaderboard_html(standings: Standings, ratings: Ratings) -> str:
     """``table#leaderboard`` with an SVG error bar in every rated row."""
     rows = leaderboard(standings, ratings)
     rated = [r for r in rows if r.elo is not None]
-    scale = Scale.spanning([v for r in rated for v in (r.lower, r.upper) if v is not None], ratings.mean)
+    scale = Scale.spanning(
+        [v for r in rated for v in (r.lower, r.upper) if v is not None], ratings.mean
+    )
     head = "".join(
         f'<th class="{c}">{h}</th>'
-        for c, h in (("rank", "#"), ("entry", "Entry"), ("elo", "Elo"), ("margin", "±"),
-                     ("interval", "95% interval"), ("games", "Games"), ("score", "Score"),
-                     ("wins", "W"), ("losses", "L"), ("draws", "D"))
+        for c, h in (
+            ("rank", "#"),
+            ("entry", "Entry"),
+            ("elo", "Elo"),
+            ("margin", "±"),
+            ("interval", "95% interval"),
+            ("games", "Games"),
+            ("score", "Score"),
+            ("wins", "W"),
+            ("losses", "L"),
+            ("draws", "D"),
+        )
     )
     body = "\n".join(_leader_row(r, scale, ratings.mean) for r in rows)
-    return f'<table id="leaderboard">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>'
+    return _table("leaderboard", f"<tr>{head}</tr>", body)
 
 
 def _leader_row(row: LeaderRow, scale: Scale, mean: float) -> str:
@@ -114,8 +140,16 @@ def _leader_row(row: LeaderRow, scale: Scale, mean: float) -> str:
 
 
 def _matrix_head(names: list[str]) -> str:
-    cols = "".join(f'<th title="{_e(n)}" data-entry="{_e(n)}">{k}</th>' for k, n in enumerate(names, 1))
-    return f'<thead><tr><th class="entry">Entry</th>{cols}</tr></thead>'
+    cols = "".join(
+        f'<th title="{_e(n)}" data-entry="{_e(n)}">{k}</th>' for k, n in enumerate(names, 1)
+    )
+    return f'<tr><th class="entry">Entry</th>{cols}</tr>'
+
+
+def _matrix_row(k: int, name: str, cells: list[str]) -> str:
+    return (
+        f'<tr data-entry="{_e(name)}"><td class="entry">{k}. {_e(name)}</td>{"".join(cells)}</tr>'
+    )
 
 
 def crosstable_html(standings: Standings, ratings: Ratings) -> str:
@@ -137,8 +171,8 @@ def crosstable_html(standings: Standings, ratings: Ratings) -> str:
                     f'data-points="{_num(rec.points)}" style="background: {shade}">'
                     f"{rec.wins}-{rec.losses}-{rec.draws}<br>{fmt_pct(rec.score_pct)}</td>"
                 )
-        rows.append(f'<tr data-entry="{_e(a)}"><td class="entry">{k}. {_e(a)}</td>{"".join(cells)}</tr>')
-    return f'<table id="crosstable">\n{_matrix_head(names)}\n<tbody>\n' + "\n".join(rows) + "\n</tbody>\n</table>"
+        rows.append(_matrix_row(k, a, cells))
+    return _table("crosstable", _matrix_head(names), "\n".join(rows))
 
 
 def los_html(standings: Standings, ratings: Ratings) -> str:
@@ -152,9 +186,12 @@ def los_html(standings: Standings, ratings: Ratings) -> str:
                 cells.append('<td class="self">—</td>')
             else:
                 v = ratings.los[a][b]
-                cells.append(f'<td class="los" data-opponent="{_e(b)}" data-value="{_num(v)}">{100 * v:.0f}%</td>')
-        rows.append(f'<tr data-entry="{_e(a)}"><td class="entry">{k}. {_e(a)}</td>{"".join(cells)}</tr>')
-    return f'<table id="los">\n{_matrix_head(names)}\n<tbody>\n' + "\n".join(rows) + "\n</tbody>\n</table>"
+                cells.append(
+                    f'<td class="los" data-opponent="{_e(b)}" data-value="{_num(v)}">'
+                    f"{100 * v:.0f}%</td>"
+                )
+        rows.append(_matrix_row(k, a, cells))
+    return _table("los", _matrix_head(names), "\n".join(rows))
 
 
 def faults_html(standings: Standings, ratings: Ratings) -> str:
@@ -169,10 +206,8 @@ def faults_html(standings: Standings, ratings: Ratings) -> str:
             f'<tr data-entry="{_e(name)}"><td class="entry">{_e(name)}</td>{cells}'
             f'<td class="total">{sum(counts.values())}</td></tr>'
         )
-    return (
-        f'<table id="faults">\n<thead><tr><th class="entry">Entry</th>{head}<th class="total">Total</th>'
-        "</tr></thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody>\n</table>"
-    )
+    head = f'<tr><th class="entry">Entry</th>{head}<th class="total">Total</th></tr>'
+    return _table("faults", head, "\n".join(rows))
 
 
 def provenance_html(standings: Standings, ratings: Ratings) -> str:
@@ -180,10 +215,9 @@ def provenance_html(standings: Standings, ratings: Ratings) -> str:
     rows = []
     for name in all_names(standings, ratings):
         prov = standings.provenance.get(name, {})
-        cells = "".join(f'<td class="{k}"><code>{_e(prov.get(k, ""))}</code></td>' for k in PROVENANCE_KEYS)
+        cells = "".join(
+            f'<td class="{k}"><code>{_e(prov.get(k, ""))}</code></td>' for k in PROVENANCE_KEYS
+        )
         rows.append(f'<tr data-entry="{_e(name)}"><td class="entry">{_e(name)}</td>{cells}</tr>')
     head = "".join(f'<th class="{k}">{k.replace("_", " ")}</th>' for k in PROVENANCE_KEYS)
-    return (
-        f'<table id="provenance">\n<thead><tr><th class="entry">Entry</th>{head}</tr></thead>\n<tbody>\n'
-        + "\n".join(rows) + "\n</tbody>\n</table>"
-    )
+    return _table("provenance", f'<tr><th class="entry">Entry</th>{head}</tr>', "\n".join(rows))

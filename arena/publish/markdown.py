@@ -35,19 +35,28 @@ def render_markdown(standings: Standings, ratings: Ratings) -> str:
         "|--:|:--|--:|--:|--:|--:|--:|--:|--:|:--|",
     ]
     for row in leaderboard(standings, ratings):
+        rank = "" if row.rank is None else row.rank
         lines.append(
-            f"| {'' if row.rank is None else row.rank} | {md_escape(row.name)} | {fmt_elo(row.elo)} "
+            f"| {rank} | {md_escape(row.name)} | {fmt_elo(row.elo)} "
             f"| {fmt_elo(row.margin)} | {row.games} | {fmt_pct(row.score_pct)} | {row.wins} "
             f"| {row.losses} | {row.draws} | {'DQ' if row.disqualified else ''} |"
         )
     reasons = standings.fault_reasons()
     lines += ["", "## Faults", ""]
-    lines.append("| Entry | " + " | ".join(md_escape(r) for r in reasons) + (" | " if reasons else "") + "Total |")
+    lines.append(
+        "| Entry | "
+        + " | ".join(md_escape(r) for r in reasons)
+        + (" | " if reasons else "")
+        + "Total |"
+    )
     lines.append("|:--|" + "--:|" * (len(reasons) + 1))
     for name in all_names(standings, ratings):
         counts = standings.faults.get(name, {})
         cells = [str(counts.get(r, 0)) for r in reasons] + [str(sum(counts.values()))]
         lines.append(f"| {md_escape(name)} | " + " | ".join(cells) + " |")
     if standings.disqualified:
-        lines += ["", "DQ: disqualified (forfeits over the limit); its remaining games count as forfeits."]
+        lines += [
+            "",
+            "DQ: disqualified (forfeits over the limit); its remaining games count as forfeits.",
+        ]
     return "\n".join(lines) + "\n"

@@ -35,15 +35,39 @@ def leaderboard(standings: Standings, ratings: Ratings) -> list[LeaderRow]:
     """Rated entries best first, then entries with no scored game (in entry order)."""
     rows = [
         LeaderRow(
-            p.name, p.rank, p.elo, p.se, p.lower, p.upper, p.record.games, p.record.wins,
-            p.record.losses, p.record.draws, p.record.score_pct, p.name in standings.disqualified,
+            p.name,
+            p.rank,
+            p.elo,
+            p.se,
+            p.lower,
+            p.upper,
+            p.record.games,
+            p.record.wins,
+            p.record.losses,
+            p.record.draws,
+            p.record.score_pct,
+            p.name in standings.disqualified,
         )
         for p in ratings.players
     ]
     for name in dict.fromkeys(standings.entries):
         if name not in ratings:
-            rows.append(LeaderRow(name, None, None, None, None, None, 0, 0, 0, 0, None,
-                                  name in standings.disqualified))
+            rows.append(
+                LeaderRow(
+                    name,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    0,
+                    0,
+                    0,
+                    0,
+                    None,
+                    name in standings.disqualified,
+                )
+            )
     return rows
 
 

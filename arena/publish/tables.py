@@ -16,8 +16,11 @@ from arena.ratings import Ratings
 
 def rich_tables(standings: Standings, ratings: Ratings) -> list[Table]:
     """The leaderboard, the crosstable and the faults per entry, as rich tables."""
-    return [leaderboard_table(standings, ratings), crosstable_table(standings, ratings),
-            faults_table(standings, ratings)]
+    return [
+        leaderboard_table(standings, ratings),
+        crosstable_table(standings, ratings),
+        faults_table(standings, ratings),
+    ]
 
 
 def leaderboard_table(standings: Standings, ratings: Ratings) -> Table:
@@ -29,8 +32,16 @@ def leaderboard_table(standings: Standings, ratings: Ratings) -> Table:
             f"95% intervals, {ratings.error_method} · pool mean {ratings.mean:g}"
         ),
     )
-    for header, justify in (("#", "right"), ("Entry", "left"), ("Elo", "right"), ("±", "right"),
-                            ("Games", "right"), ("Score", "right"), ("W/L/D", "right"), ("", "left")):
+    for header, justify in (
+        ("#", "right"),
+        ("Entry", "left"),
+        ("Elo", "right"),
+        ("±", "right"),
+        ("Games", "right"),
+        ("Score", "right"),
+        ("W/L/D", "right"),
+        ("", "left"),
+    ):
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
     for row in leaderboard(standings, ratings):
         table.add_row(
@@ -77,5 +88,7 @@ def faults_table(standings: Standings, ratings: Ratings) -> Table:
     table.add_column("Total", justify="right")
     for name in all_names(standings, ratings):
         counts = standings.faults.get(name, {})
-        table.add_row(Text(name), *(str(counts.get(r, 0)) for r in reasons), str(sum(counts.values())))
+        table.add_row(
+            Text(name), *(str(counts.get(r, 0)) for r in reasons), str(sum(counts.values()))
+        )
     return table

@@ -22,7 +22,10 @@ def write_outputs(standings: Standings, ratings: Ratings, out_dir: Path) -> dict
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     contents = {
-        "json": ("ratings.json", json.dumps(ratings_document(standings, ratings), indent=2, ensure_ascii=False) + "\n"),
+        "json": (
+            "ratings.json",
+            json.dumps(ratings_document(standings, ratings), indent=2, ensure_ascii=False) + "\n",
+        ),
         "csv": ("results.csv", results_csv(standings)),
         "md": ("leaderboard.md", render_markdown(standings, ratings)),
         "html": ("index.html", render_html(standings, ratings)),

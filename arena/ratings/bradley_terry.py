@@ -62,7 +62,9 @@ def gradient_hessian(theta: Vector, pairs: PairTotals) -> tuple[Vector, Matrix]:
     return g, h
 
 
-def maximise(k: int, pairs: PairTotals, *, tol: float = 1e-10, max_iter: int = 200) -> tuple[Vector, int]:
+def maximise(
+    k: int, pairs: PairTotals, *, tol: float = 1e-10, max_iter: int = 200
+) -> tuple[Vector, int]:
     """The maximum-likelihood ``θ`` (summing to 0) and the number of Newton iterations.
 
     ``pairs`` must link all ``k`` players and admit a finite maximum (a prior, or a
@@ -78,7 +80,7 @@ def maximise(k: int, pairs: PairTotals, *, tol: float = 1e-10, max_iter: int = 2
         delta = solve([[v + shift for v in row] for row in h], g)
         t = 1.0
         while True:
-            cand = [x + t * d for x, d in zip(theta, delta)]
+            cand = [x + t * d for x, d in zip(theta, delta, strict=True)]
             cand_ll = log_likelihood(cand, pairs)
             if cand_ll >= ll - 1e-12 * (1.0 + abs(ll)) or t < 1e-8:
                 break

@@ -29,7 +29,9 @@ def constrained_inverse(h: Matrix) -> Matrix:
     return [[v - c for v in row] for row in inv]
 
 
-def cluster_scores(theta: Vector, clusters: dict[str, dict[Pair, PairCount]]) -> list[dict[int, float]]:
+def cluster_scores(
+    theta: Vector, clusters: dict[str, dict[Pair, PairCount]]
+) -> list[dict[int, float]]:
     """Each cluster's score vector (sparse: player index → value), clusters sorted by id."""
     scores: list[dict[int, float]] = []
     for cid in sorted(clusters):

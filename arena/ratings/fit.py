@@ -50,7 +50,9 @@ def fit(
     t = tally(results)
     _check_fittable(t, prior_draws)
     k = len(t.players)
-    pairs: PairTotals = [(i, j, n + prior_draws, w + prior_draws / 2.0) for i, j, n, w in t.sorted_pairs()]
+    pairs: PairTotals = [
+        (i, j, n + prior_draws, w + prior_draws / 2.0) for i, j, n, w in t.sorted_pairs()
+    ]
     theta, iterations = maximise(k, pairs, tol=tol)
 
     _, h = gradient_hessian(theta, pairs)
@@ -117,7 +119,9 @@ def _assemble(
     players = []
     for rank, p in enumerate(order, 1):
         se = math.sqrt(max(cov_elo[p][p], 0.0))
-        players.append(PlayerRating(p, rank, elo[p], se, elo[p] - Z95 * se, elo[p] + Z95 * se, records[p]))
+        players.append(
+            PlayerRating(p, rank, elo[p], se, elo[p] - Z95 * se, elo[p] + Z95 * se, records[p])
+        )
     return Ratings(
         players=tuple(players),
         covariance=cov_elo,

@@ -45,8 +45,8 @@ def inverse(a: Matrix) -> Matrix:
 
 def matmul(a: Matrix, b: Matrix) -> Matrix:
     """The product ``a b``."""
-    bt = list(zip(*b))
-    return [[sum(x * y for x, y in zip(row, col)) for col in bt] for row in a]
+    bt = list(zip(*b, strict=True))
+    return [[sum(x * y for x, y in zip(row, col, strict=True)) for col in bt] for row in a]
 
 
 def _eliminate(m: Matrix, n: int) -> None:

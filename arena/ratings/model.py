@@ -178,6 +178,7 @@ class Ratings:
             "los": self.los,
             "covariance": self.covariance,
             "crosstable": {
-                a: {b: rec.to_dict() for b, rec in row.items()} for a, row in self.crosstable.items()
+                a: {b: rec.to_dict() for b, rec in row.items()}
+                for a, row in self.crosstable.items()
             },
         }
