@@ -17,11 +17,17 @@ def prune_command(
     match_id: Annotated[
         str | None, typer.Option("--match", help="Only containers whose match id starts with this (a tournament: NAME/).")
     ] = None,
+    running: Annotated[
+        bool, typer.Option("--running", help="Also stop running ones (they may belong to a match in progress).")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the removed names as JSON.")] = False,
 ) -> None:
-    """Remove every container the arena labelled (arena.managed), e.g. after a crash."""
+    """Remove the containers the arena labelled (arena.managed) that are left over after a crash.
+
+    Running containers are kept unless --running is given.
+    """
     try:
-        removed = prune(docker_client(), match_id)
+        removed = prune(docker_client(), match_id, include_running=running)
     except DockerUnavailable as exc:
         fail(str(exc))
     if as_json:

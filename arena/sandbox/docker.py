@@ -199,16 +199,20 @@ class DockerProcess:
                     f.write(b"\n[arena: killed: out of memory]\n")
 
 
-def prune(client: Any, match_prefix: str | None = None) -> list[str]:
+def prune(client: Any, match_prefix: str | None = None, *, include_running: bool = False) -> list[str]:
     """Remove the containers the arena labelled; returns their names.
 
     With ``match_prefix`` only those whose match id starts with it (a
     tournament's tables are ``NAME/TABLE``), so other runs are left alone.
+    Running containers may belong to a match in progress: they are removed
+    only with ``include_running``.
     """
     removed = []
     for container in client.containers.list(all=True, filters={"label": [LABEL]}):
         match = container.labels.get(MATCH_LABEL, "")
         if match_prefix is not None and not match.startswith(match_prefix):
+            continue
+        if container.status == "running" and not include_running:
             continue
         with contextlib.suppress(Exception):
             container.remove(force=True)

@@ -82,7 +82,7 @@ def _images(config: TournamentConfig) -> dict[str, str | None]:
     if docker_entries:
         client = docker_client()
         # Leftovers of an earlier run that was killed: remove them before resuming.
-        prune(client, f"{config.name}/")
+        prune(client, f"{config.name}/", include_running=True)
         for entry in docker_entries:
             ids[entry.name] = image_id(client, entry.bot.target)
     return ids
