@@ -16,6 +16,7 @@ Every game ends with a result and a version-2 record (docs/record-format.md).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import itertools
 import logging
@@ -281,8 +282,7 @@ async def _play_out(
         if len(state.hand_results) > hands_reported:
             hand = state.hand_results[hands_reported]
             hands_reported += 1
-            for other in seats:
-                await other.end_hand(hand, hand.played, spec.rules)
+            await asyncio.gather(*(other.end_hand(hand, hand.played, spec.rules) for other in seats))
 
 
 def _record(

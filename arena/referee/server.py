@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 from collections.abc import Sequence
@@ -33,6 +34,8 @@ PING_TIMEOUT_MS = 2000
 #: How long a new stream may take to send its Join.
 JOIN_TIMEOUT_S = 10.0
 NAME_LIMIT = 64
+#: Generation thresholds while a referee runs (the default first one is 700).
+GC_THRESHOLDS = (20_000, 20, 20)
 
 
 def server_options() -> list[tuple[str, int]]:
@@ -98,13 +101,17 @@ class RefereeService(pb_grpc.RefereeServicer):
 
     def __init__(self) -> None:
         self._by_token: dict[str, tuple[_Match, RemoteSeat]] = {}
+        self.matches: list[_Match] = []
         self.refusals: list[tuple[str, str]] = []
 
     def register(self, match: _Match) -> None:
+        self.matches.append(match)
         for seat in match.seats:
             self._by_token[seat.token] = (match, seat)
 
     def unregister(self, match: _Match) -> None:
+        if match in self.matches:
+            self.matches.remove(match)
         for seat in match.seats:
             self._by_token.pop(seat.token, None)
 
@@ -117,6 +124,13 @@ class RefereeService(pb_grpc.RefereeServicer):
             first = await asyncio.wait_for(context.read(), JOIN_TIMEOUT_S)
         except TimeoutError:
             await self._refuse(context, grpc.StatusCode.DEADLINE_EXCEEDED, "no Join within the join timeout")
+            return
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # an unparsable first message (garbage bytes)
+            await self._refuse(
+                context, grpc.StatusCode.INVALID_ARGUMENT, f"the first message must be Join ({type(exc).__name__})"
+            )
             return
         if first is grpc.aio.EOF or first.WhichOneof("message") != "join":
             await self._refuse(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Join")
@@ -194,6 +208,11 @@ class RefereeServer:
             self.addresses.append(address)
         await server.start()
         await _set_serving(self.health)
+        # A full collection in the middle of a decision would be charged to a
+        # bot's clock: keep start-up objects out of the collector's way and
+        # collect young objects less often.
+        gc.freeze()
+        gc.set_threshold(*GC_THRESHOLDS)
         self._server = server
         return self
 
@@ -211,6 +230,10 @@ class RefereeServer:
         self.service.unregister(match)
 
     async def stop(self, grace: float = 1.0) -> None:
+        """Stop serving.  Games still in progress become void (the platform's fault, not the bots')."""
+        for match in list(self.service.matches):
+            for seat in match.seats:
+                seat.platform_failed("the referee stopped")
         if self._server is not None:
             await self._server.stop(grace)
             self._server = None

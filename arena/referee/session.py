@@ -9,12 +9,20 @@ the server's event loop.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import secrets
 from collections.abc import Callable
 from typing import Any
 
-from arena.match.seat import DecisionPrompt, RunningBot, SeatEvent, SeatLost, SeatReply
+from arena.match.seat import (
+    DecisionPrompt,
+    PlatformFault,
+    RunningBot,
+    SeatEvent,
+    SeatLost,
+    SeatReply,
+)
 from arena_sdk.engine import GameResult, HandResult, MalformedInputError, Ruleset
 from arena_sdk.engine.record import hand_result_to_json
 from arena_sdk.engine.state import Trick
@@ -22,7 +30,7 @@ from arena_sdk.protocol import (
     ANSWER_FIELD,
     KIND_FROM_PROTO,
     answer_from_proto,
-    request_to_proto,
+    request_message,
     trick_to_proto,
 )
 from arena_sdk.wire import arena_pb2 as pb
@@ -70,6 +78,9 @@ class RemoteSeat:
         self._lost: SeatLost | None = None
         self._events: list[SeatEvent] = []
         self._refused_this_game = 0
+        self._send_lock = asyncio.Lock()
+        self._background: set[asyncio.Future[None]] = set()
+        self._platform: PlatformFault | None = None
         #: Set by the match host: the bot's process or container, to tell a
         #: crash from a disconnect.
         self.process: RunningBot | None = None
@@ -94,7 +105,8 @@ class RemoteSeat:
         if self.transcript is not None:
             self.transcript.append(message)
         try:
-            await self._write(message)
+            async with self._send_lock:  # notices may be sent while the match loop writes
+                await self._write(message)
         except Exception as exc:  # the stream is gone (reset, cancelled, closed)
             self.mark_lost("disconnect", f"could not send: {type(exc).__name__}")
 
@@ -136,11 +148,23 @@ class RemoteSeat:
         self._refused_this_game += 1
         if self._refused_this_game > MAX_REFUSED_PER_GAME:
             self.mark_lost("protocol", f"more than {MAX_REFUSED_PER_GAME} refused messages in one game")
+            return
+        task = asyncio.ensure_future(self.notice("info", code, detail, rid))
+        self._background.add(task)  # keep a reference until it is sent
+        task.add_done_callback(self._background.discard)
+
+    def platform_failed(self, detail: str) -> None:
+        """The platform (not the bot) failed: the game in progress is void, not forfeited."""
+        if self._platform is not None or self._lost is not None:
+            return
+        self._platform = PlatformFault(detail)
+        if self._pending is not None and not self._pending[2].done():
+            self._pending[2].set_exception(self._platform)
 
     def mark_lost(self, reason: str, detail: str) -> None:
         """The seat is gone; a pending decision fails with :class:`SeatLost`."""
-        if self._lost is not None:
-            return
+        if self._lost is not None or self._platform is not None:
+            return  # a stream broken by the platform's own failure is not the bot's fault
         self._lost = SeatLost(reason, detail)
         self._events.append(SeatEvent(self.seat, f"lost:{reason}", detail))
         if self._pending is not None and not self._pending[2].done():
@@ -163,16 +187,18 @@ class RemoteSeat:
         return events
 
     async def decide(self, prompt: DecisionPrompt, timeout: float) -> SeatReply:
+        if self._platform is not None:
+            raise self._platform
         if self._lost is not None:
             raise await self._classified(self._lost)
         loop = asyncio.get_running_loop()
         kind = prompt.view.decision
         future: asyncio.Future[SeatReply] = loop.create_future()
         self._pending = (prompt.request_id, kind, future)
-        request = request_to_proto(prompt.request_id, prompt.view, prompt.move_ms, prompt.bank_ms)
+        message = request_message(prompt.request_id, prompt.view, prompt.move_ms, prompt.bank_ms)
         timer = loop.call_later(timeout, _expire, future)
         try:
-            await self.send(pb.RefereeMessage(request=request))
+            await self.send(message)
             return await future
         except SeatLost as lost:
             raise await self._classified(lost) from None
@@ -211,18 +237,7 @@ class RemoteSeat:
         )
 
     async def end_hand(self, hand: HandResult, tricks: tuple[Trick, ...], rules: Ruleset) -> None:
-        result = hand_result_to_json(rules.players, hand)
-        await self.send(
-            pb.RefereeMessage(
-                hand_end=pb.HandEnd(
-                    hand_number=hand.number,
-                    result_json=json.dumps(result, separators=(",", ":")),
-                    tricks=[trick_to_proto(t) for t in tricks],
-                    scores=[t.score_after for t in hand.teams],
-                    bags=[t.bags_after for t in hand.teams],
-                )
-            )
-        )
+        await self.send(hand_end_message(hand, tricks, rules.players))
 
     async def end_game(
         self, index: int, game_id: str, ending: str, winner: int | None,
@@ -252,6 +267,21 @@ class RemoteSeat:
         """Say goodbye and let the stream close with OK."""
         await self.send(pb.RefereeMessage(match_end=pb.MatchEnd(match_id=self.match_id, reason=reason)))
         self.closed.set()
+
+
+@functools.lru_cache(maxsize=8)
+def hand_end_message(hand: HandResult, tricks: tuple[Trick, ...], players: int) -> pb.RefereeMessage:
+    """The HandEnd message of a hand: built once, sent to every seat (never changed)."""
+    result = hand_result_to_json(players, hand)
+    return pb.RefereeMessage(
+        hand_end=pb.HandEnd(
+            hand_number=hand.number,
+            result_json=json.dumps(result, separators=(",", ":")),
+            tricks=[trick_to_proto(t) for t in tricks],
+            scores=[t.score_after for t in hand.teams],
+            bags=[t.bags_after for t in hand.teams],
+        )
+    )
 
 
 def _expire(future: asyncio.Future[SeatReply]) -> None:

@@ -165,6 +165,7 @@ class BotDriver:
 
     def __init__(self, bot: Bot, *, catch_errors: bool = True) -> None:
         self.bot = bot
+        self._wants_tricks = type(bot).on_trick_end is not Bot.on_trick_end
         #: Survive an exception in the bot's code (log it, answer with no
         #: action: a strike) rather than crash and forfeit the whole match.
         self.catch_errors = catch_errors
@@ -259,15 +260,13 @@ class BotDriver:
         started = time.perf_counter()
         received = time.monotonic()
         previous = self.last_view  # reset at each game start
-        known = (
-            previous.tricks
-            if previous is not None and previous.hand_number == request.view.hand_number
-            else None
-        )
-        view = View.from_request(self.rules, request, known)
-        view.received_at = received  # time_left() counts from arrival, not from parsing
+        known = None
+        if previous is not None and previous.hand_number == request.view.hand_number:
+            known = previous.__dict__.get("tricks")  # only if that view parsed them already
+        view = View(self.rules, request, known, received_at=received)  # time counts from arrival
         self.last_view = view
-        self._report_tricks(view.hand_number, view.tricks)
+        if self._wants_tricks:  # parsing every trick costs time; only for bots that listen
+            self._report_tricks(view.hand_number, view.tricks)
         kind = view.kind
         method = _METHOD[kind]
         action = self._guarded(method, getattr(self.bot, method), view)

@@ -7,7 +7,7 @@ local harness, through the same conversion).  Its fields mirror the
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 import time
 from typing import Any
 
@@ -18,38 +18,38 @@ from arena_sdk.protocol import KIND_FROM_PROTO, cards_from_text, parse_action_te
 from arena_sdk.wire import arena_pb2 as pb
 
 
-@dataclasses.dataclass
 class View:
-    """One seat's knowledge at one decision.  Seats are 0..3 (N, E, S, W) or 0..1 (A, B)."""
+    """One seat's knowledge at one decision.  Seats are 0..3 (N, E, S, W) or 0..1 (A, B).
 
-    rules: Ruleset
-    seat: int
-    kind: Decision
-    request_id: int
-    hand_number: int
-    first: int
-    """Dealer (four players) or first player (two players) of this hand."""
-    hand: list[Card]
-    """Your cards in canonical order (empty while ``hand_hidden``)."""
-    hand_hidden: bool
-    bids: list[int | None]
-    blind: list[bool]
-    tricks_won: list[int]
-    leader: int | None
-    current_trick: list[tuple[int, Card]]
-    tricks: list[Trick]
-    """Completed tricks of this hand."""
-    spades_broken: bool
-    scores: list[int]
-    bags: list[int]
-    offered_card: Card | None
-    seen_discards: list[Card]
-    exchanged: list[int]
-    legal: list[Any]
-    """Legal actions in canonical order (empty for an exchange: any 0-3 of your cards)."""
-    move_ms: int
-    bank_ms: int
-    received_at: float = dataclasses.field(default_factory=time.monotonic)
+    Built from the request message; the fields most decisions need (``kind``,
+    ``legal``, ``hand``) are decoded at once, the rest on first use, so a bot
+    pays only for what it reads.
+    """
+
+    def __init__(
+        self,
+        rules: Ruleset,
+        request: pb.DecisionRequest,
+        known_tricks: list[Trick] | None = None,
+        received_at: float | None = None,
+    ) -> None:
+        self.rules = rules
+        self._message = request.view
+        self._known_tricks = known_tricks
+        self.kind: Decision = KIND_FROM_PROTO[request.kind]
+        self.request_id: int = request.request_id
+        self.move_ms: int = request.move_ms
+        self.bank_ms: int = request.bank_ms
+        self.received_at: float = time.monotonic() if received_at is None else received_at
+        kind = self.kind
+        #: Legal actions in canonical order (empty for an exchange: any 0-3 of your cards).
+        self.legal: list[Any] = (
+            list(cards_from_text(request.legal))
+            if kind is Decision.PLAY
+            else [parse_action_text(kind, t) for t in request.legal]
+        )
+        #: Your cards in canonical order (empty while ``hand_hidden``).
+        self.hand: list[Card] = list(cards_from_text(self._message.hand))
 
     @classmethod
     def from_request(
@@ -61,38 +61,102 @@ class View:
         earlier request (completed tricks never change), so only new ones are
         parsed: that keeps the per-decision cost flat through the hand.
         """
-        kind = KIND_FROM_PROTO[request.kind]
-        v = request.view
-        known = known_tricks or []
-        if len(known) > len(v.tricks):
+        return cls(rules, request, known_tricks)
+
+    # ---------------------------------------------------------------- decoded on use
+
+    @functools.cached_property
+    def seat(self) -> int:
+        return int(self._message.seat)
+
+    @functools.cached_property
+    def hand_number(self) -> int:
+        return int(self._message.hand_number)
+
+    @functools.cached_property
+    def first(self) -> int:
+        """Dealer (four players) or first player (two players) of this hand."""
+        return int(self._message.first)
+
+    @functools.cached_property
+    def hand_hidden(self) -> bool:
+        """True while you must decide blind nil without seeing your cards."""
+        return bool(self._message.hand_hidden)
+
+    @functools.cached_property
+    def bids(self) -> list[int | None]:
+        """Bids per seat (``None``: not bid yet)."""
+        return [None if b < 0 else b for b in self._message.bids]
+
+    @functools.cached_property
+    def blind(self) -> list[bool]:
+        """Which seats bid blind nil."""
+        return list(self._message.blind)
+
+    @functools.cached_property
+    def tricks_won(self) -> list[int]:
+        """Tricks won this hand per seat."""
+        return list(self._message.tricks_won)
+
+    @functools.cached_property
+    def leader(self) -> int | None:
+        """Who led the trick in progress (``None`` outside play)."""
+        leader = self._message.leader
+        return None if leader < 0 else leader
+
+    @functools.cached_property
+    def current_trick(self) -> list[tuple[int, Card]]:
+        """The trick in progress: ``(seat, card)`` in play order."""
+        plays = self._message.current_trick
+        cards = cards_from_text([p.card for p in plays])
+        return [(p.seat, c) for p, c in zip(plays, cards, strict=True)]
+
+    @functools.cached_property
+    def tricks(self) -> list[Trick]:
+        """Completed tricks of this hand."""
+        message = self._message.tricks
+        known = self._known_tricks or []
+        if len(known) > len(message):
             known = []
         tricks = known[:]
-        for t in v.tricks[len(known) :]:
+        for t in message[len(known) :]:
             tricks.append(Trick(t.leader, cards_from_text(t.cards), t.winner))
-        return cls(
-            rules=rules,
-            seat=v.seat,
-            kind=kind,
-            request_id=request.request_id,
-            hand_number=v.hand_number,
-            first=v.first,
-            hand=list(cards_from_text(v.hand)),
-            hand_hidden=v.hand_hidden,
-            bids=[None if b < 0 else b for b in v.bids],
-            blind=list(v.blind),
-            tricks_won=list(v.tricks_won),
-            leader=None if v.leader < 0 else v.leader,
-            current_trick=[(p.seat, cards_from_text([p.card])[0]) for p in v.current_trick],
-            tricks=tricks,
-            spades_broken=v.spades_broken,
-            scores=list(v.scores),
-            bags=list(v.bags),
-            offered_card=cards_from_text([v.offered_card])[0] if v.offered_card else None,
-            seen_discards=list(cards_from_text(v.seen_discards)),
-            exchanged=list(v.exchanged),
-            legal=[parse_action_text(kind, t) for t in request.legal],
-            move_ms=request.move_ms,
-            bank_ms=request.bank_ms,
+        return tricks
+
+    @functools.cached_property
+    def spades_broken(self) -> bool:
+        return bool(self._message.spades_broken)
+
+    @functools.cached_property
+    def scores(self) -> list[int]:
+        """Running totals per team at the start of this hand."""
+        return list(self._message.scores)
+
+    @functools.cached_property
+    def bags(self) -> list[int]:
+        """Bags per team at the start of this hand."""
+        return list(self._message.bags)
+
+    @functools.cached_property
+    def offered_card(self) -> Card | None:
+        """Two-player draw: the card you are offered."""
+        text = self._message.offered_card
+        return cards_from_text([text])[0] if text else None
+
+    @functools.cached_property
+    def seen_discards(self) -> list[Card]:
+        """Two-player: cards you saw go to the discards."""
+        return list(cards_from_text(self._message.seen_discards))
+
+    @functools.cached_property
+    def exchanged(self) -> list[int]:
+        """Two-player: how many cards each player exchanged (public)."""
+        return list(self._message.exchanged)
+
+    def __repr__(self) -> str:
+        return (
+            f"View(seat={self.seat}, kind={self.kind.value}, hand_number={self.hand_number}, "
+            f"hand={[c.name for c in self.hand]}, legal={self.legal!r})"
         )
 
     # ---------------------------------------------------------------- who is who
