@@ -102,10 +102,10 @@ class RemoteSeat:
         """Write one message; a broken stream marks the seat lost."""
         if self._write is None or self._lost is not None or self.closed.is_set():
             return
-        if self.transcript is not None:
-            self.transcript.append(message)
         try:
             async with self._send_lock:  # notices may be sent while the match loop writes
+                if self.transcript is not None:
+                    self.transcript.append(message)  # in wire order
                 await self._write(message)
         except Exception as exc:  # the stream is gone (reset, cancelled, closed)
             self.mark_lost("disconnect", f"could not send: {type(exc).__name__}")
@@ -218,6 +218,7 @@ class RemoteSeat:
         while loop.time() < deadline:
             if process.exited():
                 self._lost = SeatLost("crash", await process.exit_detail())
+                self._events.append(SeatEvent(self.seat, "lost:crash", self._lost.detail))
                 return self._lost
             await asyncio.sleep(0.02)
         return lost

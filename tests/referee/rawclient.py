@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 import grpc
-
 from arena_sdk.wire import arena_pb2 as pb
 from arena_sdk.wire import arena_pb2_grpc as pb_grpc
 
@@ -30,7 +29,9 @@ CHANNEL_OPTIONS = [("grpc.enable_http_proxy", 0)]
 
 
 def target(address: str) -> str:
-    return address if address.startswith("unix:") or not address.startswith("/") else f"unix:{address}"
+    return (
+        address if address.startswith("unix:") or not address.startswith("/") else f"unix:{address}"
+    )
 
 
 def first_legal(request: pb.DecisionRequest) -> pb.Answer:
@@ -52,7 +53,9 @@ def first_legal(request: pb.DecisionRequest) -> pb.Answer:
 
 
 def join_message(token: str, *, version: int = 1, name: str = "scripted") -> pb.BotMessage:
-    return pb.BotMessage(join=pb.Join(token=token, protocol_version=version, bot_name=name, bot_version="1"))
+    return pb.BotMessage(
+        join=pb.Join(token=token, protocol_version=version, bot_name=name, bot_version="1")
+    )
 
 
 class Script:
@@ -84,10 +87,14 @@ class Script:
     def of(self, kind: str) -> list[object]:
         return [getattr(m, kind) for m in self.received if m.WhichOneof("message") == kind]
 
-    async def on_request(self, call: grpc.aio.StreamStreamCall, request: pb.DecisionRequest) -> None:
+    async def on_request(
+        self, call: grpc.aio.StreamStreamCall, request: pb.DecisionRequest
+    ) -> None:
         await call.write(pb.BotMessage(answer=first_legal(request)))
 
-    async def on_welcome(self, call: grpc.aio.StreamStreamCall, welcome: pb.Welcome, token: str, address: str) -> None:
+    async def on_welcome(
+        self, call: grpc.aio.StreamStreamCall, welcome: pb.Welcome, token: str, address: str
+    ) -> None:
         """Called after Welcome (a place to try a second join)."""
 
     async def first_message(self, call: grpc.aio.StreamStreamCall, token: str) -> None:
@@ -161,7 +168,9 @@ async def send_raw(address: str, chunks: list[bytes], *, read_timeout: float = 1
     messages: list[pb.RefereeMessage] = []
     async with grpc.aio.insecure_channel(target(address), options=CHANNEL_OPTIONS) as channel:
         play = channel.stream_stream(
-            PLAY_METHOD, request_serializer=lambda b: b, response_deserializer=pb.RefereeMessage.FromString
+            PLAY_METHOD,
+            request_serializer=lambda b: b,
+            response_deserializer=pb.RefereeMessage.FromString,
         )
         call = play()
 
@@ -194,7 +203,7 @@ class Silent(Script):
 
     name = "silent"
 
-    async def on_request(self, call, request):  # noqa: ANN001
+    async def on_request(self, call, request):
         pass
 
 
@@ -209,7 +218,7 @@ class Late(Script):
         self.nth = nth
         self.late_rid = 0
 
-    async def on_request(self, call, request):  # noqa: ANN001
+    async def on_request(self, call, request):
         if len(self.requests) == self.nth:
             self.late_rid = request.request_id
             await asyncio.sleep(self.delay_s)
@@ -219,7 +228,9 @@ class Late(Script):
 class Sends(Script):
     """Answers request number ``nth`` (1-based) of kind ``kind`` with ``answer(request)`` instead."""
 
-    def __init__(self, answer, kind: int = pb.PLAY, nth: int = 1, then_correct: bool = True) -> None:  # noqa: ANN001
+    def __init__(
+        self, answer, kind: int = pb.PLAY, nth: int = 1, then_correct: bool = True
+    ) -> None:
         super().__init__()
         self.answer = answer
         self.kind = kind
@@ -228,7 +239,7 @@ class Sends(Script):
         self.then_correct = then_correct
         self.bad_rids: list[int] = []
 
-    async def on_request(self, call, request):  # noqa: ANN001
+    async def on_request(self, call, request):
         if request.kind == self.kind:
             self.seen += 1
             if self.seen == self.nth or (not self.then_correct and self.seen >= self.nth):
@@ -249,7 +260,7 @@ class OutOfTurn(Script):
         self.count = count
         self.sent = 0
 
-    async def on_request(self, call, request):  # noqa: ANN001
+    async def on_request(self, call, request):
         if request.kind == pb.PLAY and self.sent < self.count:
             for _ in range(self.count):
                 bogus = first_legal(request)
@@ -269,7 +280,7 @@ class Disconnect(Script):
         self.after = after
         self.linger_s = linger_s
 
-    async def on_request(self, call, request):  # noqa: ANN001
+    async def on_request(self, call, request):
         if len(self.requests) > self.after:
             self.stop_reading = True
             return
@@ -286,9 +297,11 @@ class Huge(Script):
         self.size = size
         self.nth = nth
 
-    async def on_request(self, call, request):  # noqa: ANN001
+    async def on_request(self, call, request):
         if len(self.requests) == self.nth:
-            await call.write(pb.BotMessage(answer=pb.Answer(request_id=request.request_id, card="S" * self.size)))
+            await call.write(
+                pb.BotMessage(answer=pb.Answer(request_id=request.request_id, card="S" * self.size))
+            )
             return
         await super().on_request(call, request)
 
@@ -302,7 +315,7 @@ class Leak(Script):
         super().__init__()
         self.path = Path(path)
 
-    async def on_request(self, call, request):  # noqa: ANN001
+    async def on_request(self, call, request):
         with self.path.open("a") as f:
             f.write(f"{request.request_id}\n")
         await super().on_request(call, request)
@@ -318,7 +331,7 @@ class Steal(Script):
         self.path = Path(path)
         self.stolen: int | None = None
 
-    async def on_request(self, call, request):  # noqa: ANN001
+    async def on_request(self, call, request):
         if self.stolen is None and request.kind == pb.PLAY:
             text = self.path.read_text() if self.path.exists() else ""
             rids = [int(x) for x in text.split()]

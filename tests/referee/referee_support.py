@@ -18,27 +18,27 @@ from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from typing import Any
 
-from arena.match import MatchSpec, TimeControl, game_seeds
-from arena.referee.host import Launcher, RunningBot, command_launcher
-from arena.referee.server import RefereeServer
 from arena_sdk.engine import (
     Decision,
     GameState,
+    Ruleset,
     parse_card,
     parse_decision,
     parse_seat,
     replay_record,
     resolve_ruleset,
-    Ruleset,
 )
 from arena_sdk.engine.actions import action_from_json, action_to_json
+
+from arena.match import MatchSpec, TimeControl, game_seeds
+from arena.match.seat import RunningBot
+from arena.referee.host import Launcher, command_launcher
+from arena.referee.server import RefereeServer
 
 HERE = Path(__file__).resolve().parent
 RAWCLIENT = HERE / "rawclient.py"
 #: Generous for well-behaved bots (a few ms per decision), small enough for a fast suite.
 EASY = TimeControl(move_s=1.0, bank_s=2.0, hard_cap_s=5.0)
-#: For tests that run clocks out on purpose: a timeout costs 0.5 s, then 0.2 s once the bank is gone.
-FAST = TimeControl(move_s=0.2, bank_s=0.3, hard_cap_s=1.0)
 CARD_TOKEN = re.compile(r"(?<![A-Za-z0-9])[CDHS][2-9TJQKA](?![A-Za-z0-9])")
 
 
@@ -122,7 +122,9 @@ class Remember:
         self.launcher = launcher
         self.bot: Any = None
 
-    async def __call__(self, seat: int, address: str, token: str, log_path: Path | None) -> RunningBot:
+    async def __call__(
+        self, seat: int, address: str, token: str, log_path: Path | None
+    ) -> RunningBot:
         self.bot = await self.launcher(seat, address, token, log_path)
         return self.bot
 
@@ -185,7 +187,7 @@ class ScriptBot(Bot):
         self.plays += 1
         plays = PARAMS.get("plays", (1,))
         if self.game in PARAMS.get("games", (0,)) and (plays == "all" or self.plays in plays):
-            print(f"misbehaving ({{BEHAVIOUR}}) at play {{self.plays}} of game {{self.game}}", flush=True)
+            print(f"misbehaving ({{BEHAVIOUR}}) at play {{self.plays}} of game {{self.game}} at {{time.time():.3f}}", flush=True)
             if BEHAVIOUR == "late":
                 time.sleep(PARAMS["delay"])
             elif BEHAVIOUR == "illegal":
@@ -251,7 +253,10 @@ def check_record(record: dict[str, Any]) -> dict[str, Any]:
             if "default" in entry:
                 assert entry["default"] in ("timeout", "illegal", "malformed"), entry
                 strikes[entry["seat"]] = strikes.get(entry["seat"], 0) + 1
-                assert entry["action"] == action_to_json(kind, documented_default(state)), (entry, hand["number"])
+                assert entry["action"] == action_to_json(kind, documented_default(state)), (
+                    entry,
+                    hand["number"],
+                )
             state.apply(action_from_json(kind, entry["action"]))
     assert rids == sorted(set(rids)), "request ids are unique and increasing"
     assert {k: v for k, v in data["strikes"].items() if v} == strikes
@@ -264,4 +269,3 @@ def all_actions(record: dict[str, Any]) -> list[dict[str, Any]]:
 
 def events(record: dict[str, Any], code: str | None = None) -> list[dict[str, Any]]:
     return [e for e in record["events"] if code is None or e["code"] == code]
-

@@ -14,16 +14,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from arena_sdk.engine import parse_seat, seat_name
+from arena_sdk.wire import arena_pb2 as pb
 from google.protobuf import text_format
+from referee_support import (
+    CARD_TOKEN,
+    EASY,
+    arun,
+    check_record,
+    make_spec,
+    python_launcher,
+    running_referee,
+    write_sdk_bot,
+)
 
 from arena.referee.host import host_match
 from arena.referee.session import RemoteSeat
-from arena_sdk.engine import parse_seat, seat_name
-from arena_sdk.wire import arena_pb2 as pb
-from referee_support import CARD_TOKEN, EASY, arun, check_record, make_spec, python_launcher, running_referee, write_sdk_bot
 
 
-def hosted_with_transcripts(address: str, spec: Any, bot_dir: Path, log_dir: Path) -> tuple[Any, list[RemoteSeat]]:
+def hosted_with_transcripts(
+    address: str, spec: Any, bot_dir: Path, log_dir: Path
+) -> tuple[Any, list[RemoteSeat]]:
     n = spec.rules.players
     seats = [RemoteSeat(s, spec.match_id) for s in range(n)]
     for seat in seats:
@@ -32,7 +43,9 @@ def hosted_with_transcripts(address: str, spec: Any, bot_dir: Path, log_dir: Pat
 
     async def scenario() -> Any:
         async with running_referee(address) as server:
-            return await host_match(server, spec, launchers, server.addresses[0], log_dir=log_dir, seats=seats)
+            return await host_match(
+                server, spec, launchers, server.addresses[0], log_dir=log_dir, seats=seats
+            )
 
     return arun(scenario(), 60), seats
 
@@ -53,7 +66,12 @@ class Deal:
         # Two players: stock pair k (cards 2k, 2k+1) is drawn by seat (first + k) % 2; the
         # drawer sees both cards of its pair, and the top one when it is offered.
         drawn = sum(a["kind"] == "draw" for a in self.actions[:before])
-        out = {self.deck[2 * k + j] for k in range(drawn) if (self.first + k) % 2 == seat for j in (0, 1)}
+        out = {
+            self.deck[2 * k + j]
+            for k in range(drawn)
+            if (self.first + k) % 2 == seat
+            for j in (0, 1)
+        }
         if kind == pb.DRAW:
             out.add(self.deck[2 * drawn])
         return out
@@ -62,14 +80,18 @@ class Deal:
         """Every card that is hidden from ``seat`` at some point: the other seats' cards."""
         if self.n == 4:
             return set(self.deck) - self.own(seat, len(self.actions))
-        mine = {self.deck[2 * k + j] for k in range(26) if (self.first + k) % 2 == seat for j in (0, 1)}
+        mine = {
+            self.deck[2 * k + j] for k in range(26) if (self.first + k) % 2 == seat for j in (0, 1)
+        }
         return set(self.deck) - mine
 
     def played(self, before: int | None = None) -> list[str]:
         return [a["action"] for a in self.actions[:before] if a["kind"] == "play"]
 
 
-def check_transcript(seat: int, transcript: list[pb.RefereeMessage], records: list[dict[str, Any]], n: int) -> int:
+def check_transcript(
+    seat: int, transcript: list[pb.RefereeMessage], records: list[dict[str, Any]], n: int
+) -> int:
     """Check every message sent to ``seat``; returns how many requests were checked."""
     where: dict[int, tuple[int, int, int]] = {}
     for g, record in enumerate(records):
@@ -104,15 +126,22 @@ def check_transcript(seat: int, transcript: list[pb.RefereeMessage], records: li
             assert hand <= own, f"seat {seat} was sent cards it does not hold: {sorted(hand - own)}"
             assert set(view.seen_discards) <= own
             if request.kind == pb.DRAW:
-                assert view.offered_card == deal.deck[2 * sum(a["kind"] == "draw" for a in deal.actions[:j])]
+                assert (
+                    view.offered_card
+                    == deal.deck[2 * sum(a["kind"] == "draw" for a in deal.actions[:j])]
+                )
             else:
                 assert view.offered_card == ""
-            history = [c for t in view.tricks for c in t.cards] + [p.card for p in view.current_trick]
+            history = [c for t in view.tricks for c in t.cards] + [
+                p.card for p in view.current_trick
+            ]
             assert history == public, "the view's tricks are not the public history"
             if request.kind == pb.PLAY:
                 assert set(request.legal) <= hand
             leaked = set(CARD_TOKEN.findall(text)) & (deal.anyones(seat) - set(public))
-            assert not leaked, f"request {request.request_id} to seat {seat} shows hidden cards {sorted(leaked)}"
+            assert not leaked, (
+                f"request {request.request_id} to seat {seat} shows hidden cards {sorted(leaked)}"
+            )
             requests += 1
         elif which == "hand_end":
             hand_record = records[game]["hands"][message.hand_end.hand_number - 1]
@@ -134,11 +163,18 @@ def run_and_check(address: str, spec: Any, bot_dir: Path, log_dir: Path) -> None
     for record in records:
         assert record["result"]["ending"] in ("max_hands", "target", "floor")
         # The random bots never bid blind nil, so no exchange reshuffles what a seat saw.
-        assert all(not a["action"] for h in record["hands"] for a in h["actions"] if a["kind"] == "blind_nil")
+        assert all(
+            not a["action"]
+            for h in record["hands"]
+            for a in h["actions"]
+            if a["kind"] == "blind_nil"
+        )
     for s, seat in enumerate(seats):
         assert seat.transcript is not None
         checked = check_transcript(s, seat.transcript, records, n)
-        asked = sum(a["seat"] == seat_name(n, s) for r in records for h in r["hands"] for a in h["actions"])
+        asked = sum(
+            a["seat"] == seat_name(n, s) for r in records for h in r["hands"] for a in h["actions"]
+        )
         assert checked == asked > 0
         kinds = [m.WhichOneof("message") for m in seat.transcript]
         assert kinds[0] == "welcome" and kinds[-1] == "match_end"
@@ -165,7 +201,7 @@ def test_the_checker_catches_a_leak(unix_address, bot_dir, log_dir, where) -> No
     transcript = list(seats[0].transcript or [])
     check_transcript(0, transcript, records, 2)  # clean as sent
     deal = Deal(2, records[0]["hands"][0])
-    secret = sorted(deal.anyones(0) - set(deal.played()))[0]  # one of B's discards: never public
+    secret = min(deal.anyones(0) - set(deal.played()))  # one of B's discards: never public
     i = next(i for i, m in enumerate(transcript) if m.WhichOneof("message") == "request")
     if where == "seen_discards":
         tampered = pb.RefereeMessage()
@@ -173,6 +209,8 @@ def test_the_checker_catches_a_leak(unix_address, bot_dir, log_dir, where) -> No
         tampered.request.view.seen_discards.append(secret)
         transcript[i] = tampered
     else:
-        transcript.insert(i + 1, pb.RefereeMessage(notice=pb.Notice(code="info", message=f"B holds {secret}")))
+        transcript.insert(
+            i + 1, pb.RefereeMessage(notice=pb.Notice(code="info", message=f"B holds {secret}"))
+        )
     with pytest.raises(AssertionError):
         check_transcript(0, transcript, records, 2)
