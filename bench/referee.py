@@ -19,7 +19,7 @@ and channel options.
 2. ``ours-2p`` / ``ours-4p``: a real :class:`RefereeServer` and
    :func:`host_match` with the SDK client in every seat (``bench/bots/instant.py``:
    bid 3, first legal card), one process per seat; the figure is
-   ``GameOutcome.decision_latencies`` (request_to_proto, the write, the bot's
+   ``GameOutcome.decision_latencies`` (request_message, the write, the bot's
    whole SDK path, the answer's conversion, the wake-up of the match loop).
    Games are capped at a few hands (``max_hands``) so a run fits its time
    slice; the per-decision path is the same as in a full game.
@@ -611,8 +611,8 @@ class TraceSeat(TimedSeat):
 
 
 def _install_request_trace() -> Callable[[], None]:
-    """Wrap request_to_proto as the session module calls it; returns the undo."""
-    original = session_mod.request_to_proto
+    """Wrap request_message as the session module calls it; returns the undo."""
+    original = session_mod.request_message
     clock = time.perf_counter
 
     def traced(*args: Any, **kwargs: Any) -> Any:
@@ -622,10 +622,10 @@ def _install_request_trace() -> Callable[[], None]:
         entry["r2p_end"] = clock()
         return out
 
-    session_mod.request_to_proto = traced
+    session_mod.request_message = traced
 
     def undo() -> None:
-        session_mod.request_to_proto = original
+        session_mod.request_message = original
 
     return undo
 
@@ -648,8 +648,8 @@ async def instrumented(rules: Ruleset, games: int, work: Path) -> dict[str, Any]
     rows = TraceSeat.trace
     assert len(rows) == len(starts) == len(ends), (len(rows), len(starts), len(ends))
     parts: dict[str, list[float]] = {
-        "loop: clock start -> request_to_proto start": [],
-        "referee: request_to_proto": [],
+        "loop: clock start -> request_message start": [],
+        "referee: request_message": [],
         "referee: RefereeMessage(request=...) + send() entry": [],
         "grpc: await context.write(request)": [],
         "wire+bot: write returned -> answer read by the referee's reader task": [],
@@ -657,8 +657,8 @@ async def instrumented(rules: Ruleset, games: int, work: Path) -> dict[str, Any]
         "total (decision_latencies)": [],
     }
     for row, a, b in list(zip(rows, starts, ends, strict=True))[WARMUP:]:
-        parts["loop: clock start -> request_to_proto start"].append(row["r2p_start"] - a)
-        parts["referee: request_to_proto"].append(row["r2p_end"] - row["r2p_start"])
+        parts["loop: clock start -> request_message start"].append(row["r2p_start"] - a)
+        parts["referee: request_message"].append(row["r2p_end"] - row["r2p_start"])
         parts["referee: RefereeMessage(request=...) + send() entry"].append(row["write_start"] - row["r2p_end"])
         parts["grpc: await context.write(request)"].append(row["write_end"] - row["write_start"])
         parts["wire+bot: write returned -> answer read by the referee's reader task"].append(
