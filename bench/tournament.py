@@ -86,7 +86,7 @@ def in_process_rate(deals: int, max_hands: int) -> tuple[float, int]:
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
             for deal in range(deals):
-                seed = deal_seed("bench", pairing, deal)
+                seed = deal_seed("bench", a, b, deal)
                 for side0, side1 in ((a, b), (b, a)):
                     play_game([classes[bots[side0]], classes[bots[side1]]], "pagat", seed=seed, max_hands=max_hands)
                     games += 1

@@ -149,6 +149,7 @@ class RefereeService(pb_grpc.RefereeServicer):
             return
         match, seat = entry
         if seat.joined.is_set() or seat.lost() is not None:
+            seat.refuse_join(f"a second Join with seat {seat.seat}'s token")
             await self._refuse(
                 context, grpc.StatusCode.ALREADY_EXISTS, f"seat {seat.seat} has already joined this match"
             )

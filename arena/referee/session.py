@@ -153,6 +153,13 @@ class RemoteSeat:
         self._background.add(task)  # keep a reference until it is sent
         task.add_done_callback(self._background.discard)
 
+    def refuse_join(self, detail: str) -> None:
+        """Another stream tried to join as this seat (a reconnect, a copied token): refused, recorded.
+
+        It counts as a refused message, so a stream of joins ends in a protocol forfeit.
+        """
+        self._refuse("join_refused", detail, 0)
+
     def platform_failed(self, detail: str) -> None:
         """The platform (not the bot) failed: the game in progress is void, not forfeited."""
         if self._platform is not None or self._lost is not None:

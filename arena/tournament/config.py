@@ -30,6 +30,8 @@ class Entry:
 
     name: str
     bot: BotSpec
+    opponents: tuple[str, ...] | None = None
+    """If set, the only entries this one plays (a gauntlet); None: everyone."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,7 +75,7 @@ _SECTIONS: dict[str, set[str]] = {
     "time": {"move", "bank", "hard_cap"},
     "limits": {"memory", "cpus", "pids", "tmpfs", "log_bytes"},
     "faults": {"strikes_per_game", "disqualify_share", "disqualify_min_games", "void_retries"},
-    "entry": {"name", "bot"},
+    "entry": {"name", "bot", "env", "opponents"},
 }
 
 
@@ -212,9 +214,22 @@ def parse_config(
             raise ConfigError(f"[{where}] {exc}") from None
         if spec.kind == "cmd":
             spec = dataclasses.replace(spec, target=_resolve_script(spec.target, source.parent))
-        entries.append(Entry(entry_name, spec))
+        env = _entry_env(_get(item, "env", dict, {}, where), where)
+        if env:
+            spec = dataclasses.replace(spec, env=env)
+        opponents = _get(item, "opponents", list, None, where)
+        if opponents is not None:
+            if not opponents or not all(isinstance(o, str) for o in opponents):
+                raise ConfigError(f"[{where}] opponents must be a non-empty list of entry names")
+            opponents = tuple(o.strip() for o in opponents)
+        entries.append(Entry(entry_name, spec, opponents))
     if len(entries) < 2:
         raise ConfigError(f"a tournament needs at least 2 entries, got {len(entries)}")
+    names = {e.name for e in entries}
+    for entry in entries:
+        for other in entry.opponents or ():
+            if other not in names or other == entry.name:
+                raise ConfigError(f"entry {entry.name!r}: opponents: {other!r} is not another entry")
     if check_images:
         _check_images(entries)
     return TournamentConfig(
@@ -232,6 +247,22 @@ def parse_config(
         file_hash=file_hash,
         source=source,
     )
+
+
+#: Set by the platform for every bot; an entry cannot override them.
+_RESERVED_ENV = {"ARENA_ADDRESS", "ARENA_TOKEN"}
+
+
+def _entry_env(table: Mapping[str, Any], where: str) -> tuple[tuple[str, str], ...]:
+    """An entry's extra environment: text keys and text values."""
+    out = []
+    for key, value in table.items():
+        if not key or "=" in key or key in _RESERVED_ENV:
+            raise ConfigError(f"[{where}] env: {key!r} cannot be set (reserved or not a variable name)")
+        if not isinstance(value, str):
+            raise ConfigError(f"[{where}] env.{key} must be text, got {value!r}")
+        out.append((key, value))
+    return tuple(out)
 
 
 def _resolve_script(command: str, base: Path) -> str:

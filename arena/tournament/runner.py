@@ -108,6 +108,9 @@ async def _run(config: TournamentConfig, store: ResultsStore, progress: Progress
         store.record_game(row)
         state["played"] += 1
         progress.on_game(row)
+        # Disqualify as soon as an entry is over the share: its tables not yet
+        # started are skipped (and stored as forfeits at the end of the round).
+        _mark_disqualified(config, store, (game.side0, game.side1))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_watch_signals, stop, nursery.cancel_scope)
@@ -272,6 +275,21 @@ def _row(config: TournamentConfig, game: ScheduledGame, outcome: GameOutcome, im
     )
 
 
+def _mark_disqualified(
+    config: TournamentConfig, store: ResultsStore, only: tuple[str, ...] | None = None
+) -> None:
+    """Disqualify the entries (all, or ``only`` these) whose forfeits exceed the policy's share of their games."""
+    policy = config.faults
+    already = store.disqualified()
+    for entry in only if only is not None else tuple(e.name for e in config.entries):
+        if entry in already:
+            continue
+        played = [r for r in store.games_of(entry) if r.ending != DISQUALIFIED]
+        forfeits = [r for r in played if r.forfeit_entry and entry in r.forfeit_entry.split(",")]
+        if len(played) >= policy.disqualify_min_games and len(forfeits) > policy.disqualify_share * len(played):
+            store.disqualify(entry, f"forfeited {len(forfeits)} of {len(played)} games")
+
+
 def _apply_disqualifications(
     config: TournamentConfig,
     store: ResultsStore,
@@ -280,15 +298,7 @@ def _apply_disqualifications(
     progress: Progress,
 ) -> None:
     """Disqualify entries over the forfeit share; their unplayed games become forfeits."""
-    policy = config.faults
-    rows = store.games()
-    for entry in (e.name for e in config.entries):
-        if entry in store.disqualified():
-            continue
-        played = [r for r in rows if entry in (r.side0, r.side1) and r.ending != DISQUALIFIED]
-        forfeits = [r for r in played if r.forfeit_entry and entry in r.forfeit_entry.split(",")]
-        if len(played) >= policy.disqualify_min_games and len(forfeits) > policy.disqualify_share * len(played):
-            store.disqualify(entry, f"forfeited {len(forfeits)} of {len(played)} games")
+    _mark_disqualified(config, store)
     disqualified = store.disqualified()
     if not disqualified:
         return

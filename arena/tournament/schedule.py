@@ -2,9 +2,13 @@
 
 A pairing (A, B) plays ``deals_per_pairing`` deals twice: table 1 with A as
 the first side (N/S, or player A) and table 2 with B there, on separate bot
-processes or containers, at the same time.  Game ids and deal seeds are
-derived from (tournament seed, pairing, deal index), so the same file always
-gives the same schedule and deals.
+processes or containers, at the same time.  Game ids come from (pairing
+index, deal index); deal seeds from (tournament seed, the two entry names,
+deal index), so the same file always gives the same schedule and deals, and
+the deals of A against B do not change when other entries join or leave.
+
+An entry with ``opponents`` plays only those entries (a gauntlet against a
+reference pool); without it, everyone plays everyone.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import itertools
+import json
 
 from arena.tournament.config import TournamentConfig
 
@@ -45,19 +50,34 @@ class Table:
     games: tuple[ScheduledGame, ...]
 
 
-def deal_seed(tournament_seed: str, pairing: int, deal: int) -> str:
-    """The deal seed of one deal of one pairing: a one-way hash of the tournament seed."""
-    text = f"{tournament_seed}/pairing/{pairing}/deal/{deal}"
+def deal_seed(tournament_seed: str, entry_a: str, entry_b: str, deal: int) -> str:
+    """The deal seed of one deal of the pairing of two entries: a one-way hash of the tournament seed.
+
+    It depends on the two names (in either order), not on the pairing's
+    place in the schedule, so adding or removing other entries leaves the
+    deals of this pairing unchanged.
+    """
+    text = json.dumps([tournament_seed, sorted((entry_a, entry_b)), deal])
     return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def pairings(config: TournamentConfig) -> list[tuple[str, str]]:
+    """The pairings played, in entry order: all of them, less those an entry's ``opponents`` excludes."""
+    allowed = {e.name: e.opponents for e in config.entries}
+
+    def plays(a: str, b: str) -> bool:
+        return (allowed[a] is None or b in allowed[a]) and (allowed[b] is None or a in allowed[b])
+
+    names = [e.name for e in config.entries]
+    return [(a, b) for a, b in itertools.combinations(names, 2) if plays(a, b)]
 
 
 def schedule(config: TournamentConfig) -> list[ScheduledGame]:
     """Every game of the tournament, in a fixed order."""
-    names = [e.name for e in config.entries]
     games = []
-    for pairing, (a, b) in enumerate(itertools.combinations(names, 2)):
+    for pairing, (a, b) in enumerate(pairings(config)):
         for deal in range(config.deals_per_pairing):
-            seed = deal_seed(config.seed, pairing, deal)
+            seed = deal_seed(config.seed, a, b, deal)
             for table, (s0, s1) in ((1, (a, b)), (2, (b, a))):
                 games.append(
                     ScheduledGame(

@@ -197,6 +197,15 @@ class ResultsStore:
         )
         return [GameRow(*row) for row in cursor.fetchall()]
 
+    def games_of(self, entry: str) -> list[GameRow]:
+        """The finished games ``entry`` took part in."""
+        cursor = self.db.execute(
+            f"SELECT {', '.join(f.name for f in dataclasses.fields(GameRow))} FROM games "
+            "WHERE side0=? OR side1=? ORDER BY game_id",
+            (entry, entry),
+        )
+        return [GameRow(*row) for row in cursor.fetchall()]
+
     # ------------------------------------------------------------ disqualification
 
     def disqualify(self, entry: str, reason: str) -> None:
