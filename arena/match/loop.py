@@ -27,7 +27,6 @@ from arena.match.clock import Clock, MonotonicClock
 from arena.match.seat import DecisionPrompt, PlatformFault, Seat, SeatEvent, SeatLost, SeatReply
 from arena.match.spec import MatchSpec, bot_seed
 from arena_sdk.engine import (
-    Decision,
     GameResult,
     GameState,
     IllegalActionError,
@@ -40,22 +39,9 @@ from arena_sdk.engine import (
     team_name,
     team_of,
 )
+from arena_sdk.engine.policy import default_action
 
 log = logging.getLogger(__name__)
-
-def default_action(state: GameState) -> Any:
-    """The deterministic default move (ARCHITECTURE.md section 5)."""
-    kind = state.decision
-    if kind is Decision.BID:
-        return 1
-    if kind is Decision.BLIND_NIL:
-        return False
-    if kind is Decision.DRAW:
-        return True
-    if kind is Decision.EXCHANGE:
-        return ()
-    return state.legal_actions()[0]
-
 
 @dataclasses.dataclass
 class SeatStats:
@@ -171,6 +157,12 @@ async def play_game(
     except PlatformFault as exc:
         ending = "void:platform"
         void = {"reason": "platform", "detail": str(exc)}
+        # The platform failed under the whole table (e.g. the Docker daemon
+        # took every container with it): streams broken by it are no bot's fault.
+        for seat in seats:
+            failed = getattr(seat, "platform_failed", None)
+            if failed is not None:
+                failed(str(exc))
     except Exception as exc:  # an engine or loop bug must not take the tournament down
         log.exception("game %s void: platform error", game_id)
         ending = "void:platform"

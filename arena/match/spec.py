@@ -11,6 +11,9 @@ import dataclasses
 import hashlib
 
 from arena_sdk.engine import Ruleset
+from arena_sdk.engine.policy import bot_seed
+
+__all__ = ["MatchSpec", "TimeControl", "bot_seed", "game_seeds"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,15 +49,6 @@ def game_seeds(match_seed: int | str, games: int) -> list[str]:
     search a small space of deal seeds.
     """
     return [_digest(f"{match_seed}/game/{i}").hex()[:32] for i in range(games)]
-
-
-def bot_seed(deal_seed: str, seat: int) -> int:
-    """The per-game seed a seat's bot gets: a one-way function of the deal seed.
-
-    The same deal gives the same bot seeds, so a match replays identically
-    when no clock ran out; the deal cannot be recovered from it.
-    """
-    return int.from_bytes(_digest(f"{deal_seed}/bot/{seat}")[:8], "big") >> 1
 
 
 @dataclasses.dataclass(frozen=True)

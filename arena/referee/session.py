@@ -42,6 +42,9 @@ MAX_REFUSED_PER_GAME = 50
 #: How long a seat whose stream broke is watched for its process exiting,
 #: to tell a crash from a disconnect.
 CRASH_GRACE_S = 0.5
+#: Losses a platform failure causes (a stream broken, not yet put down to
+#: the bot): when the platform is found to have failed, they become its fault.
+PLATFORM_CAUSABLE = frozenset({"disconnect"})
 
 Writer = Callable[[pb.RefereeMessage], Any]
 
@@ -161,9 +164,18 @@ class RemoteSeat:
         self._refuse("join_refused", detail, 0)
 
     def platform_failed(self, detail: str) -> None:
-        """The platform (not the bot) failed: the game in progress is void, not forfeited."""
-        if self._platform is not None or self._lost is not None:
+        """The platform (not the bot) failed: the game in progress is void, not forfeited.
+
+        A seat whose stream broke and was not yet put down to its bot (what a
+        platform failure does to every seat at once) is the platform's too; a
+        crash or protocol violation already charged stays the bot's.
+        """
+        if self._platform is not None:
             return
+        if self._lost is not None:
+            if self._lost.reason not in PLATFORM_CAUSABLE:
+                return
+            self._lost = None
         self._platform = PlatformFault(detail)
         if self._pending is not None and not self._pending[2].done():
             self._pending[2].set_exception(self._platform)
@@ -215,8 +227,13 @@ class RemoteSeat:
                 self._pending = None
                 self._answered.add(prompt.request_id)
 
-    async def _classified(self, lost: SeatLost) -> SeatLost:
-        """A broken stream whose process has exited is a crash, not a disconnect."""
+    async def _classified(self, lost: SeatLost) -> SeatLost | PlatformFault:
+        """A broken stream whose process has exited is a crash, not a disconnect.
+
+        Unless the process ended through the platform (the Docker daemon
+        stopping takes its containers with it): then the seat, and the game,
+        are the platform's failure (:class:`PlatformFault`, the game is void).
+        """
         process = self.process
         if lost.reason != "disconnect" or process is None:
             return lost
@@ -224,6 +241,12 @@ class RemoteSeat:
         deadline = loop.time() + CRASH_GRACE_S
         while loop.time() < deadline:
             if process.exited():
+                platform_fault = getattr(process, "platform_fault", None)
+                fault = await platform_fault() if platform_fault is not None else None
+                if fault is not None:
+                    self.platform_failed(fault)
+                    assert self._platform is not None
+                    return self._platform
                 self._lost = SeatLost("crash", await process.exit_detail())
                 self._events.append(SeatEvent(self.seat, "lost:crash", self._lost.detail))
                 return self._lost

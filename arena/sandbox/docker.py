@@ -24,6 +24,8 @@ LABEL = "arena.managed"
 MATCH_LABEL = "arena.match"
 SOCKET_DIR_IN_CONTAINER = "/arena"
 DEFAULT_USER = "10001:10001"
+#: How long the daemon gets to answer when a container ended mid-match.
+PLATFORM_CHECK_TIMEOUT_S = 5.0
 
 
 class DockerUnavailable(RuntimeError):
@@ -150,6 +152,31 @@ class DockerProcess:
     @property
     def returncode(self) -> int | None:
         return self._exit_code
+
+    async def platform_fault(self) -> str | None:
+        """Why the platform, not the bot, ended this container; None when nothing says so.
+
+        Asked once the container has ended mid-match.  A bot can end its own
+        container (exit, crash, kill itself with any signal, run out of
+        memory) but it cannot stop the Docker daemon nor remove its container:
+        it has no way to the daemon.  So the container ended through the
+        platform when the daemon does not answer (it is stopping: it closes
+        its API first, then stops every container) or no longer knows the
+        container (removed from outside).  Everything else is the bot's doing.
+        """
+        import docker.errors
+
+        try:
+            await asyncio.wait_for(asyncio.to_thread(self.client.ping), PLATFORM_CHECK_TIMEOUT_S)
+        except Exception as exc:
+            return f"the Docker daemon does not answer ({type(exc).__name__}): the container was stopped with it"
+        try:
+            await asyncio.wait_for(asyncio.to_thread(self.container.reload), PLATFORM_CHECK_TIMEOUT_S)
+        except docker.errors.NotFound:
+            return "the container was removed from outside the match"
+        except Exception:
+            return None
+        return None
 
     async def exit_detail(self) -> str:
         """Why the container ended: out of memory (from ``State.OOMKilled``) or its exit code."""

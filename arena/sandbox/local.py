@@ -15,6 +15,7 @@ import signal
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 #: Bytes of a bot's output kept in its log; the rest is counted and dropped.
 DEFAULT_LOG_CAP = 1 << 20
@@ -33,6 +34,12 @@ def parse_command(command: str | Sequence[str]) -> list[str]:
     if argv[0] in _PYTHON_NAMES:
         argv[0] = sys.executable
     return argv
+
+
+def _closed(log: Any) -> None:
+    """Close a log file whose writes may fail (a full disk fails the flush too)."""
+    with contextlib.suppress(OSError):
+        log.close()
 
 
 class LocalProcess:
@@ -73,19 +80,27 @@ class LocalProcess:
         stream = self.process.stdout
         assert stream is not None
         kept = 0
-        log = self.log_path.open("wb") if self.log_path is not None else None
+        log = None
+        if self.log_path is not None:
+            with contextlib.suppress(OSError):  # no log (disk full...) must not stop the bot
+                log = self.log_path.open("wb")
         try:
             while chunk := await stream.read(65536):
                 room = self.log_cap - kept
                 if log is not None and room > 0:
-                    log.write(chunk[:room])
+                    try:
+                        log.write(chunk[:room])
+                    except OSError:  # the disk is full: keep draining the bot's output, unlogged
+                        _closed(log)
+                        log = None
                     kept += min(room, len(chunk))
                 self.log_bytes_dropped += max(0, len(chunk) - max(room, 0))
         finally:
             if log is not None:
-                if self.log_bytes_dropped:
-                    log.write(f"\n[arena: {self.log_bytes_dropped} more bytes of output dropped]\n".encode())
-                log.close()
+                with contextlib.suppress(OSError):
+                    if self.log_bytes_dropped:
+                        log.write(f"\n[arena: {self.log_bytes_dropped} more bytes of output dropped]\n".encode())
+                _closed(log)
 
     @property
     def pid(self) -> int:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import errno
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,32 @@ class StoreError(RuntimeError):
     """The store cannot be used: another tournament's, or unwritable."""
 
 
+class DiskFull(StoreError):
+    """The tournament's output cannot be written: its file system is full.
+
+    Nothing half-written is kept; the run stops and resumes once there is room.
+    """
+
+
+def storage_error(exc: BaseException, where: Path) -> StoreError:
+    """A :class:`StoreError` (:class:`DiskFull` when out of space) for a failed write to ``where``."""
+    full = (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)) or (
+        isinstance(exc, sqlite3.Error) and getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL"
+    )
+    if full:
+        return DiskFull(
+            f"the disk is full: cannot write {where} ({_reason(exc)}); "
+            f"free some space and run again to resume"
+        )
+    return StoreError(f"cannot write {where}: {_reason(exc)}")
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
 @dataclasses.dataclass(frozen=True)
 class GameRow:
     """One finished game as stored."""
@@ -116,21 +143,32 @@ class ResultsStore:
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
         except sqlite3.Error as exc:
+            if getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL":
+                raise storage_error(exc, path) from None
             raise StoreError(f"cannot open the results store {path}: {exc}") from None
+        except OSError as exc:
+            raise storage_error(exc, path.parent) from None
 
     def close(self) -> None:
         self.db.close()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One atomic write; a full disk or another error rolls it back."""
+        """One atomic write; a full disk or another error rolls it back.
+
+        A write SQLite cannot make (full disk, I/O error) raises
+        :class:`StoreError` (:class:`DiskFull` when out of space).
+        """
         try:
             self.db.execute("BEGIN IMMEDIATE")
             yield self.db
             self.db.execute("COMMIT")
-        except BaseException:
+        except BaseException as exc:
             if self.db.in_transaction:
-                self.db.execute("ROLLBACK")
+                with suppress(sqlite3.Error):  # SQLite has rolled back by itself if it could not
+                    self.db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.OperationalError):
+                raise storage_error(exc, self.path) from None
             raise
 
     # ------------------------------------------------------------ meta

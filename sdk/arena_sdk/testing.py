@@ -82,6 +82,7 @@ from arena_sdk.engine import (
     seat_name,
     team_name,
 )
+from arena_sdk.engine.policy import bot_seed, default_action
 from arena_sdk.engine.seats import team_of
 from arena_sdk.protocol import (
     PROTOCOL_VERSION,
@@ -199,29 +200,9 @@ def bot_seed_for(game_seed: int | str, seat: int) -> int:
     The referee's formula: a game the arena dealt from seed ``X`` gives the
     bots the same seeds here when replayed with ``play_game(..., seed=X)``.
     """
-    digest = hashlib.sha256(f"{game_seed}/bot/{seat}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    return bot_seed(str(game_seed), seat)
 
 
-def default_action(state: GameState) -> Any:
-    """The move the referee plays for a late, illegal or malformed answer.
-
-    Bid 1 (or the lowest legal bid), the first legal card in canonical order,
-    decline blind nil, keep the offered card, exchange nothing.
-    """
-    kind = state.decision
-    if kind is Decision.BID:
-        legal = state.legal_actions()
-        return 1 if 1 in legal else min(legal)
-    if kind is Decision.PLAY:
-        return state.legal_actions()[0]
-    if kind is Decision.BLIND_NIL:
-        return False
-    if kind is Decision.DRAW:
-        return True
-    if kind is Decision.EXCHANGE:
-        return ()
-    raise ValueError("the game is over: there is no default move")
 
 
 # ---------------------------------------------------------------------- seats

@@ -23,7 +23,7 @@ from arena.match import (
     game_seeds,
     play_match,
 )
-from arena.match.loop import default_action
+from arena_sdk.engine.policy import default_action
 from arena_sdk.engine import Card, Decision, GameState, replay_record, resolve_ruleset
 
 Policy = Callable[[DecisionPrompt, random.Random], tuple[float, SeatReply]]
