@@ -139,7 +139,8 @@ async def play_game(
         gone = [(s, g) for s, g in gone if g is not None]
         if gone:
             s, g = gone[0]
-            lose(s, g.reason, f"lost in an earlier game: {g.detail}")
+            when = "lost in an earlier game" if index > 0 else "lost before the first game"
+            lose(s, g.reason, f"{when}: {g.detail}")
             teams = sorted({team_of(n, s) for s, _ in gone})
             if len(teams) == 2:
                 losers = set(teams)

@@ -20,7 +20,7 @@ from arena.match import GameOutcome, MatchOutcome, MatchSpec, play_match
 from arena.match.seat import RunningBot
 from arena.match.clock import Clock
 from arena.referee.server import RefereeServer
-from arena.referee.session import RemoteSeat
+from arena.referee.session import RemoteSeat, platform_fault_of
 from arena.sandbox.docker import (
     MATCH_LABEL,
     SOCKET_DIR_IN_CONTAINER,
@@ -160,7 +160,11 @@ async def _wait_for_joins(
         if seat.joined.is_set() or seat.lost() is not None:
             continue
         if bot is not None and bot.exited():
-            seat.mark_lost("crash", "the bot's process exited before joining")
+            fault = await platform_fault_of(bot)
+            if fault is not None:  # e.g. the Docker daemon stopped: void games, not forfeits
+                seat.platform_failed(fault)
+            else:
+                seat.mark_lost("crash", "the bot's process exited before joining")
         else:
             seat.mark_lost("timeout", f"the bot did not join within {timeout:g} s")
 

@@ -183,7 +183,13 @@ class RefereeService(pb_grpc.RefereeServicer):
                 return
             if message is grpc.aio.EOF:
                 if not seat.closed.is_set():
-                    seat.mark_lost("disconnect", "the bot closed its stream")
+                    # gRPC ends a stream the same way when the bot closes it and when it
+                    # resets it for a message over the receive limit: say both.
+                    limit = MAX_MESSAGE_BYTES >> 10
+                    seat.mark_lost(
+                        "disconnect",
+                        f"the stream ended: closed by the bot, or reset for a message over {limit} KiB",
+                    )
                 return
             seat.receive(message)
 

@@ -49,6 +49,12 @@ PLATFORM_CAUSABLE = frozenset({"disconnect"})
 Writer = Callable[[pb.RefereeMessage], Any]
 
 
+async def platform_fault_of(process: RunningBot) -> str | None:
+    """Why the platform ended ``process`` (e.g. the Docker daemon stopped), or None: the bot did."""
+    check = getattr(process, "platform_fault", None)  # containers can tell; local processes cannot
+    return await check() if check is not None else None
+
+
 def new_token() -> str:
     """An unguessable per-seat secret."""
     return secrets.token_urlsafe(24)
@@ -241,8 +247,7 @@ class RemoteSeat:
         deadline = loop.time() + CRASH_GRACE_S
         while loop.time() < deadline:
             if process.exited():
-                platform_fault = getattr(process, "platform_fault", None)
-                fault = await platform_fault() if platform_fault is not None else None
+                fault = await platform_fault_of(process)
                 if fault is not None:
                     self.platform_failed(fault)
                     assert self._platform is not None

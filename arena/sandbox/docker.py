@@ -107,6 +107,27 @@ def container_settings(
     }
 
 
+def _ping_anew(client: Any) -> None:
+    """Ping the daemon on a new connection (raises if it does not answer).
+
+    A stopping daemon closes its socket to new connections at once but keeps
+    serving those already open (the client's pooled keep-alive ones) until
+    it has stopped every container: only a new connection tells.
+    """
+    import docker
+
+    api = client.api
+    socket_path = getattr(getattr(api, "_custom_adapter", None), "socket_path", None)
+    base_url = f"unix://{socket_path}" if socket_path else api.base_url
+    fresh = docker.APIClient(base_url=base_url, version=api.api_version, timeout=PLATFORM_CHECK_TIMEOUT_S)
+    if not socket_path:  # TCP: the same TLS settings
+        fresh.cert, fresh.verify = api.cert, api.verify
+    try:
+        fresh.ping()
+    finally:
+        fresh.close()
+
+
 class DockerProcess:
     """A running seat container, with the same interface as a local process."""
 
@@ -167,7 +188,7 @@ class DockerProcess:
         import docker.errors
 
         try:
-            await asyncio.wait_for(asyncio.to_thread(self.client.ping), PLATFORM_CHECK_TIMEOUT_S)
+            await asyncio.wait_for(asyncio.to_thread(_ping_anew, self.client), PLATFORM_CHECK_TIMEOUT_S)
         except Exception as exc:
             return f"the Docker daemon does not answer ({type(exc).__name__}): the container was stopped with it"
         try:
@@ -176,6 +197,9 @@ class DockerProcess:
             return "the container was removed from outside the match"
         except Exception:
             return None
+        if self.container.attrs.get("State", {}).get("Status") in ("removing", "dead"):
+            # A forced removal marks it first, then kills it: it is being removed.
+            return "the container was removed from outside the match"
         return None
 
     async def exit_detail(self) -> str:
@@ -235,13 +259,15 @@ def prune(client: Any, match_prefix: str | None = None, *, include_running: bool
     only with ``include_running``.
     """
     removed = []
-    for container in client.containers.list(all=True, filters={"label": [LABEL]}):
-        match = container.labels.get(MATCH_LABEL, "")
+    # The list's own fields (no inspect per container): a container another
+    # run removes meanwhile must not make this fail.
+    for info in client.api.containers(all=True, filters={"label": [LABEL]}):
+        match = (info.get("Labels") or {}).get(MATCH_LABEL, "")
         if match_prefix is not None and not match.startswith(match_prefix):
             continue
-        if container.status == "running" and not include_running:
+        if info.get("State") == "running" and not include_running:
             continue
         with contextlib.suppress(Exception):
-            container.remove(force=True)
-            removed.append(container.name)
+            client.api.remove_container(info["Id"], force=True)
+            removed.append(str((info.get("Names") or [info["Id"][:12]])[0]).lstrip("/"))
     return removed

@@ -12,9 +12,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import errno
 import json
 import signal
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,15 +25,18 @@ import trio
 from arena.match import GameOutcome, MatchSpec
 from arena.match.output import write_record
 from arena.referee.local_match import play_seated
-from arena.sandbox.docker import docker_client, image_id, prune
+from arena.sandbox.docker import DockerUnavailable, docker_client, image_id, prune
 from arena.tournament.config import Entry, TournamentConfig
 from arena.tournament.schedule import ScheduledGame, Table, schedule, tables
-from arena.tournament.store import GameRow, ResultsStore, now
+from arena.tournament.store import GameRow, ResultsStore, StoreError, now, storage_error
 from arena_sdk import __version__ as SDK_VERSION
 from arena_sdk.engine import ENGINE_VERSION, team_of
 
 #: Ending stored for the games a disqualified entry no longer plays.
 DISQUALIFIED = "forfeit:disqualified"
+#: Before replaying voided games, how long to wait for a Docker engine that
+#: does not answer (it was restarted): retries spent while it is down are lost.
+DOCKER_WAIT_S = 300.0
 
 
 @dataclasses.dataclass
@@ -97,6 +102,9 @@ async def _run(config: TournamentConfig, store: ResultsStore, progress: Progress
     progress.on_start(len(games), len(done_before & set(by_id)))
     stop = threading.Event()
     state = {"played": 0, "voided": 0}
+    #: A write that cannot be made (disk full): the run stops and raises it.
+    fatal: list[StoreError] = []
+    uses_docker = any(e.bot.kind == "docker" for e in config.entries)
 
     def store_outcome(game: ScheduledGame, outcome: GameOutcome) -> None:
         if outcome.void is not None:
@@ -114,20 +122,35 @@ async def _run(config: TournamentConfig, store: ResultsStore, progress: Progress
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_watch_signals, stop, nursery.cancel_scope)
-        for _round in range(config.faults.void_retries + 1):
-            pending = _pending(games, store, config)
-            if not pending or stop.is_set():
-                break
-            _apply_disqualifications(config, store, by_id, images, progress)
-            pending = _pending(games, store, config)
-            limiter = trio.CapacityLimiter(config.concurrency)
-            async with trio.open_nursery() as tables_nursery:
-                for table in tables(pending):
-                    tables_nursery.start_soon(
-                        _run_table, config, table, entries, limiter, stop, store_outcome, store
-                    )
-            _apply_disqualifications(config, store, by_id, images, progress)
+        try:
+            for round_no in range(config.faults.void_retries + 1):
+                pending = _pending(games, store, config)
+                if not pending or stop.is_set() or fatal:
+                    break
+                if round_no > 0 and uses_docker:
+                    # Replaying voids: the engine may be restarting; leftovers of voided tables go.
+                    await trio.to_thread.run_sync(_docker_back, config, stop)
+                _apply_disqualifications(config, store, by_id, images, progress)
+                pending = _pending(games, store, config)
+                limiter = trio.CapacityLimiter(config.concurrency)
+                async with trio.open_nursery() as tables_nursery:
+                    for table in tables(pending):
+                        # start() returns once the table holds a slot: tables start in
+                        # schedule order (trio runs new tasks in no fixed order), so the
+                        # two tables of a pairing play at the same time.
+                        await tables_nursery.start(
+                            _run_table, config, table, entries, limiter, stop, store_outcome, store, fatal
+                        )
+                if fatal:
+                    break
+                _apply_disqualifications(config, store, by_id, images, progress)
+        except StoreError as exc:
+            fatal.append(exc)
         nursery.cancel_scope.cancel()
+    if uses_docker:
+        await trio.to_thread.run_sync(_prune_leftovers, config)
+    if fatal:
+        raise fatal[0]
     unfinished = sorted(set(by_id) - store.finished_ids())
     return RunReport(
         total=len(games),
@@ -149,6 +172,33 @@ def _pending(games: list[ScheduledGame], store: ResultsStore, config: Tournament
     ]  # fmt: skip
 
 
+def _prune_leftovers(config: TournamentConfig) -> None:
+    """Remove this tournament's containers (no table is running): those a failed daemon left."""
+    with contextlib.suppress(Exception):
+        prune(docker_client(), f"{config.name}/", include_running=True)
+
+
+def _docker_back(config: TournamentConfig, stop: threading.Event) -> None:
+    """Wait (at most ``DOCKER_WAIT_S``) for the Docker engine to answer, then prune leftovers."""
+    deadline = time.monotonic() + DOCKER_WAIT_S
+    while not stop.is_set() and time.monotonic() < deadline:
+        try:
+            docker_client().close()
+            break
+        except DockerUnavailable:
+            time.sleep(0.5)
+    _prune_leftovers(config)
+
+
+def _storage_failure(exc: BaseException, where: Path) -> StoreError | None:
+    """The error to stop the run with if ``exc`` is a write the output's disk cannot take."""
+    if isinstance(exc, StoreError):
+        return exc
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return storage_error(exc, where)
+    return None
+
+
 async def _watch_signals(stop: threading.Event, scope: trio.CancelScope) -> None:
     """Ctrl-C or SIGTERM: stop starting tables, let running ones clean up."""
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
@@ -165,8 +215,11 @@ async def _run_table(
     stop: threading.Event,
     store_outcome: Callable[[ScheduledGame, GameOutcome], None],
     store: ResultsStore,
+    fatal: list[StoreError],
+    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     async with limiter:
+        task_status.started()
         if stop.is_set():
             return
         disqualified = store.disqualified()
@@ -175,16 +228,32 @@ async def _run_table(
         games = {g.game_id: g for g in table.games}
 
         def on_game(outcome: GameOutcome) -> None:  # runs in the table's thread
-            write_record(config.output / "records", outcome)
+            records = config.output / "records"
+            try:
+                write_record(records, outcome)  # first the record, then the row that points to it
+            except OSError as exc:
+                raise storage_error(exc, records) from None
             trio.from_thread.run_sync(store_outcome, games[outcome.game_id], outcome)
 
         try:
-            await trio.to_thread.run_sync(_play_table_blocking, config, table, entries, stop, on_game)
-        except Exception as exc:  # the platform failed for the whole table: void what is left
-            finished = store.finished_ids()
-            for game in table.games:
-                if game.game_id not in finished:
-                    store.record_void(game.game_id, f"void:platform: {type(exc).__name__}: {exc}")
+            try:
+                await trio.to_thread.run_sync(_play_table_blocking, config, table, entries, stop, on_game)
+            except Exception as exc:
+                if _storage_failure(exc, config.output) is not None:
+                    raise
+                # The platform failed for the whole table: void what is left.
+                finished = store.finished_ids()
+                for game in table.games:
+                    if game.game_id not in finished:
+                        store.record_void(game.game_id, f"void:platform: {type(exc).__name__}: {exc}")
+        except Exception as exc:
+            failure = _storage_failure(exc, config.output)
+            if failure is None:
+                raise
+            # The results cannot be written: stop every table (their games in
+            # progress are not stored and will be played on resume).
+            fatal.append(failure)
+            stop.set()
 
 
 def _play_table_blocking(

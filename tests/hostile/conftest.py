@@ -1,0 +1,87 @@
+"""Docker fixtures of the hostile-bot suite: a real engine, images built offline once per session.
+
+The same contract as ``tests/sandbox/conftest.py``: without an engine the
+tests skip locally and fail under CI (``CI=true``), because Docker tests must
+never be skipped there.  ``images`` builds lazily: a test pays only for the
+images it asks for (``images["zoo"]`` is the one image of every hostile bot).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.sandbox.build import build_image
+from arena.sandbox.docker import LABEL, docker_client
+
+REPO = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+BASE_IMAGE = os.environ.get("ARENA_BASE_IMAGE", "arena-base:bookworm")
+SOURCES = {
+    "random": (REPO / "example_bots" / "random", "arena-random:test"),
+    "heuristic": (REPO / "example_bots" / "heuristic", "arena-heuristic:test"),
+    "probe": (REPO / "tests" / "sandbox" / "probe_bot", "arena-probe:test"),
+    "referee": (REPO / "docker" / "referee", "arena-referee:test"),
+    "zoo": (HERE / "zoo", "arena-hostile:test"),
+}
+
+
+def _labelled(client: Any) -> list[Any]:
+    return client.containers.list(all=True, sparse=True, filters={"label": [LABEL]})
+
+
+@pytest.fixture(scope="session")
+def docker() -> Iterator[Any]:
+    """A client for the real engine; fails at the end if labelled containers of our images are left.
+
+    Only containers of the images built here count: another test run on the
+    same engine (a developer's machine) may have containers of its own.
+    """
+    try:
+        client = docker_client()
+        client.images.get(BASE_IMAGE)
+    except Exception as exc:  # DockerUnavailable or the base image missing
+        message = f"Docker tests need an engine and {BASE_IMAGE} (scripts/docker-setup.sh): {exc}"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    before = {c.id for c in _labelled(client)}
+    yield client
+    ours = {tag for _, tag in SOURCES.values()}
+    left = [
+        c.attrs.get("Names", [c.id])[0]
+        for c in _labelled(client)
+        if c.id not in before and c.attrs.get("Image") in ours
+    ]
+    assert not left, f"containers left behind: {left}"
+
+
+class Images(Mapping[str, str]):
+    """Image tags by short name, each built offline on first use."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.built: dict[str, str] = {}
+
+    def __getitem__(self, name: str) -> str:
+        if name not in self.built:
+            source, tag = SOURCES[name]
+            build_image(source, tag=tag, base_image=BASE_IMAGE, client=self.client)
+            self.built[name] = tag
+        return self.built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SOURCES)
+
+    def __len__(self) -> int:
+        return len(SOURCES)
+
+
+@pytest.fixture(scope="session")
+def images(docker: Any) -> Images:
+    """Tags of the example bots, the probe bot, the referee and the hostile zoo (built when first asked)."""
+    return Images(docker)
