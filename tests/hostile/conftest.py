@@ -8,7 +8,6 @@ images it asks for (``images["zoo"]`` is the one image of every hostile bot).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -16,11 +15,11 @@ from typing import Any
 import pytest
 
 from arena.sandbox.build import build_image
-from arena.sandbox.docker import LABEL, docker_client
+from arena.sandbox.docker import LABEL
+from docker_support import BASE_IMAGE, engine_or_skip
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-BASE_IMAGE = os.environ.get("ARENA_BASE_IMAGE", "arena-base:bookworm")
 SOURCES = {
     "random": (REPO / "example_bots" / "random", "arena-random:test"),
     "heuristic": (REPO / "example_bots" / "heuristic", "arena-heuristic:test"),
@@ -41,14 +40,7 @@ def docker() -> Iterator[Any]:
     Only containers of the images built here count: another test run on the
     same engine (a developer's machine) may have containers of its own.
     """
-    try:
-        client = docker_client()
-        client.images.get(BASE_IMAGE)
-    except Exception as exc:  # DockerUnavailable or the base image missing
-        message = f"Docker tests need an engine and {BASE_IMAGE} (scripts/docker-setup.sh): {exc}"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    client = engine_or_skip()
     before = {c.id for c in _labelled(client)}
     yield client
     ours = {tag for _, tag in SOURCES.values()}

@@ -34,13 +34,13 @@ from arena.match import GameOutcome, MatchSpec, TimeControl, game_seeds
 from arena.referee.botspec import BotSpec
 from arena.referee.local_match import play_seated
 from arena.sandbox.build import build_image
-from arena.sandbox.docker import LABEL, MATCH_LABEL, ContainerLimits, docker_client
+from arena.sandbox.docker import LABEL, MATCH_LABEL, ContainerLimits
+from docker_support import BASE_IMAGE, engine_or_skip
 from arena_sdk.engine import resolve_ruleset
 
 pytestmark = pytest.mark.docker
 
 REPO = Path(__file__).resolve().parents[2]
-BASE_IMAGE = os.environ.get("ARENA_BASE_IMAGE", "arena-base:bookworm")
 IMAGE = "arena-random:hostile"
 
 TABLES = 8
@@ -55,14 +55,7 @@ CLEANUP_S = 60.0
 @pytest.fixture(scope="module")
 def docker_engine() -> Iterator[Any]:
     """The main engine with the base image (skip locally without one; fail under CI)."""
-    try:
-        client = docker_client()
-        client.images.get(BASE_IMAGE)
-    except Exception as exc:
-        message = f"the load test needs a Docker engine and {BASE_IMAGE} (scripts/docker-setup.sh): {exc}"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    client = engine_or_skip("the load test")
     yield client
     client.close()
 

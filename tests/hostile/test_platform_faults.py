@@ -35,7 +35,8 @@ from arena.referee.host import command_launcher, host_match
 from arena.referee.local_match import MatchConfig, run_match
 from arena.referee.server import RefereeServer
 from arena.sandbox.build import build_image
-from arena.sandbox.docker import LABEL, MATCH_LABEL, ContainerLimits, DockerProcess, docker_client
+from arena.sandbox.docker import LABEL, MATCH_LABEL, ContainerLimits, DockerProcess
+from docker_support import BASE_IMAGE, engine_or_skip
 from arena.tournament import load_config, schedule
 from arena.tournament.store import DiskFull, GameRow, ResultsStore
 from arena_sdk.engine import resolve_ruleset
@@ -44,7 +45,6 @@ pytestmark = pytest.mark.docker
 
 REPO = Path(__file__).resolve().parents[2]
 BOTS = REPO / "example_bots"
-BASE_IMAGE = os.environ.get("ARENA_BASE_IMAGE", "arena-base:bookworm")
 ROOTFS_TAR = Path(os.environ.get("ARENA_ROOTFS_CACHE", "/var/cache/arena/rootfs.tar"))
 RANDOM_IMAGE = "arena-random:hostile"
 RANDOM_IMAGE_B = "arena-random:hostile-b"
@@ -100,18 +100,6 @@ def faultbot_source(root: Path) -> Path:
     dockerfile = (BOTS / "random" / "Dockerfile").read_text()
     (source / "Dockerfile").write_text(dockerfile + "ENV ARENA_FAULTBOT=exit-on-term\n")
     return source
-
-
-def engine_or_skip() -> Any:
-    try:
-        client = docker_client()
-        client.images.get(BASE_IMAGE)
-    except Exception as exc:
-        message = f"these tests need a Docker engine and {BASE_IMAGE} (scripts/docker-setup.sh): {exc}"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return client
 
 
 def root_or_skip() -> None:

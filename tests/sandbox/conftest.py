@@ -6,7 +6,6 @@ instead, because Docker tests must never be skipped there.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,10 +13,10 @@ from typing import Any
 import pytest
 
 from arena.sandbox.build import build_image
-from arena.sandbox.docker import LABEL, DockerUnavailable, docker_client
+from arena.sandbox.docker import LABEL, DockerUnavailable
+from docker_support import BASE_IMAGE, engine_or_skip
 
 REPO = Path(__file__).resolve().parents[2]
-BASE_IMAGE = os.environ.get("ARENA_BASE_IMAGE", "arena-base:bookworm")
 IMAGES = {
     "random": (REPO / "example_bots" / "random", "arena-random:test"),
     "heuristic": (REPO / "example_bots" / "heuristic", "arena-heuristic:test"),
@@ -33,14 +32,7 @@ def _labelled(client: Any) -> list[Any]:
 @pytest.fixture(scope="session")
 def docker() -> Iterator[Any]:
     """A client for the real engine; fails at the end if labelled containers are left."""
-    try:
-        client = docker_client()
-        client.images.get(BASE_IMAGE)
-    except Exception as exc:  # DockerUnavailable or the base image missing
-        message = f"Docker tests need an engine and {BASE_IMAGE} (scripts/docker-setup.sh): {exc}"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    client = engine_or_skip()
     before = {c.id for c in _labelled(client)}
     yield client
     left = [c.name for c in _labelled(client) if c.id not in before]
