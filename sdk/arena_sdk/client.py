@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -78,7 +79,11 @@ async def play_match(
                 if answer is not None:
                     await call.write(pb.BotMessage(answer=answer))
                 elif driver.finished:
-                    await call.done_writing()
+                    # The match is over; the referee may already have closed the
+                    # call, which makes closing our side fail: that is fine.
+                    with contextlib.suppress(Exception):
+                        await call.done_writing()
+                    break
         except grpc.aio.AioRpcError as exc:
             if exc.code() in (
                 grpc.StatusCode.UNAUTHENTICATED,
