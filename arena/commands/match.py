@@ -94,6 +94,8 @@ def run(
             report = asyncio.run(run_match(config, advance))
         except BotSpecError as exc:
             fail(str(exc))
+        except OSError as exc:  # e.g. OUT cannot be created or written
+            fail(f"cannot write the match's files under {out}: {exc.strerror or exc}")
     if as_json:
         print_json(report.to_json())
     else:

@@ -102,7 +102,10 @@ def serve(
             await server.stop(1.0)
         return hosted.outcome.games
 
-    results = asyncio.run(main())
+    try:
+        results = asyncio.run(main())
+    except OSError as exc:  # e.g. OUT cannot be created or written
+        fail(f"cannot write the records under {out}: {exc.strerror or exc}")
     summary = [
         {
             "game_id": g.game_id,

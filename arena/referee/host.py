@@ -117,11 +117,21 @@ async def host_match(
             *(
                 _launch(launcher, s, address, seats[s].token, log_dir)
                 for s, launcher in enumerate(launchers)
-            )
+            ),
+            return_exceptions=True,  # keep every bot that did start, so all are stopped
         )
+        platform_error: BaseException | None = None
         for s, bot in enumerate(started):
-            bots[s] = bot
-            seats[s].process = bot
+            if isinstance(bot, OSError):
+                # The bot's own command cannot run (no such file, not executable): its crash.
+                seats[s].mark_lost("crash", f"could not start the bot: {bot}")
+            elif isinstance(bot, BaseException):
+                platform_error = platform_error or bot
+            else:
+                bots[s] = bot
+                seats[s].process = bot
+        if platform_error is not None:
+            raise platform_error  # the platform could not start a seat (Docker...): the caller voids
         await _wait_for_joins(seats, bots, start_timeout)
         outcome = await play_match(spec, seats, clock, on_game_end)
         for seat in seats:

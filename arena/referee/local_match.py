@@ -137,7 +137,7 @@ def _totals(config: MatchConfig, seat_bots: list[int], games: list[GameOutcome],
                 t.wins += 1
             else:
                 t.losses += 1
-            if g.forfeit is not None and g.forfeit["seat"] in t.seats:
+            if g.forfeit is not None and team_name(n, team) in g.forfeit["teams"]:
                 reason = g.forfeit["reason"]
                 t.forfeits[reason] = t.forfeits.get(reason, 0) + 1
     return totals

@@ -227,8 +227,17 @@ class View:
         return played
 
     def cards_seen(self) -> set[Card]:
-        """Cards you know the place of: your hand, played cards, discards you saw."""
-        return set(self.hand) | self.cards_played() | set(self.seen_discards)
+        """Cards you know the place of: your hand, played cards, discards you saw.
+
+        Two players: once the opponent has exchanged cards after a blind nil,
+        some discards (perhaps ones you saw) went to its hand, and which is
+        not public, so the discards you saw no longer count as placed.
+        """
+        seen = set(self.hand) | self.cards_played()
+        opponent_exchanged = any(k for s, k in enumerate(self.exchanged) if s != self.seat)
+        if not opponent_exchanged:
+            seen |= set(self.seen_discards)
+        return seen
 
     def unseen_cards(self) -> set[Card]:
         """Cards that may be in another hand (or, two players, in the discards)."""

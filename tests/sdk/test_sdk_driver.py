@@ -76,3 +76,31 @@ def test_lenient_harness_counts_defaults_for_a_buggy_bot():
     result = play_game([Buggy, Buggy], "pagat", seed=3, max_hands=1, strict=False)
     assert result.defaults == (13, 13, 13, 13), "every play was a default move"
     assert result.result.hands == 1
+
+
+def test_discards_seen_stop_counting_as_placed_once_the_opponent_exchanged():
+    from arena_sdk.engine import Card
+    from arena_sdk.view import View
+
+    rules = resolve_ruleset("two-player")
+    state = GameState.new(rules, 9, first=0, decks={1: list(range(52))})
+    state.apply(True)  # A: blind nil
+    state.apply(False)  # B declines
+    for _ in range(13):
+        state.apply(True)  # B keeps each offered card; it sees the next go out
+    before = View(rules, request_to_proto(1, _fake_to_move(state, 1), 1000, 1000))
+    state.apply((Card.C2, Card.C6, Card.CT))  # A returns three, draws three unseen
+    state.apply(4)  # B bids; now B plays first
+    after = View(rules, request_to_proto(2, state.view(1), 1000, 1000))
+    assert after.exchanged == [3, 0] and after.seen_discards
+    assert not set(after.seen_discards) & after.cards_seen(), "which discards A drew is not public"
+    assert set(after.seen_discards) <= after.unseen_cards()
+    assert set(before.seen_discards) <= before.cards_seen()
+
+
+def _fake_to_move(state: GameState, seat: int):
+    """B's view while A is to exchange, as if B were asked (its seen discards all placed)."""
+    import dataclasses
+
+    view = state.view(seat)
+    return dataclasses.replace(view, decision=Decision.BID, legal_actions=tuple(range(14)))
