@@ -287,13 +287,9 @@ class HeuristicBot(Bot):
             return self.play_cover(f)
         return self.play_normal(f)
 
-    def play_nil(self, f: Facts) -> Card:
-        """Lose every trick."""
-        if not f.trick:
-            return min(
-                f.legal,
-                key=lambda c: (f.higher_unseen(c) == 0, c.suit == Suit.S, f.lower_unseen(c), c.rank),
-            )
+    def lose_trick(self, f: Facts) -> Card:
+        """Following: shed the most dangerous card that still loses; if every card wins,
+        win as cheaply as possible when others play after us, else with the most dangerous."""
         assert f.win is not None
         losers = [c for c in f.legal if not beats(c, f.win[1])]
         if losers:
@@ -301,6 +297,15 @@ class HeuristicBot(Bot):
         if f.after:
             return min(f.legal, key=lambda c: (c.suit == Suit.S, c.rank))
         return max(f.legal, key=danger)
+
+    def play_nil(self, f: Facts) -> Card:
+        """Lose every trick."""
+        if not f.trick:
+            return min(
+                f.legal,
+                key=lambda c: (f.higher_unseen(c) == 0, c.suit == Suit.S, f.lower_unseen(c), c.rank),
+            )
+        return self.lose_trick(f)
 
     def play_cover(self, f: Facts) -> Card:
         """Partner bid nil: make sure someone else wins the trick."""
@@ -426,13 +431,7 @@ class HeuristicBot(Bot):
                 f.legal,
                 key=lambda c: (f.higher_unseen(c) == 0, c.suit == Suit.S, -f.higher_unseen(c), c.rank),
             )
-        assert f.win is not None
-        losers = [c for c in f.legal if not beats(c, f.win[1])]
-        if losers:
-            return max(losers, key=danger)
-        if f.after:
-            return min(f.legal, key=lambda c: (c.suit == Suit.S, c.rank))
-        return max(f.legal, key=danger)
+        return self.lose_trick(f)
 
     def discard(self, f: Facts) -> Card:
         """A card that does not matter: the lowest of the suit led, or the cheapest side card."""
