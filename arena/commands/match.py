@@ -32,6 +32,19 @@ BotOption = Annotated[
 ]
 
 
+PresetOption = Annotated[str, typer.Option("--rules", help="Ruleset preset (see arena rules presets).")]
+GamesOption = Annotated[int, typer.Option(help="Games to play.", min=1)]
+SeedOption = Annotated[str | None, typer.Option(help="Match seed (deals, bot seeds); random if not given.")]
+MoveTimeOption = Annotated[float, typer.Option("--move-time", help="Seconds per decision before the bank is used.")]
+TimeBankOption = Annotated[float, typer.Option("--time-bank", help="Seconds of bank per seat per game.")]
+StrikesOption = Annotated[int, typer.Option(help="Strikes (late, illegal, malformed answers) that forfeit a game.")]
+
+
+def match_seed(seed: str | None) -> str:
+    """The given seed, or a fresh random one (recorded, so the match can be replayed)."""
+    return seed if seed is not None else str(secrets.randbelow(2**63))
+
+
 def time_control(move_time: float, time_bank: float, hard_cap: float | None, strikes: int) -> TimeControl:
     """A TimeControl from CLI options; bad values exit 2."""
     try:
@@ -48,14 +61,14 @@ def time_control(move_time: float, time_bank: float, hard_cap: float | None, str
 @app.command("run")
 def run(
     bots: BotOption,
-    preset: Annotated[str, typer.Option("--rules", help="Ruleset preset (see arena rules presets).")] = "pagat",
+    preset: PresetOption = "pagat",
     overrides: SetOption = None,
-    games: Annotated[int, typer.Option(help="Games to play.", min=1)] = 2,
-    seed: Annotated[str | None, typer.Option(help="Match seed (deals, bot seeds); random if not given.")] = None,
-    move_time: Annotated[float, typer.Option("--move-time", help="Seconds per decision before the bank is used.")] = 1.0,
-    time_bank: Annotated[float, typer.Option("--time-bank", help="Seconds of bank per seat per game.")] = 30.0,
+    games: GamesOption = 2,
+    seed: SeedOption = None,
+    move_time: MoveTimeOption = 1.0,
+    time_bank: TimeBankOption = 30.0,
     hard_cap: Annotated[float | None, typer.Option("--hard-cap", help="Most seconds any one decision may take [default: max(60, move time)].")] = None,
-    strikes: Annotated[int, typer.Option(help="Strikes (late, illegal, malformed answers) that forfeit a game.")] = 3,
+    strikes: StrikesOption = 3,
     start_timeout: Annotated[float, typer.Option("--start-timeout", help="Seconds the bots get to join.")] = 20.0,
     out: Annotated[Path, typer.Option(help="Directory for game records, bot logs and match.json.")] = Path("matches/latest"),
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON for scripts.")] = False,
@@ -73,7 +86,7 @@ def run(
             bots=specs,
             rules=rules,
             games=games,
-            seed=seed if seed is not None else str(secrets.randbelow(2**63)),
+            seed=match_seed(seed),
             time_control=time_control(move_time, time_bank, hard_cap, strikes),
             out_dir=out,
             start_timeout=start_timeout,

@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import os
-import secrets
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
-from arena.commands.match import time_control
+from arena.commands.match import (
+    GamesOption,
+    MoveTimeOption,
+    PresetOption,
+    SeedOption,
+    StrikesOption,
+    TimeBankOption,
+    match_seed,
+    time_control,
+)
 from arena.commands.rules import SetOption
 from arena.match import GameOutcome, MatchSpec, game_seeds
 from arena.match.output import write_record
@@ -42,13 +50,13 @@ def serve(
         list[str],
         typer.Option(help="Address to serve on: unix:/path/to.sock or 127.0.0.1:PORT (repeatable)."),
     ],
-    preset: Annotated[str, typer.Option("--rules", help="Ruleset preset.")] = "pagat",
+    preset: PresetOption = "pagat",
     overrides: SetOption = None,
-    games: Annotated[int, typer.Option(help="Games to play.", min=1)] = 2,
-    seed: Annotated[str | None, typer.Option(help="Match seed; random if not given.")] = None,
-    move_time: Annotated[float, typer.Option("--move-time", help="Seconds per decision before the bank is used.")] = 1.0,
-    time_bank: Annotated[float, typer.Option("--time-bank", help="Seconds of bank per seat per game.")] = 30.0,
-    strikes: Annotated[int, typer.Option(help="Strikes that forfeit a game.")] = 3,
+    games: GamesOption = 2,
+    seed: SeedOption = None,
+    move_time: MoveTimeOption = 1.0,
+    time_bank: TimeBankOption = 30.0,
+    strikes: StrikesOption = 3,
     start_timeout: Annotated[float, typer.Option("--start-timeout", help="Seconds the bots get to join.")] = 300.0,
     match_id: Annotated[str, typer.Option("--match-id", help="Name of the match (record file names).")] = "served",
     out: Annotated[Path, typer.Option(help="Directory for the game records.")] = Path("matches/served"),
@@ -68,7 +76,7 @@ def serve(
     spec = MatchSpec(
         match_id=match_id,
         rules=rules,
-        deal_seeds=tuple(game_seeds(seed if seed is not None else str(secrets.randbelow(2**63)), games)),
+        deal_seeds=tuple(game_seeds(match_seed(seed), games)),
         time_control=tc,
     )
     for address in listen:
