@@ -2,12 +2,41 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
+from typer.core import TyperGroup, TyperOption
 
 from arena.commands import bot, demo, match, ratings, replay, rules, sandbox, serve, tournament
 
+
+class ArenaGroup(TyperGroup):
+    """The root command group; it tidies the help of every command below it once built.
+
+    Typer shows a type hint such as ``<bool>`` beside every flag, ``--help``
+    included, although a flag takes no value: give each flag an empty metavar
+    so the help shows none.
+    """
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        _hide_flag_types(self)
+
+
+def _hide_flag_types(command: Any) -> None:
+    """Clear the type hint of every flag of ``command`` and its subcommands (``--help`` too)."""
+    ctx = typer.Context(command)
+    help_option = command.get_help_option(ctx)  # made lazily and cached: make it now to fix it
+    for param in [*command.params, *([help_option] if help_option is not None else [])]:
+        if isinstance(param, TyperOption) and param.is_flag:
+            param.metavar = ""
+    for sub in getattr(command, "commands", {}).values():
+        _hide_flag_types(sub)
+
+
 app = typer.Typer(
     name="arena",
+    cls=ArenaGroup,
     help="Spades arena: rules, game records, matches and tournaments for Spades bots.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,

@@ -52,6 +52,19 @@ def build(
         console.print(built.image_id, highlight=False)
 
 
+#: How a game ended, in words (``arena bot check`` plays a one-hand game, so usually the hand limit).
+ENDINGS_IN_WORDS = {
+    "target": "a side reached the target score",
+    "floor": "a side fell to the losing floor",
+    "max_hands": "ended after its one hand, as a check game does",
+}
+
+
+def ending_in_words(ending: str) -> str:
+    """A game's ``ending`` code as a phrase; unknown codes (forfeits, voids) as they are."""
+    return ENDINGS_IN_WORDS.get(ending, ending)
+
+
 @app.command("check")
 def check(
     image: Annotated[str, typer.Argument(help="The image to check.")],
@@ -107,5 +120,5 @@ def check(
             if name in ("seat0.log", "seat2.log") and text.strip():
                 console.print(f"[dim]--- {name} (tail)\n{text}[/]", highlight=False, soft_wrap=True)
     else:
-        console.print(f"[green]PASS[/] {image}: bot {mine.name!r} joined and played a game ({game.ending})", soft_wrap=True)
+        console.print(f"[green]PASS[/] {image}: bot {mine.name!r} joined and played a game ({ending_in_words(game.ending)})", soft_wrap=True)
     raise typer.Exit(0 if not problems else 1)

@@ -67,7 +67,7 @@ def run(
     seed: SeedOption = None,
     move_time: MoveTimeOption = 1.0,
     time_bank: TimeBankOption = 30.0,
-    hard_cap: Annotated[float | None, typer.Option("--hard-cap", help="Most seconds any one decision may take [default: max(60, move time)].")] = None,
+    hard_cap: Annotated[float | None, typer.Option("--hard-cap", help=r"Most seconds any one decision may take \[default: max(60, move time)].")] = None,
     strikes: StrikesOption = 3,
     start_timeout: Annotated[float, typer.Option("--start-timeout", help="Seconds the bots get to join.")] = 20.0,
     out: Annotated[Path, typer.Option(help="Directory for game records, bot logs and match.json.")] = Path("matches/latest"),
@@ -115,6 +115,11 @@ def run(
         show_report(report)
 
 
+def match_title(match_id: str) -> str:
+    """``match NAME``, or just ``match`` when the id is the default one (not "match match")."""
+    return "match" if match_id == MatchConfig.match_id else f"match {match_id}"
+
+
 def show_report(report: MatchReport) -> None:
     """Print the games and the per-bot totals."""
     n = report.config.rules.players
@@ -122,7 +127,7 @@ def show_report(report: MatchReport) -> None:
         f"{seat_name(n, s)}={report.totals[b].name}" for s, b in enumerate(report.seat_bots)
     )
     console.print(
-        f"match {report.config.match_id}: {seats}; ruleset {report.config.rules.preset} "
+        f"{match_title(report.config.match_id)}: {seats}; ruleset {report.config.rules.preset} "
         f"{report.config.rules.hash}; seed {report.config.seed}",
         soft_wrap=True,
     )
