@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from arena.commands.common import console, fail, print_json
+from arena.publish.safe_text import safe_text
 from arena.match import TimeControl
 from arena.referee.botspec import BotSpec, BotSpecError
 from arena.referee.local_match import MatchConfig, run_match
@@ -45,7 +46,7 @@ def build(
             on_line=None if as_json else lambda line: console.print(f"[dim]{line}[/]", highlight=False),
         )
     except (BuildError, DockerUnavailable) as exc:
-        fail(str(exc).replace("[", r"\["))
+        fail(str(exc))
     if as_json:
         print_json({"image_id": built.image_id, "tag": built.tag})
     else:
@@ -115,10 +116,10 @@ def check(
     if as_json:
         print_json(verdict)
     elif problems:
-        console.print(f"[red]FAIL[/] {image}: " + "; ".join(problems), soft_wrap=True)
+        console.print(f"[red]FAIL[/] {safe_text(image)}: " + safe_text("; ".join(problems)), soft_wrap=True)
         for name, text in logs.items():
             if name in ("seat0.log", "seat2.log") and text.strip():
-                console.print(f"[dim]--- {name} (tail)\n{text}[/]", highlight=False, soft_wrap=True)
+                console.print(f"[dim]--- {name} (tail)\n{safe_text(text, keep_newlines=True)}[/]", highlight=False, soft_wrap=True)
     else:
-        console.print(f"[green]PASS[/] {image}: bot {mine.name!r} joined and played a game ({ending_in_words(game.ending)})", soft_wrap=True)
+        console.print(f"[green]PASS[/] {safe_text(image)}: bot {safe_text(repr(mine.name))} joined and played a game ({ending_in_words(game.ending)})", soft_wrap=True)
     raise typer.Exit(0 if not problems else 1)

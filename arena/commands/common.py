@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 import typer
 from rich.console import Console
 
+from arena.publish.safe_text import safe_text
 from arena_sdk.engine import RulesError
 
 #: Exit status for bad input: a bad option, file or record.
@@ -21,8 +22,12 @@ err_console = Console(stderr=True, soft_wrap=True)
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
-    """Print ``error: message`` to stderr and exit with ``code`` (no traceback)."""
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    """Print ``error: message`` to stderr and exit with ``code`` (no traceback).
+
+    ``message`` is plain text (it may quote names, paths or a bot's output):
+    markup in it prints literally and control characters are dropped.
+    """
+    err_console.print(f"[bold red]error:[/] {safe_text(message, keep_newlines=True)}", highlight=False, markup=True)
     raise typer.Exit(code)
 
 
@@ -32,7 +37,7 @@ def bad_input_exits() -> Iterator[None]:
     try:
         yield
     except RulesError as exc:
-        fail(str(exc).replace("[", r"\["))
+        fail(str(exc))
 
 
 def print_json(data: Any) -> None:

@@ -13,7 +13,9 @@ from rich.table import Table
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
 from arena.commands.rules import SetOption
+from arena.publish.safe_text import safe_text
 from arena.match import GameOutcome, TimeControl
+from arena.match.spec import check_seconds
 from arena.referee.botspec import BotSpecError, parse_bot_spec
 from arena.referee.local_match import MatchConfig, MatchReport, run_match
 from arena_sdk.engine import parse_overrides, resolve_ruleset, seat_name, team_name
@@ -45,8 +47,17 @@ def match_seed(seed: str | None) -> str:
     return seed if seed is not None else str(secrets.randbelow(2**63))
 
 
+def start_seconds(start_timeout: float) -> float:
+    """The --start-timeout value, checked like every time (finite, in range); bad values exit 2."""
+    try:
+        check_seconds(start_timeout, "start timeout", inclusive=False)
+    except ValueError as exc:
+        fail(str(exc))
+    return start_timeout
+
+
 def time_control(move_time: float, time_bank: float, hard_cap: float | None, strikes: int) -> TimeControl:
-    """A TimeControl from CLI options; bad values exit 2."""
+    """A TimeControl from CLI options; bad values (nan, inf, negative, over a day) exit 2."""
     try:
         return TimeControl(
             move_s=move_time,
@@ -89,7 +100,7 @@ def run(
             seed=match_seed(seed),
             time_control=time_control(move_time, time_bank, hard_cap, strikes),
             out_dir=out,
-            start_timeout=start_timeout,
+            start_timeout=start_seconds(start_timeout),
         )
     except BotSpecError as exc:
         fail(str(exc))
@@ -117,14 +128,14 @@ def run(
 
 def match_title(match_id: str) -> str:
     """``match NAME``, or just ``match`` when the id is the default one (not "match match")."""
-    return "match" if match_id == MatchConfig.match_id else f"match {match_id}"
+    return "match" if match_id == MatchConfig.match_id else f"match {safe_text(match_id)}"
 
 
 def show_report(report: MatchReport) -> None:
     """Print the games and the per-bot totals."""
     n = report.config.rules.players
     seats = ", ".join(
-        f"{seat_name(n, s)}={report.totals[b].name}" for s, b in enumerate(report.seat_bots)
+        f"{seat_name(n, s)}={safe_text(report.totals[b].name)}" for s, b in enumerate(report.seat_bots)
     )
     console.print(
         f"{match_title(report.config.match_id)}: {seats}; ruleset {report.config.rules.preset} "
@@ -139,7 +150,7 @@ def show_report(report: MatchReport) -> None:
         if g.void is not None:
             winner = "void"
         table.add_row(
-            g.game_id, g.ending, winner, *(str(g.result.scores[t]) for t in range(2)),
+            safe_text(g.game_id), g.ending, winner, *(str(g.result.scores[t]) for t in range(2)),
             str(g.result.hands), str(sum(st.strikes for st in g.stats)),
         )  # fmt: skip
     console.print(table)
@@ -149,12 +160,14 @@ def show_report(report: MatchReport) -> None:
     for t in report.totals:
         forfeits = ", ".join(f"{k} {v}" for k, v in t.forfeits.items()) or "0"
         totals.add_row(
-            t.name, "/".join(t.seats), str(t.games), str(t.wins), str(t.losses), str(t.draws),
+            safe_text(t.name), "/".join(t.seats), str(t.games), str(t.wins), str(t.losses), str(t.draws),
             str(t.voids), forfeits, str(t.strikes),
         )  # fmt: skip
     console.print(totals)
     console.print(
-        f"records and logs: {report.out_dir}  (check one with: arena replay "
-        f"{report.out_dir}/{report.games[0].game_id}.json)",
+        safe_text(
+            f"records and logs: {report.out_dir}  (check one with: arena replay "
+            f"{report.out_dir}/{report.games[0].game_id}.json)"
+        ),
         soft_wrap=True,
     )

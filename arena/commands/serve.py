@@ -18,11 +18,13 @@ from arena.commands.match import (
     StrikesOption,
     TimeBankOption,
     match_seed,
+    start_seconds,
     time_control,
 )
 from arena.commands.rules import SetOption
 from arena.match import GameOutcome, MatchSpec, game_seeds
 from arena.match.output import write_record
+from arena.publish.safe_text import safe_text
 from arena.referee.host import host_match
 from arena.referee.server import RefereeServer
 from arena.referee.session import RemoteSeat, new_token
@@ -71,6 +73,7 @@ def serve(
     with bad_input_exits():
         rules = resolve_ruleset(preset, parse_overrides(overrides or []))
     tc = time_control(move_time, time_bank, None, strikes)
+    start_seconds(start_timeout)
     n = rules.players
     tokens, generated = seat_tokens(n)
     spec = MatchSpec(
@@ -95,7 +98,7 @@ def serve(
                 Path(address.removeprefix("unix:").removeprefix("//")).chmod(0o777)
         seats = [RemoteSeat(s, match_id, tokens[s]) for s in range(n)]
         if not as_json:
-            console.print(f"referee on {', '.join(server.addresses)}; waiting {start_timeout:g} s for {n} bots", soft_wrap=True)
+            console.print(f"referee on {safe_text(', '.join(server.addresses))}; waiting {start_timeout:g} s for {n} bots", soft_wrap=True)
             if generated:
                 for s in range(n):
                     console.print(f"  seat {seat_name(n, s)}: ARENA_TOKEN={tokens[s]}", soft_wrap=True)
@@ -127,5 +130,5 @@ def serve(
         print_json({"games": summary, "out_dir": str(out)})
     else:
         for row in summary:
-            console.print(f"{row['game_id']}: {row['ending']}, winner {row['winner']}, scores {row['scores']}", soft_wrap=True)
-        console.print(f"records: {out}", soft_wrap=True)
+            console.print(safe_text(f"{row['game_id']}: {row['ending']}, winner {row['winner']}, scores {row['scores']}"), soft_wrap=True)
+        console.print(safe_text(f"records: {out}"), soft_wrap=True)

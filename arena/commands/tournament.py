@@ -17,6 +17,7 @@ from rich.progress import (
 )
 
 from arena.commands.common import console, fail, print_json
+from arena.publish.safe_text import safe_text
 from arena.tournament import ConfigError, StoreError, load_config, run_tournament
 from arena.tournament import Progress as RunProgress
 
@@ -43,7 +44,7 @@ def run(
     except ConfigError as exc:
         fail(str(exc))
     columns = (
-        TextColumn(f"[bold]{config.name}[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
+        TextColumn(f"[bold]{safe_text(config.name)}[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
         TaskProgressColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
     )  # fmt: skip
     bar = Progress(*columns, console=console, disable=as_json, transient=False)
@@ -59,7 +60,7 @@ def run(
 
     def on_void(game_id: str, reason: str) -> None:
         if not as_json:
-            console.print(f"[yellow]void[/] {game_id}: {reason} (will be played again)")
+            console.print(f"[yellow]void[/] {safe_text(game_id)}: {safe_text(reason)} (will be played again)")
 
     try:
         with bar:

@@ -9,16 +9,40 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 
 from arena_sdk.engine import Ruleset
 from arena_sdk.engine.policy import bot_seed
 
-__all__ = ["MatchSpec", "TimeControl", "bot_seed", "game_seeds"]
+__all__ = ["MAX_SECONDS", "MatchSpec", "TimeControl", "bot_seed", "check_seconds", "game_seeds"]
+
+
+#: The longest any time value may be, in seconds: one day.  Far beyond any real
+#: game, and its milliseconds fit the protocol's uint32 fields with room to spare.
+MAX_SECONDS = 86_400.0
+#: The most strikes a game may allow (sent as a uint32 too).
+MAX_STRIKES = 10_000
+
+
+def check_seconds(value: float, what: str, *, minimum: float = 0.0, inclusive: bool = True) -> None:
+    """Refuse a time that is not a finite number of seconds in ``[minimum, MAX_SECONDS]``.
+
+    ``inclusive=False`` makes the minimum itself invalid (``> minimum``).  Raises
+    ``ValueError`` with one line naming ``what``; nan and inf are refused too.
+    """
+    low_ok = value >= minimum if inclusive else value > minimum
+    if isinstance(value, bool) or not math.isfinite(value) or not low_ok or value > MAX_SECONDS:
+        low = f"{'at least' if inclusive else 'more than'} {minimum:g} s"
+        raise ValueError(f"{what} must be {low} and at most {MAX_SECONDS:g} s (one day), got {value}")
 
 
 @dataclasses.dataclass(frozen=True)
 class TimeControl:
-    """Per-decision limit, per-game bank, hard cap, and strikes that forfeit a game."""
+    """Per-decision limit, per-game bank, hard cap, and strikes that forfeit a game.
+
+    Every value is checked: finite, in range, and small enough for the
+    millisecond fields of the protocol's Welcome (see :data:`MAX_SECONDS`).
+    """
 
     move_s: float = 1.0
     bank_s: float = 30.0
@@ -26,16 +50,15 @@ class TimeControl:
     strikes_to_forfeit: int = 3
 
     def __post_init__(self) -> None:
-        if self.move_s <= 0:
-            raise ValueError(f"move time must be > 0 s, got {self.move_s}")
-        if self.bank_s < 0:
-            raise ValueError(f"time bank must be >= 0 s, got {self.bank_s}")
+        check_seconds(self.move_s, "move time", minimum=0.001)  # at least 1 ms: the wire counts ms
+        check_seconds(self.bank_s, "time bank")
+        check_seconds(self.hard_cap_s, "hard cap", minimum=0.001)
         if self.hard_cap_s < self.move_s:
             raise ValueError(
                 f"hard cap ({self.hard_cap_s} s) must be at least the move time ({self.move_s} s)"
             )
-        if self.strikes_to_forfeit < 1:
-            raise ValueError(f"strikes to forfeit must be >= 1, got {self.strikes_to_forfeit}")
+        if not 1 <= self.strikes_to_forfeit <= MAX_STRIKES:
+            raise ValueError(f"strikes to forfeit must be between 1 and {MAX_STRIKES}, got {self.strikes_to_forfeit}")
 
 
 def _digest(text: str) -> bytes:

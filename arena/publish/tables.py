@@ -1,7 +1,8 @@
 """Rich tables for the terminal: leaderboard, crosstable, faults.
 
-Names go in as ``Text`` objects, never as markup strings: a bot called
-``[link=...]`` must print as itself.
+Names go in through :func:`~arena.publish.safe_text.safe_text`: a bot called
+``[link=...]`` must print as itself, and escape codes in a name never reach
+the terminal.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from rich.text import Text
 
 from arena.publish.model import Standings
 from arena.publish.rows import all_names, fmt_elo, fmt_pct, leaderboard
+from arena.publish.safe_text import safe_text
 from arena.ratings import Ratings
 
 
@@ -26,7 +28,7 @@ def rich_tables(standings: Standings, ratings: Ratings) -> list[Table]:
 def leaderboard_table(standings: Standings, ratings: Ratings) -> Table:
     """Rank, entry, Elo, ±, games, score %, W/L/D and a DQ mark."""
     table = Table(
-        title=Text(standings.title),
+        title=safe_text(standings.title),
         caption=Text(
             f"{standings.ruleset_preset} {standings.ruleset_hash[:12]} · {ratings.games} games · "
             f"95% intervals, {ratings.error_method} · pool mean {ratings.mean:g}"
@@ -46,7 +48,7 @@ def leaderboard_table(standings: Standings, ratings: Ratings) -> Table:
     for row in leaderboard(standings, ratings):
         table.add_row(
             "" if row.rank is None else str(row.rank),
-            Text(row.name),
+            safe_text(row.name),
             fmt_elo(row.elo),
             fmt_elo(row.margin),
             str(row.games),
@@ -65,7 +67,7 @@ def crosstable_table(standings: Standings, ratings: Ratings) -> Table:
     for k, _ in enumerate(names, 1):
         table.add_column(str(k), justify="center")
     for k, a in enumerate(names, 1):
-        cells: list[str | Text] = [Text(f"{k}. {a}")]
+        cells: list[str | Text] = [f"{k}. {safe_text(a)}"]
         for b in names:
             rec = ratings.crosstable.get(a, {}).get(b)
             if a == b:
@@ -84,11 +86,11 @@ def faults_table(standings: Standings, ratings: Ratings) -> Table:
     table = Table(title=Text("Faults"))
     table.add_column("Entry")
     for reason in reasons:
-        table.add_column(Text(reason), justify="right")
+        table.add_column(safe_text(reason), justify="right")
     table.add_column("Total", justify="right")
     for name in all_names(standings, ratings):
         counts = standings.faults.get(name, {})
         table.add_row(
-            Text(name), *(str(counts.get(r, 0)) for r in reasons), str(sum(counts.values()))
+            safe_text(name), *(str(counts.get(r, 0)) for r in reasons), str(sum(counts.values()))
         )
     return table

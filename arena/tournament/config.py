@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from arena.match import TimeControl
+from arena.match.spec import check_seconds
 from arena.referee.botspec import BotSpec, BotSpecError, parse_bot_spec
 from arena.sandbox.docker import ContainerLimits
 from arena_sdk.engine import RulesError, Ruleset, resolve_ruleset
@@ -105,7 +107,7 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
 
 
 def _positive(value: float, key: str, where: str, *, zero_ok: bool = False) -> None:
-    if value < 0 or (value == 0 and not zero_ok):
+    if not math.isfinite(value) or value < 0 or (value == 0 and not zero_ok):  # TOML allows inf and nan
         raise ConfigError(f"[{where}] {key} must be {'>= 0' if zero_ok else '> 0'}, got {value}")
 
 
@@ -142,7 +144,10 @@ def parse_config(
         raise ConfigError(f"[tournament] concurrency must be >= 1, got {concurrency}")
     output = Path(_get(t, "output", str, f"tournaments/{name}", "tournament"))  # relative to the cwd
     start_timeout = float(_get(t, "start_timeout", (int, float), 30.0, "tournament"))
-    _positive(start_timeout, "start_timeout", "tournament")
+    try:
+        check_seconds(start_timeout, "start_timeout", inclusive=False)
+    except ValueError as exc:
+        raise ConfigError(f"[tournament] {exc}") from None
 
     r = _get(data, "rules", dict, {}, "top level")
     _check_keys(r, _SECTIONS["rules"], "rules")
