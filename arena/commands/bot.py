@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -14,7 +15,7 @@ from arena.publish.safe_text import safe_text
 from arena.match import TimeControl
 from arena.referee.botspec import BotSpec, BotSpecError
 from arena.referee.local_match import MatchConfig, run_match
-from arena.sandbox.build import DEFAULT_BASE_IMAGE, BuildError, build_image
+from arena.sandbox.build import DEFAULT_BASE_IMAGE, DEFAULT_BOT_BASE, BuildError, build_image, ensure_bot_base
 from arena.sandbox.docker import DockerUnavailable, ImageNotFound, docker_client, image_id
 from arena_sdk.engine import resolve_ruleset
 
@@ -23,34 +24,66 @@ app = typer.Typer(help="Build and check bot images.", no_args_is_help=True)
 RANDOM_BOT = Path(__file__).resolve().parents[2] / "example_bots" / "random" / "bot.py"
 
 
+BaseImageOption = Annotated[
+    str, typer.Option("--base-image", help="Base Python image (build argument BASE_IMAGE); env ARENA_BASE_IMAGE.")
+]
+BotBaseOption = Annotated[
+    str, typer.Option("--bot-base", help="Tag of the bot base image (FROM ${BOT_BASE}); env ARENA_BOT_BASE.")
+]
+
+
+def _progress_line(as_json: bool) -> Callable[[str], None] | None:
+    return None if as_json else lambda line: console.print(f"[dim]{safe_text(line)}[/]", highlight=False)
+
+
 @app.command("build")
 def build(
-    directory: Annotated[Path, typer.Argument(help="The bot's directory: a Dockerfile and its files.")],
+    directory: Annotated[
+        Path, typer.Argument(help="The bot's directory: bot.py (and requirements.txt, wheels/), or a Dockerfile.")
+    ],
     tag: Annotated[str | None, typer.Option(help="Tag for the image, e.g. mybot:1.")] = None,
-    base_image: Annotated[
-        str, typer.Option("--base-image", help="Base image (build argument BASE_IMAGE); env ARENA_BASE_IMAGE.")
-    ] = DEFAULT_BASE_IMAGE,
+    base_image: BaseImageOption = DEFAULT_BASE_IMAGE,
+    bot_base: BotBaseOption = DEFAULT_BOT_BASE,
     as_json: Annotated[bool, typer.Option("--json", help="Print the image ID as JSON.")] = False,
 ) -> None:
     """Build DIRECTORY into an image offline and print its image ID.
 
-    The SDK wheel and its dependencies are copied into the build context and
-    installed with --no-index; the build has no network.  There is no
-    registry, so the image ID (not a repo digest) identifies the image.
+    A directory with just bot.py is built with the default Dockerfile on the
+    bot base image (made first if needed); requirements.txt, if present, is
+    installed from the wheels in DIRECTORY/wheels/.  A Dockerfile of your own
+    can start FROM ${BOT_BASE}.  The build has no network; there is no
+    registry, so the image ID identifies the image.  See docs/packaging.md.
     """
     try:
-        built = build_image(
-            directory,
-            tag=tag,
-            base_image=base_image,
-            on_line=None if as_json else lambda line: console.print(f"[dim]{line}[/]", highlight=False),
-        )
+        built = build_image(directory, tag=tag, base_image=base_image, bot_base=bot_base, on_line=_progress_line(as_json))
     except (BuildError, DockerUnavailable) as exc:
         fail(str(exc))
     if as_json:
         print_json({"image_id": built.image_id, "tag": built.tag})
     else:
         console.print(built.image_id, highlight=False)
+
+
+@app.command("base")
+def base(
+    base_image: BaseImageOption = DEFAULT_BASE_IMAGE,
+    bot_base: BotBaseOption = DEFAULT_BOT_BASE,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the image ID as JSON.")] = False,
+) -> None:
+    """Build the bot base image (arena-bot-base) if it is missing or out of date; print its ID.
+
+    It holds the arena SDK in /venv, runs as a non-root user and starts
+    /bot/bot.py: a Dockerfile of your own needs only FROM, COPY and your
+    files.  `arena bot build` makes it on demand too.
+    """
+    try:
+        image = ensure_bot_base(base_image=base_image, tag=bot_base, on_line=_progress_line(as_json))
+    except (BuildError, DockerUnavailable) as exc:
+        fail(str(exc))
+    if as_json:
+        print_json({"image_id": image, "tag": bot_base})
+    else:
+        console.print(f"{image}  {safe_text(bot_base)}", highlight=False)
 
 
 #: How a game ended, in words (``arena bot check`` plays a one-hand game, so usually the hand limit).

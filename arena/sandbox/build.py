@@ -1,11 +1,19 @@
 """Build a bot (or referee) image offline.
 
-The build context is the bot's directory plus ``wheels/``: the arena-sdk and
-arena wheels and every dependency, so the Dockerfile installs with
-``pip install --no-index`` and the build runs with ``network_mode="none"``.
-The base image is a build argument (``BASE_IMAGE``); with no registry
-reachable it must already be on the engine (``scripts/docker-setup.sh`` makes
-``arena-base:bookworm`` with debootstrap).
+A bot's directory needs only ``bot.py``: without a Dockerfile it is built with
+:data:`DEFAULT_DOCKERFILE`, ``FROM`` the *bot base image* (``arena-bot-base``:
+the base Python image with arena-sdk in ``/venv``, a non-root user and
+``/bot/bot.py`` as the entry point).  An optional ``requirements.txt`` is
+installed from the wheels the author puts in ``wheels/`` (``--no-index``).
+A custom Dockerfile can start ``FROM ${BOT_BASE}`` in three lines; the bot base
+is built (or rebuilt when the SDK changes) on demand.  See docs/packaging.md.
+
+Older-style Dockerfiles that install the SDK themselves still work: the build
+context gets ``wheels/`` with the arena-sdk and arena wheels and every
+dependency, so they install with ``pip install --no-index``.  Every build runs
+with ``network_mode="none"``.  The base Python image is a build argument
+(``BASE_IMAGE``); with no registry reachable it must already be on the engine
+(``scripts/docker-setup.sh`` makes ``arena-base:bookworm`` with debootstrap).
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -24,7 +33,43 @@ from typing import Any
 from arena.sandbox.docker import LABEL, docker_client
 
 DEFAULT_BASE_IMAGE = os.environ.get("ARENA_BASE_IMAGE", "python:3.11-slim")
+#: The bot base image's tag (``ARENA_BOT_BASE`` overrides it, e.g. to keep test builds apart).
+DEFAULT_BOT_BASE = os.environ.get("ARENA_BOT_BASE", "arena-bot-base:latest")
 BUILD_LABEL = "arena.built"
+#: Label of the bot base image: a hash of the SDK sources and the base image it was built from.
+BOT_BASE_LABEL = "arena.bot-base"
+
+#: The bot base image: arena-sdk in /venv, a non-root user, /bot/bot.py as the entry point.
+BOT_BASE_DOCKERFILE = """\
+ARG BASE_IMAGE=python:3.11-slim
+FROM ${BASE_IMAGE} AS build
+COPY wheels/ /wheels/
+RUN python3 -m venv /venv \\
+ && PIP_DISABLE_PIP_VERSION_CHECK=1 /venv/bin/pip install --no-cache-dir --no-index --find-links /wheels arena-sdk
+
+FROM ${BASE_IMAGE}
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 HOME=/tmp PIP_DISABLE_PIP_VERSION_CHECK=1
+COPY --from=build /venv /venv
+WORKDIR /bot
+USER 10001
+ENTRYPOINT ["/venv/bin/python", "/bot/bot.py"]
+"""
+
+#: What ``arena bot build`` uses for a directory without a Dockerfile.
+DEFAULT_DOCKERFILE = """\
+# The default Dockerfile of `arena bot build`: the bot's directory on the bot base image.
+ARG BOT_BASE=arena-bot-base
+FROM ${BOT_BASE}
+USER root
+COPY . /bot/
+# requirements.txt (optional) is installed offline from the wheels the author put in wheels/.
+RUN cd /bot \\
+ && if [ -f requirements.txt ]; then \\
+      /venv/bin/pip install --no-cache-dir --no-index --find-links wheels -r requirements.txt; \\
+    fi \\
+ && rm -rf wheels Dockerfile && chmod -R a+rX /bot
+USER 10001
+"""
 #: Where the source distributions live, relative to this file (a checkout).
 REPO = Path(__file__).resolve().parents[2]
 
@@ -86,11 +131,71 @@ def _source_fingerprint() -> str:
 
 def prepare_context(source: Path, context: Path, wheels: list[Path]) -> None:
     """Copy the bot directory and the wheels into a fresh build context."""
-    shutil.copytree(source, context, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".git"))
+    shutil.copytree(source, context, dirs_exist_ok=True, ignore=_IGNORED)
     target = context / "wheels"
     target.mkdir(exist_ok=True)
     for wheel in wheels:
         shutil.copy2(wheel, target / wheel.name)
+
+
+_IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".git", ".venv", "node_modules")
+
+
+def uses_bot_base(dockerfile: str) -> bool:
+    """Whether a Dockerfile starts from the bot base (``${BOT_BASE}`` or ``arena-bot-base``)."""
+    return bool(re.search(r"^\s*FROM\s+(\$\{?BOT_BASE\b|arena-bot-base\b)", dockerfile, re.MULTILINE | re.IGNORECASE))
+
+
+def _check_base_image(client: Any, base_image: str) -> Any:
+    """The base Python image (an engine image: nothing can be pulled), or a BuildError."""
+    import docker.errors
+
+    try:
+        return client.images.get(base_image)
+    except docker.errors.ImageNotFound:
+        raise BuildError(
+            f"base image {base_image!r} is not on this Docker engine and no registry is reachable; "
+            f"run scripts/docker-setup.sh (it makes arena-base:bookworm) or pass --base-image"
+        ) from None
+
+
+def ensure_bot_base(
+    *,
+    base_image: str = DEFAULT_BASE_IMAGE,
+    tag: str = DEFAULT_BOT_BASE,
+    client: Any = None,
+    on_line: Callable[[str], None] | None = None,
+) -> str:
+    """The bot base image's ID, built first if missing or made from other SDK sources or base.
+
+    The image carries a label with a hash of this checkout's SDK and arena
+    sources and the base image's ID; when that differs, it is rebuilt (so
+    a changed SDK reaches every bot built afterwards).
+    """
+    client = client or docker_client()
+    base = _check_base_image(client, base_image)
+    fingerprint = hashlib.sha256(f"{_source_fingerprint()}/{base.id}".encode()).hexdigest()
+    import docker.errors
+
+    try:
+        existing = client.images.get(tag)
+        if (existing.labels or {}).get(BOT_BASE_LABEL) == fingerprint:
+            return str(existing.id)
+    except docker.errors.ImageNotFound:
+        pass
+    wheels = build_wheels(wheel_dir())
+    with tempfile.TemporaryDirectory(prefix="arena-bot-base-") as tmp:
+        context = Path(tmp)
+        (context / "Dockerfile").write_text(BOT_BASE_DOCKERFILE)
+        (context / "wheels").mkdir()
+        for wheel in wheels:
+            shutil.copy2(wheel, context / "wheels" / wheel.name)
+        built = _docker_build(
+            client, context, tag=tag, what="the bot base image", on_line=on_line,
+            buildargs={"BASE_IMAGE": base_image},
+            labels={LABEL: "1", BUILD_LABEL: "arena-bot-base", BOT_BASE_LABEL: fingerprint},
+        )  # fmt: skip
+    return built.image_id
 
 
 def build_image(
@@ -98,59 +203,101 @@ def build_image(
     *,
     tag: str | None = None,
     base_image: str = DEFAULT_BASE_IMAGE,
+    bot_base: str = DEFAULT_BOT_BASE,
     client: Any = None,
     on_line: Callable[[str], None] | None = None,
 ) -> BuiltImage:
-    """Build the image of the bot in ``source`` offline; returns its ID."""
+    """Build the image of the bot in ``source`` offline; returns its ID.
+
+    Without a Dockerfile, ``source`` needs ``bot.py`` and is built with
+    :data:`DEFAULT_DOCKERFILE` on the bot base image ``bot_base`` (made first
+    if needed).  A Dockerfile that starts ``FROM ${BOT_BASE}`` gets it too.
+    """
     source = source.resolve()
     if not source.is_dir():
         raise BuildError(f"{source} is not a directory")
     dockerfile = source / "Dockerfile"
-    if not dockerfile.is_file():
-        raise BuildError(f"{source} has no Dockerfile (see example_bots/random/Dockerfile)")
-    client = client or docker_client()
-    import docker.errors
-
-    try:
-        client.images.get(base_image)
-    except docker.errors.ImageNotFound:
+    default = not dockerfile.is_file()
+    if default and not (source / "bot.py").is_file():
         raise BuildError(
-            f"base image {base_image!r} is not on this Docker engine and no registry is reachable; "
-            f"run scripts/docker-setup.sh (it makes arena-base:bookworm) or pass --base-image"
-        ) from None
-    wheels = build_wheels(wheel_dir())
-    log: list[str] = []
+            f"{source} has no Dockerfile and no bot.py: a bot directory needs at least bot.py "
+            f"(built with the default Dockerfile), or a Dockerfile (see docs/packaging.md)"
+        )
+    client = client or docker_client()
+    _check_base_image(client, base_image)
+    text = DEFAULT_DOCKERFILE if default else dockerfile.read_text(errors="replace")
+    buildargs = {"BASE_IMAGE": base_image} if "BASE_IMAGE" in text else {}  # only what it reads: no warning
+    if uses_bot_base(text):
+        buildargs["BOT_BASE"] = ensure_bot_base(base_image=base_image, tag=bot_base, client=client, on_line=on_line)
     with tempfile.TemporaryDirectory(prefix="arena-build-") as tmp:
         context = Path(tmp) / "context"
-        prepare_context(source, context, wheels)
-        image_id = None
-        error = None
-        try:
-            stream = client.api.build(
-                path=str(context),
-                tag=tag,
-                buildargs={"BASE_IMAGE": base_image},
-                network_mode="none",
-                rm=True,
-                forcerm=True,
-                pull=False,
-                decode=True,
-                labels={LABEL: "1", BUILD_LABEL: source.name},
-            )
-            for chunk in stream:
-                if "stream" in chunk:
-                    for line in chunk["stream"].splitlines():
-                        if line.strip():
-                            log.append(line)
-                            if on_line is not None:
-                                on_line(line)
-                if "error" in chunk:
-                    error = chunk["error"].strip()
-                if "aux" in chunk and "ID" in chunk["aux"]:
-                    image_id = chunk["aux"]["ID"]
-        except docker.errors.APIError as exc:
-            error = str(exc.explanation or exc)
+        if default:  # the bot base has the SDK: only the author's files (and wheels) go in
+            shutil.copytree(source, context, ignore=_IGNORED)
+            (context / "Dockerfile").write_text(DEFAULT_DOCKERFILE)
+        else:
+            prepare_context(source, context, build_wheels(wheel_dir()))
+        built = _docker_build(
+            client, context, tag=tag, what=str(source), on_line=on_line, buildargs=buildargs,
+            labels={LABEL: "1", BUILD_LABEL: source.name},
+        )  # fmt: skip
+    return built
+
+
+def _docker_build(
+    client: Any,
+    context: Path,
+    *,
+    tag: str | None,
+    what: str,
+    buildargs: dict[str, str],
+    labels: dict[str, str],
+    on_line: Callable[[str], None] | None,
+) -> BuiltImage:
+    """Run one offline build of ``context``; a failure raises BuildError with the log's tail."""
+    import docker.errors
+
+    log: list[str] = []
+    image_id = None
+    error = None
+    try:
+        stream = client.api.build(
+            path=str(context), tag=tag, buildargs=buildargs, network_mode="none", rm=True, forcerm=True,
+            pull=False, decode=True, labels=labels,
+        )  # fmt: skip
+        for chunk in stream:
+            if "stream" in chunk:
+                for line in chunk["stream"].splitlines():
+                    if line.strip():
+                        log.append(line)
+                        if on_line is not None:
+                            on_line(line)
+            if "error" in chunk:
+                error = chunk["error"].strip()
+            if "aux" in chunk and "ID" in chunk["aux"]:
+                image_id = chunk["aux"]["ID"]
+    except docker.errors.APIError as exc:
+        error = str(exc.explanation or exc)
     if error is not None or image_id is None:
+        missing = _missing_requirement(log)
+        if missing is not None:
+            raise BuildError(
+                f"requirement {missing!r} of {what}/requirements.txt is not among the wheels in {what}/wheels/ "
+                f"(the build is offline: put its wheel and its dependencies' wheels there, e.g. "
+                f"pip download --only-binary=:all: --python-version 3.11 -d wheels -r requirements.txt)"
+            )
         tail = "\n".join(log[-12:])
-        raise BuildError(f"docker build of {source} failed: {error or 'no image produced'}\n{tail}".rstrip())
+        raise BuildError(f"docker build of {what} failed: {error or 'no image produced'}\n{tail}".rstrip())
     return BuiltImage(image_id=image_id, tag=tag, log=log)
+
+
+_NOT_FOUND = re.compile(r"(?:No matching distribution found for|Could not find a version that satisfies the requirement) (\S+)")
+
+
+def _missing_requirement(log: list[str]) -> str | None:
+    """The requirement pip could not find offline, from a failed build's log."""
+    for line in log:
+        found = _NOT_FOUND.search(line)
+        if found:
+            return found.group(1)
+    return None
+

@@ -34,7 +34,7 @@ from arena.referee.botspec import BotSpec
 from arena.referee.host import command_launcher, host_match
 from arena.referee.local_match import MatchConfig, run_match
 from arena.referee.server import RefereeServer
-from arena.sandbox.build import build_image
+from arena.sandbox.build import DEFAULT_DOCKERFILE, build_image
 from arena.sandbox.docker import LABEL, MATCH_LABEL, ContainerLimits, DockerProcess
 from docker_support import BASE_IMAGE, engine_or_skip
 from arena.tournament import load_config, schedule
@@ -90,15 +90,14 @@ if __name__ == "__main__":
 
 
 def faultbot_source(root: Path) -> Path:
-    """The fault bot's directory (the random bot's Dockerfile, its ENV added)."""
+    """The fault bot's directory (the default Dockerfile, its ENV added)."""
     source = root / "faultbot"
     source.mkdir(parents=True, exist_ok=True)
     random_bot = (BOTS / "random" / "bot.py").read_text()
     main = 'if __name__ == "__main__":\n    run(RandomBot())\n'
     assert main in random_bot
     (source / "bot.py").write_text(random_bot.replace(main, "") + FAULTBOT_MAIN)
-    dockerfile = (BOTS / "random" / "Dockerfile").read_text()
-    (source / "Dockerfile").write_text(dockerfile + "ENV ARENA_FAULTBOT=exit-on-term\n")
+    (source / "Dockerfile").write_text(DEFAULT_DOCKERFILE + "ENV ARENA_FAULTBOT=exit-on-term\n")
     return source
 
 
