@@ -1,4 +1,4 @@
-"""The import directions of ARCHITECTURE.md section 2, checked on the source."""
+"""The import directions of docs/architecture.md section 2, checked on the source."""
 
 from __future__ import annotations
 

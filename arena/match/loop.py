@@ -1,6 +1,6 @@
 """The match loop: play games between seats under the time control and fault policy.
 
-ARCHITECTURE.md section 5, in code:
+docs/architecture.md section 5, in code:
 
 - every decision has a limit (``move_s``) plus the game's bank, capped by
   ``hard_cap_s``; time over the limit comes out of the bank;

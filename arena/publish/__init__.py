@@ -1,7 +1,7 @@
 """Publishing standings: rich tables, ``ratings.json``, ``results.csv``, ``leaderboard.md``
 and a static ``index.html``.
 
-Imports only ``arena.ratings``, the standard library and ``rich`` (ARCHITECTURE.md §2)::
+Imports only ``arena.ratings``, the standard library and ``rich`` (docs/architecture.md section 2)::
 
     from arena.publish import Standings, GameRow, results_from_games, write_outputs
     from arena.ratings import fit

@@ -85,7 +85,7 @@ def container_settings(
     labels: Mapping[str, str],
     name: str | None = None,
 ) -> dict[str, Any]:
-    """The keyword arguments of ``containers.run`` for one seat (ARCHITECTURE.md section 6)."""
+    """The keyword arguments of ``containers.run`` for one seat (docs/architecture.md section 6)."""
     return {
         "image": image,
         "environment": dict(env),

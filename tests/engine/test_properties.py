@@ -1,7 +1,7 @@
 """Property tests (Hypothesis) over random games of every preset.
 
 Each example plays a whole (short) game with random legal decisions and runs an
-independent model of RULES.md in lock step with the engine.  The model deals
+independent model of docs/rules.md in lock step with the engine.  The model deals
 the cards itself, predicts whose decision is next and which actions are legal,
 recomputes trick winners, "spades broken", every hand's score, the running
 totals and the end of the game from the rule text, and checks every seat's
@@ -67,7 +67,7 @@ def trick_winner(leader: int, cards: list[int], players: int) -> int:
 
 
 # ---------------------------------------------------------------------------
-# Scoring and end of game, re-implemented from RULES.md sections 2 and 4.
+# Scoring and end of game, re-implemented from docs/rules.md sections 3 to 5.
 
 
 @dataclasses.dataclass(frozen=True)
@@ -272,7 +272,7 @@ class Stats:
 
 
 class Model:
-    """Plays a game on ``state`` with random decisions while checking it against RULES.md."""
+    """Plays a game on ``state`` with random decisions while checking it against docs/rules.md."""
 
     def __init__(
         self,
@@ -648,7 +648,7 @@ def play_to_end(state: GameState, rng: random.Random, bid_cap: int) -> None:
 
 
 # ---------------------------------------------------------------------------
-# The oracle itself against the worked examples of RULES.md (so a wrong oracle
+# The oracle itself against the worked examples of docs/rules.md (so a wrong oracle
 # cannot make the random games pass or fail for the wrong reason).
 
 

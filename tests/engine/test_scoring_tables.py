@@ -1,4 +1,4 @@
-"""Literal scoring tables from RULES.md, hand by hand and game end."""
+"""Literal scoring tables from docs/rules.md, hand by hand and game end."""
 
 from __future__ import annotations
 

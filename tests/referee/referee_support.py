@@ -217,7 +217,7 @@ def write_sdk_bot(directory: Path, behaviour: str = "random", **params: Any) -> 
 
 
 def documented_default(state: GameState) -> Any:
-    """ARCHITECTURE.md section 5: bid 1; first legal card; blind nil no; draw keep; exchange none."""
+    """docs/architecture.md section 5: bid 1; first legal card; blind nil no; draw keep; exchange none."""
     kind = state.decision
     if kind is Decision.BID:
         return 1

@@ -1,6 +1,6 @@
 """The referee against misbehaving bots: a real server, bots in processes, scripted raw clients.
 
-Every misbehaviour of ARCHITECTURE.md section 5 / docs/protocol.md "Faults":
+Every misbehaviour of docs/architecture.md section 5 / docs/protocol.md "Faults":
 the documented outcome (strike, refusal, forfeit), and a match that still
 finishes with records that replay.
 """

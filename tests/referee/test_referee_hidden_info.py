@@ -1,4 +1,4 @@
-"""No message to a seat ever holds another seat's hidden cards (ARCHITECTURE.md section 4).
+"""No message to a seat ever holds another seat's hidden cards (docs/architecture.md section 4).
 
 A full match of SDK random bots (separate processes) with every message the
 referee sends recorded per seat (``RemoteSeat.transcript``).  The deal is

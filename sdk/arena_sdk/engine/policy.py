@@ -1,7 +1,7 @@
 """What the referee does that bots must be able to reproduce exactly.
 
 The default move for a seat whose answer was late or unusable
-(ARCHITECTURE.md section 5: bid 1; the first legal card in canonical order;
+(docs/architecture.md section 5: bid 1; the first legal card in canonical order;
 blind nil: decline; two-player draw: keep; blind-nil exchange: none), and the
 per-game seed each seat's bot gets.  The referee and the SDK's local harness
 both use these, so a game plays out the same way in both.

@@ -1,4 +1,4 @@
-"""Rulesets: the options of RULES.md section 3, the presets of section 5.
+"""Rulesets: the options of docs/rules.md section 6, the presets of section 7.
 
 A :class:`Ruleset` is a preset plus overrides, fully resolved and validated.
 Its :attr:`~Ruleset.hash` is stable across runs and machines: it is taken over
@@ -97,7 +97,7 @@ DEFAULT_PRESET = "pagat"
 
 #: Options that ``--set`` may not change, with the reason.
 _FIXED = {"preset": "name the preset instead", "players": "it is set by the preset"}
-#: Options the two-player game refuses outright (RULES.md section 5).
+#: Options the two-player game refuses outright (docs/rules.md section 7).
 _NOT_IN_TWO_PLAYER = {
     "failed_nil_tricks": "a failed nil's tricks are always bags in the two-player game",
 }

@@ -1,4 +1,4 @@
-"""Scoring of one hand and the end-of-game check (RULES.md sections 2 and 4).
+"""Scoring of one hand and the end-of-game check (docs/rules.md sections 3 to 5).
 
 Pure functions over plain numbers, so they are easy to test against the
 literal tables of the rule book.  The game state calls them once per hand.
