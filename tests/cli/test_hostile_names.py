@@ -72,6 +72,7 @@ def test_match_run_prints_a_hostile_bot_name_literally(run_cli, tmp_path):
     assert "Traceback" not in result.stderr + result.stdout
     _no_escape_codes(result.stdout + result.stderr)
     assert "N=[/]" in result.stdout and "[bold]evil" in result.stdout
+    assert result.stdout.lstrip().startswith("match: N=") and "match match" not in result.stdout
 
 
 TOURNAMENT = """
