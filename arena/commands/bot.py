@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from arena.commands.common import console, fail, print_json
+from arena.commands.match import start_seconds
 from arena.publish.safe_text import safe_text
 from arena.match import TimeControl
 from arena.referee.botspec import BotSpec, BotSpecError
@@ -110,6 +111,7 @@ def check(
     Passes when every seat of the image joins and its side plays the game
     without a strike or forfeit.  Exits 0 on pass, 1 on fail.
     """
+    start_seconds(timeout)
     try:
         image_id(docker_client(), image)
     except (DockerUnavailable, ImageNotFound) as exc:

@@ -119,3 +119,8 @@ def test_the_largest_allowed_values_fit_the_wire():
         strikes_to_forfeit=tc.strikes_to_forfeit,
     )  # fmt: skip
     assert pb.TimeControl.FromString(message.SerializeToString()).bank_ms == 86_400_000
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "5000000"])
+def test_bot_check_refuses_an_absurd_join_timeout(run_cli, value):
+    _one_clean_line(run_cli("bot", "check", "no-such-image:1", "--timeout", value), "start timeout")
