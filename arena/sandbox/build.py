@@ -117,11 +117,12 @@ def build_wheels(dest: Path) -> list[Path]:
     return sorted(dest.glob("*.whl"))
 
 
-def _source_fingerprint() -> str:
-    """A hash of everything that goes into the arena and arena-sdk wheels."""
+def _source_fingerprint(*, sdk_only: bool = False) -> str:
+    """A hash of everything that goes into the arena and arena-sdk wheels (or the SDK's alone)."""
     digest = hashlib.sha256()
-    files = [REPO / "pyproject.toml", REPO / "sdk" / "pyproject.toml", REPO / "README.md"]
-    files += sorted((REPO / "arena").rglob("*.py")) + sorted((REPO / "sdk" / "arena_sdk").rglob("*.py"))
+    files = [REPO / "sdk" / "pyproject.toml", *sorted((REPO / "sdk" / "arena_sdk").rglob("*.py"))]
+    if not sdk_only:
+        files += [REPO / "pyproject.toml", REPO / "README.md", *sorted((REPO / "arena").rglob("*.py"))]
     for path in files:
         if path.exists():
             digest.update(str(path.relative_to(REPO)).encode())
@@ -168,13 +169,13 @@ def ensure_bot_base(
 ) -> str:
     """The bot base image's ID, built first if missing or made from other SDK sources or base.
 
-    The image carries a label with a hash of this checkout's SDK and arena
-    sources and the base image's ID; when that differs, it is rebuilt (so
-    a changed SDK reaches every bot built afterwards).
+    The image carries a label with a hash of this checkout's SDK sources and
+    the base image's ID; when that differs, it is rebuilt (so a changed SDK
+    reaches every bot built afterwards; server-side changes do not rebuild it).
     """
     client = client or docker_client()
     base = _check_base_image(client, base_image)
-    fingerprint = hashlib.sha256(f"{_source_fingerprint()}/{base.id}".encode()).hexdigest()
+    fingerprint = hashlib.sha256(f"{_source_fingerprint(sdk_only=True)}/{base.id}".encode()).hexdigest()
     import docker.errors
 
     try:
