@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from arena.commands import bot, demo, match, ratings, replay, rules, sandbox, serve, tournament
+from arena.commands import bot, demo, match, ratings, replay, rules, sandbox, serve, sprt, tournament
 
 app = typer.Typer(
     name="arena",
@@ -22,6 +22,7 @@ app.add_typer(sandbox.app, name="sandbox")
 app.command("replay")(replay.replay)
 app.command("demo")(demo.demo)
 app.command("serve")(serve.serve)
+app.command("sprt")(sprt.sprt)
 
 if __name__ == "__main__":  # pragma: no cover
     app()
