@@ -82,7 +82,10 @@ class SprtConfig:
             "--alpha": self.settings.alpha,
             "--beta": self.settings.beta,
             "--rules/--set": self.rules.to_dict(),
-            "time control": dataclasses.asdict(self.time_control),
+            "--move-time": self.time_control.move_s,
+            "--time-bank": self.time_control.bank_s,
+            "--hard-cap": self.time_control.hard_cap_s,
+            "--strikes": self.time_control.strikes_to_forfeit,
             "--seed": self.seed,
         }
 
