@@ -38,7 +38,7 @@ H1 = "H1"
 H0 = "H0"
 
 __all__ = [
-    "ELO_MODEL", "EPSILON", "H0", "H1", "SCORES", "Settings", "Simulation", "Status", "Test",
+    "ELO_MODEL", "EPSILON", "H0", "H1", "SCORES", "Settings", "Simulation", "SequentialTest", "Status",
     "constrained_mle", "llr", "simulate", "tilted",
 ]  # fmt: skip
 
@@ -166,7 +166,7 @@ class Status:
 
 
 @dataclass
-class Test:
+class SequentialTest:
     """A running test: add pair outcomes in the order they finished; the first crossing decides.
 
     Once the LLR has crossed a bound the verdict stands; pairs that finish
@@ -263,7 +263,7 @@ def simulate(
     cumulative = list(itertools.accumulate(probabilities))
     h1 = h0 = total = 0
     for _ in range(runs):
-        test = Test(settings)
+        test = SequentialTest(settings)
         while test.verdict is None and test.pairs < max_pairs:
             # In chunks: most tests end long before max_pairs.
             for slot in rng.choices(slots, cum_weights=cumulative, k=min(64, max_pairs - test.pairs)):

@@ -22,7 +22,7 @@ from typing import Any
 from arena.match import GameOutcome
 from arena.match.output import write_record
 from arena.ratings.pairs import PairOutcome, PairSummary, PointsTally, pentanomial_index, summary_of
-from arena.ratings.sprt import Status, Test
+from arena.ratings.sprt import SequentialTest, Status
 from arena.referee.botspec import BotSpecError
 from arena.sandbox.docker import DockerUnavailable, ImageNotFound, docker_client, image_id, prune
 from arena.sprt.config import SprtConfig, deal_seed, game_id
@@ -125,7 +125,7 @@ class _Run:
         self.client = client
         self.progress = progress
         self.names = config.names
-        self.test = Test(config.settings)
+        self.test = SequentialTest(config.settings)
         self.points = PointsTally()
         self.book, done = stored_pairs(store, self.names[0])
         for _, outcome in done:

@@ -89,6 +89,8 @@ def test_heuristic_against_random_accepts_h1_in_few_pairs(tmp_path):
     assert shown.returncode == 0, shown.stderr
     entries = {e["name"]: e for e in json.loads(shown.stdout)["entries"]}
     assert entries["heuristic"]["rank"] == 1
+    assert entries["heuristic"]["pairs"]["pentanomial"] == summary["pentanomial"], "one count, two readers"
+    assert entries["heuristic"]["pairs"]["points_per_hand"] == summary["points_per_hand"]
 
     # Run again: the stored test is reported, nothing is played.
     again = arena(tmp_path, sprt_args("heuristic", "random", "--elo0", "0", "--elo1", "200", "--json"))
@@ -198,15 +200,17 @@ def test_a_changed_command_line_is_refused_for_the_same_out(tmp_path):
                                       "--seed", "s1", "--json"))  # fmt: skip
     assert first.returncode in (0, 3, 4), first.stderr
     before = games(tmp_path / "out" / "results.sqlite")
-    for change in (["--elo1", "150"], ["--seed", "other"], ["--move-time", "0.7"]):
-        args = sprt_args("random", "greedy", "--elo0", "0", "--elo1", "100", "--max-pairs", "1", "--seed", "s1")
+    out = str(tmp_path / "out")
+    for change in (["--elo1", "150"], ["--seed", "other"], ["--move-time", "0.7"], ["--set", "max_hands=5"]):
+        args = sprt_args("random", "greedy", "--elo0", "0", "--elo1", "100", "--max-pairs", "1", "--seed", "s1",
+                         out=out)[3:]  # fmt: skip
         args[args.index(change[0]) + 1] = change[1]
-        refused = arena(tmp_path, args)
-        assert refused.returncode == 2, refused.stderr
+        refused = CliRunner().invoke(app, args)  # in-process: the refusal comes before any game
+        assert refused.exit_code == 2, refused.stderr
         assert refused.stderr.count("\n") == 1 and change[0] in refused.stderr, refused.stderr
         assert "different test" in refused.stderr
-    swapped = arena(tmp_path, sprt_args("greedy", "random", "--elo0", "0", "--elo1", "100", "--seed", "s1"))
-    assert swapped.returncode == 2 and "--bot NEW" in swapped.stderr
+    swapped = CliRunner().invoke(app, sprt_args("greedy", "random", "--elo0", "0", "--elo1", "100", out=out)[3:])
+    assert swapped.exit_code == 2 and "--bot NEW" in swapped.stderr
     assert games(tmp_path / "out" / "results.sqlite") == before, "nothing was touched"
     # Without --seed the stored seed is used, and a larger --max-pairs extends the test.
     more = arena(tmp_path, sprt_args("random", "greedy", "--elo0", "0", "--elo1", "100", "--max-pairs", "2", "--json"))

@@ -9,7 +9,7 @@ import pytest
 from scipy.optimize import brentq, minimize
 
 from arena.ratings.pairs import elo_of_score, score_of_elo
-from arena.ratings.sprt import H0, H1, Settings, Test, constrained_mle, llr, simulate, tilted
+from arena.ratings.sprt import H0, H1, SequentialTest, Settings, constrained_mle, llr, simulate, tilted
 
 SCORES = [0.0, 0.25, 0.5, 0.75, 1.0]
 
@@ -169,7 +169,7 @@ def test_bad_settings_are_refused(kwargs, message):
 
 
 def test_first_crossing_decides_and_stands():
-    test = Test(Settings(0.0, 50.0))
+    test = SequentialTest(Settings(0.0, 50.0))
     verdicts = [test.add(4) for _ in range(30)]
     assert H1 in verdicts
     at = verdicts.index(H1) + 1
@@ -180,7 +180,7 @@ def test_first_crossing_decides_and_stands():
     assert test.verdict == H1 and test.decided_at == at and test.llr == decided_llr
     assert test.status().counts == (200, 0, 0, 0, 30)
 
-    test = Test(Settings(0.0, 50.0))
+    test = SequentialTest(Settings(0.0, 50.0))
     while test.verdict is None:
         test.add(2)
     assert test.verdict == H0 and test.llr <= test.settings.lower
