@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from arena_sdk.engine import parse_overrides, resolve_ruleset
 from rich.live import Live
 from rich.text import Text
 
@@ -23,11 +24,17 @@ from arena.commands.match import (
 from arena.commands.rules import SetOption
 from arena.ratings.sprt import Settings
 from arena.referee.botspec import BotSpecError, parse_bot_spec
-from arena.sprt import DEFAULT_PAIRS_PER_TABLE, Progress, Snapshot, SprtConfig, SprtConfigError, run_sprt
+from arena.sprt import (
+    DEFAULT_PAIRS_PER_TABLE,
+    Progress,
+    Snapshot,
+    SprtConfig,
+    SprtConfigError,
+    run_sprt,
+)
 from arena.sprt.store import stored_seed
 from arena.sprt.view import EXIT_CODES, hypotheses, render, report_json, verdict_text
 from arena.tournament.store import StoreError
-from arena_sdk.engine import parse_overrides, resolve_ruleset
 
 
 def sprt(
@@ -39,34 +46,56 @@ def sprt(
             show_default=False,
         ),
     ],
-    elo0: Annotated[float, typer.Option("--elo0", help="H0: NEW is at most this much stronger (logistic Elo).")],
-    elo1: Annotated[float, typer.Option("--elo1", help="H1: NEW is at least this much stronger (logistic Elo).")],
-    alpha: Annotated[float, typer.Option(help="False positive rate: accepting H1 when H0 holds.")] = 0.05,
-    beta: Annotated[float, typer.Option(help="False negative rate: accepting H0 when H1 holds.")] = 0.05,
+    elo0: Annotated[
+        float, typer.Option("--elo0", help="H0: NEW is at most this much stronger (logistic Elo).")
+    ],
+    elo1: Annotated[
+        float, typer.Option("--elo1", help="H1: NEW is at least this much stronger (logistic Elo).")
+    ],
+    alpha: Annotated[
+        float, typer.Option(help="False positive rate: accepting H1 when H0 holds.")
+    ] = 0.05,
+    beta: Annotated[
+        float, typer.Option(help="False negative rate: accepting H0 when H1 holds.")
+    ] = 0.05,
     preset: PresetOption = "pagat",
     overrides: SetOption = None,
     move_time: MoveTimeOption = 1.0,
     time_bank: TimeBankOption = 30.0,
     hard_cap: Annotated[
         float | None,
-        typer.Option("--hard-cap", help="Most seconds any one decision may take [default: max(60, move time)]."),
+        typer.Option(
+            "--hard-cap",
+            help="Most seconds any one decision may take [default: max(60, move time)].",
+        ),
     ] = None,
     strikes: StrikesOption = 3,
-    start_timeout: Annotated[float, typer.Option("--start-timeout", help="Seconds the bots get to join.")] = 20.0,
+    start_timeout: Annotated[
+        float, typer.Option("--start-timeout", help="Seconds the bots get to join.")
+    ] = 20.0,
     concurrency: Annotated[
         int, typer.Option(help="Tables at the same time: two per pair, so an even number.")
     ] = 2,
     max_pairs: Annotated[
-        int | None, typer.Option("--max-pairs", help="Stop as inconclusive after this many pairs [default: no limit].")
+        int | None,
+        typer.Option(
+            "--max-pairs", help="Stop as inconclusive after this many pairs [default: no limit]."
+        ),
     ] = None,
     pairs_per_table: Annotated[
-        int, typer.Option("--pairs-per-table", help="Deals a table plays before its bots are restarted.")
+        int,
+        typer.Option(
+            "--pairs-per-table", help="Deals a table plays before its bots are restarted."
+        ),
     ] = DEFAULT_PAIRS_PER_TABLE,
     seed: SeedOption = None,
     out: Annotated[
-        Path, typer.Option(help="Directory for results.sqlite, game records and bot logs (resumable).")
+        Path,
+        typer.Option(help="Directory for results.sqlite, game records and bot logs (resumable)."),
     ] = Path("sprt/latest"),
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON for scripts.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result as JSON for scripts.")
+    ] = False,
 ) -> None:
     """Test whether NEW is stronger than OLD with a sequential probability ratio test.
 
@@ -104,10 +133,14 @@ def sprt(
 
     def on_void(game_id: str, reason: str) -> None:
         if not as_json:
-            live.console.print(Text(f"void {game_id}: {reason} (its pair will be played again)", style="yellow"))
+            live.console.print(
+                Text(f"void {game_id}: {reason} (its pair will be played again)", style="yellow")
+            )
 
     if not as_json:
-        console.print(Text(f"arena sprt: {hypotheses(settings)}; seed {config.seed}; results in {out}"))
+        console.print(
+            Text(f"arena sprt: {hypotheses(settings)}; seed {config.seed}; results in {out}")
+        )
     try:
         if as_json:
             report = run_sprt(config, Progress(on_update, on_void))

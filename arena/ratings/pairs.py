@@ -68,7 +68,10 @@ class Interval:
 
     def to_dict(self) -> dict[str, float | None]:
         """JSON-ready: non-finite numbers (an Elo of a clean sweep) become ``None``."""
-        return {k: _finite(v) for k, v in (("value", self.value), ("lower", self.lower), ("upper", self.upper))}
+        return {
+            k: _finite(v)
+            for k, v in (("value", self.value), ("lower", self.lower), ("upper", self.upper))
+        }
 
 
 def _finite(x: float) -> float | None:
@@ -194,7 +197,9 @@ class PairSummary:
             "score": None if self.score is None else self.score.to_dict(),
             "elo": None if self.elo is None else self.elo.to_dict(),
             "elo_model": ELO_MODEL,
-            "points_per_hand": None if self.points_per_hand is None else self.points_per_hand.to_dict(),
+            "points_per_hand": None
+            if self.points_per_hand is None
+            else self.points_per_hand.to_dict(),
             "incomplete_games": self.incomplete,
         }
 

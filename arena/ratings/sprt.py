@@ -38,8 +38,19 @@ H1 = "H1"
 H0 = "H0"
 
 __all__ = [
-    "ELO_MODEL", "EPSILON", "H0", "H1", "SCORES", "Settings", "Simulation", "SequentialTest", "Status",
-    "constrained_mle", "llr", "simulate", "tilted",
+    "ELO_MODEL",
+    "EPSILON",
+    "H0",
+    "H1",
+    "SCORES",
+    "SequentialTest",
+    "Settings",
+    "Simulation",
+    "Status",
+    "constrained_mle",
+    "llr",
+    "simulate",
+    "tilted",
 ]  # fmt: skip
 
 
@@ -138,7 +149,9 @@ def llr(counts: Sequence[float], elo0: float, elo1: float) -> float:
     return _llr(counts, score_of_elo(elo0), score_of_elo(elo1))[0]
 
 
-def _llr(counts: Sequence[float], s0: float, s1: float, x0: float = 0.0, x1: float = 0.0) -> tuple[float, float, float]:
+def _llr(
+    counts: Sequence[float], s0: float, s1: float, x0: float = 0.0, x1: float = 0.0
+) -> tuple[float, float, float]:
     """``(LLR, λ0, λ1)``; ``x0``/``x1`` are warm starts for the two ``λ`` (a running test's last ones)."""
     n, p = _regularized(counts)
     lam0, lam1 = _lagrange(p, s0, x0), _lagrange(p, s1, x1)
@@ -192,7 +205,9 @@ class SequentialTest:
         self.counts[slot] += 1
         if self.verdict is None:
             s = self.settings
-            self.llr, *lams = _llr(self.counts, score_of_elo(s.elo0), score_of_elo(s.elo1), *self._lambdas)
+            self.llr, *lams = _llr(
+                self.counts, score_of_elo(s.elo0), score_of_elo(s.elo1), *self._lambdas
+            )
             self._lambdas = (lams[0], lams[1])
             if self.llr >= s.upper:
                 self.verdict, self.decided_at = H1, self.pairs
@@ -266,7 +281,9 @@ def simulate(
         test = SequentialTest(settings)
         while test.verdict is None and test.pairs < max_pairs:
             # In chunks: most tests end long before max_pairs.
-            for slot in rng.choices(slots, cum_weights=cumulative, k=min(64, max_pairs - test.pairs)):
+            for slot in rng.choices(
+                slots, cum_weights=cumulative, k=min(64, max_pairs - test.pairs)
+            ):
                 if test.add(slot) is not None:
                     break
         total += test.pairs

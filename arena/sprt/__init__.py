@@ -6,7 +6,15 @@ the test. See ``docs/sprt.md``.
 """
 
 from arena.sprt.config import DEFAULT_PAIRS_PER_TABLE, SprtConfig, SprtConfigError
-from arena.sprt.runner import FAILED, INCONCLUSIVE, INTERRUPTED, Progress, Snapshot, SprtReport, run_sprt
+from arena.sprt.runner import (
+    FAILED,
+    INCONCLUSIVE,
+    INTERRUPTED,
+    Progress,
+    Snapshot,
+    SprtReport,
+    run_sprt,
+)
 
 __all__ = [
     "DEFAULT_PAIRS_PER_TABLE", "FAILED", "INCONCLUSIVE", "INTERRUPTED", "Progress", "Snapshot",

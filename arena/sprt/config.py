@@ -16,12 +16,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from arena_sdk.engine import Ruleset
+
 from arena.match import TimeControl
 from arena.ratings.sprt import Settings
 from arena.referee.botspec import BotSpec
 from arena.referee.host import DEFAULT_START_TIMEOUT_S
 from arena.sandbox.docker import ContainerLimits
-from arena_sdk.engine import Ruleset
 
 #: Pairs a table plays before its bots are restarted.
 DEFAULT_PAIRS_PER_TABLE = 4
@@ -59,7 +60,9 @@ class SprtConfig:
         if self.max_pairs is not None and self.max_pairs < 1:
             raise SprtConfigError(f"--max-pairs must be at least 1, got {self.max_pairs}")
         if self.pairs_per_table < 1:
-            raise SprtConfigError(f"--pairs-per-table must be at least 1, got {self.pairs_per_table}")
+            raise SprtConfigError(
+                f"--pairs-per-table must be at least 1, got {self.pairs_per_table}"
+            )
 
     @property
     def names(self) -> tuple[str, str]:
@@ -112,4 +115,6 @@ def game_id(pair: int, table: int) -> str:
 
 def changed_options(stored: dict[str, Any], current: dict[str, Any]) -> list[str]:
     """The identity keys whose values differ (sorted as in ``current``)."""
-    return [k for k in current if stored.get(k) != current[k]] + [k for k in stored if k not in current]
+    return [k for k in current if stored.get(k) != current[k]] + [
+        k for k in stored if k not in current
+    ]

@@ -21,12 +21,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from arena_sdk.engine import Ruleset, team_of
+
 from arena.match import GameOutcome, MatchSpec, TimeControl
 from arena.referee.botspec import BotSpec
 from arena.referee.host import DEFAULT_START_TIMEOUT_S
 from arena.referee.local_match import play_seated
 from arena.sandbox.docker import ContainerLimits
-from arena_sdk.engine import Ruleset, team_of
 
 #: ``on_game(table, outcome)``: table 1 seats NEW as the first side, table 2 seats OLD there.
 OnGame = Callable[[int, GameOutcome], None]
@@ -85,7 +86,9 @@ class PairBatch:
         )
 
 
-async def play_table(task: TableTask, on_game: Callable[[GameOutcome], None], client: Any = None) -> None:
+async def play_table(
+    task: TableTask, on_game: Callable[[GameOutcome], None], client: Any = None
+) -> None:
     """Play one table's games on this machine: a referee, one bot process or container per seat."""
     spec = MatchSpec(
         match_id=task.match_id,

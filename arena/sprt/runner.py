@@ -19,6 +19,9 @@ import signal
 from collections.abc import Callable
 from typing import Any
 
+from arena_sdk import __version__ as SDK_VERSION
+from arena_sdk.engine import ENGINE_VERSION, team_of
+
 from arena.match import GameOutcome
 from arena.match.output import write_record
 from arena.ratings.pairs import PairOutcome, PairSummary, PointsTally, pentanomial_index, summary_of
@@ -27,10 +30,8 @@ from arena.referee.botspec import BotSpecError
 from arena.sandbox.docker import DockerUnavailable, ImageNotFound, docker_client, image_id, prune
 from arena.sprt.config import SprtConfig, deal_seed, game_id
 from arena.sprt.play import PairBatch, play_pairs
-from arena.sprt.store import PairBook, open_store, stored_pairs
+from arena.sprt.store import open_store, stored_pairs
 from arena.tournament.store import GameRow, ResultsStore, StoreError, now, storage_error
-from arena_sdk import __version__ as SDK_VERSION
-from arena_sdk.engine import ENGINE_VERSION, team_of
 
 #: Times a pair is started before the run gives up on the platform.
 MAX_ATTEMPTS = 3
@@ -102,7 +103,10 @@ def _images(config: SprtConfig) -> tuple[Any, dict[str, str | None]]:
         return None, {new: None, old: None}
     try:
         client = docker_client()
-        ids = {name: image_id(client, s.target) if s.kind == "docker" else None for name, s in specs.items()}
+        ids = {
+            name: image_id(client, s.target) if s.kind == "docker" else None
+            for name, s in specs.items()
+        }
     except (DockerUnavailable, ImageNotFound) as exc:
         raise BotSpecError(str(exc)) from None
     return client, ids
@@ -157,7 +161,9 @@ class _Run:
                     batch = self._next_batch()
                     if batch is None:
                         break
-                    self.tasks[asyncio.ensure_future(play_pairs(batch, self._on_game(batch), self.client))] = batch
+                    self.tasks[
+                        asyncio.ensure_future(play_pairs(batch, self._on_game(batch), self.client))
+                    ] = batch
                     self._update()
                 if not self.tasks:
                     break
@@ -173,7 +179,9 @@ class _Run:
         self._update()
         if self.fatal is not None:
             raise self.fatal
-        return SprtReport(self.snapshot(), self._result(), self.interrupted, self.failure, self.run_id)
+        return SprtReport(
+            self.snapshot(), self._result(), self.interrupted, self.failure, self.run_id
+        )
 
     def _result(self) -> str:
         if self.test.verdict is not None:
@@ -183,7 +191,12 @@ class _Run:
         return INTERRUPTED if self.interrupted else INCONCLUSIVE
 
     def _stopping(self) -> bool:
-        return self.interrupted or self.failure is not None or self.fatal is not None or self._decided()
+        return (
+            self.interrupted
+            or self.failure is not None
+            or self.fatal is not None
+            or self._decided()
+        )
 
     def _decided(self) -> bool:
         limit = self.config.max_pairs
@@ -261,7 +274,11 @@ class _Run:
             if pair in self.book.complete or self._stopping():
                 continue
             if self.attempts.get(pair, 0) >= MAX_ATTEMPTS:
-                why = f"{type(error).__name__}: {error}" if error is not None else "its games were voided"
+                why = (
+                    f"{type(error).__name__}: {error}"
+                    if error is not None
+                    else "its games were voided"
+                )
                 self.failure = f"pair {pair} could not be played in {MAX_ATTEMPTS} attempts ({why})"
                 return
             self.retry.add(pair)
@@ -269,7 +286,9 @@ class _Run:
     # ------------------------------------------------------------ results
 
     def _on_game(self, batch: PairBatch) -> Callable[[int, GameOutcome], None]:
-        pair_of = {gid: p for ids in batch.game_ids for gid, p in zip(ids, batch.pairs, strict=True)}
+        pair_of = {
+            gid: p for ids in batch.game_ids for gid, p in zip(ids, batch.pairs, strict=True)
+        }
 
         def on_game(table: int, outcome: GameOutcome) -> None:
             self._store_game(pair_of[outcome.game_id], table, outcome)
@@ -316,7 +335,9 @@ class _Run:
             strikes[team_of(n, s)] += st.strikes
         forfeit_entry = None
         if forfeit is not None:
-            forfeit_entry = ",".join(sides[0] if t in ("NS", "A") else sides[1] for t in forfeit["teams"])
+            forfeit_entry = ",".join(
+                sides[0] if t in ("NS", "A") else sides[1] for t in forfeit["teams"]
+            )
         return GameRow(
             game_id=outcome.game_id, pairing=0, deal=pair, table_no=table, cluster=f"d{pair:06d}",
             side0=sides[0], side1=sides[1], deal_seed=outcome.deal_seed, ending=outcome.ending,
@@ -351,4 +372,13 @@ def _disk_full(exc: OSError) -> bool:
     return exc.errno in (errno.ENOSPC, errno.EDQUOT)
 
 
-__all__ = ["FAILED", "INCONCLUSIVE", "INTERRUPTED", "MAX_ATTEMPTS", "Progress", "Snapshot", "SprtReport", "run_sprt"]
+__all__ = [
+    "FAILED",
+    "INCONCLUSIVE",
+    "INTERRUPTED",
+    "MAX_ATTEMPTS",
+    "Progress",
+    "Snapshot",
+    "SprtReport",
+    "run_sprt",
+]

@@ -82,13 +82,18 @@ def _claim(store: ResultsStore, config: SprtConfig, images: dict[str, str | None
             "INSERT INTO meta(key, value) VALUES (?, ?)",
             [
                 # The keys a tournament's store has (``arena ratings`` reads them) ...
-                ("file_hash", config.identity_hash()), ("name", f"sprt: {new} vs {old}"),
-                ("ruleset_hash", config.rules.hash), ("ruleset", json.dumps(config.rules.to_dict())),
+                ("file_hash", config.identity_hash()),
+                ("name", f"sprt: {new} vs {old}"),
+                ("ruleset_hash", config.rules.hash),
+                ("ruleset", json.dumps(config.rules.to_dict())),
                 ("created", now()),
                 # ... and the test's own.
-                ("kind", "sprt"), ("sprt", json.dumps(identity)), ("run_id", run_id),
-                ("images", json.dumps(images)), ("settings", json.dumps(config.settings.to_dict())),
-            ],  # fmt: skip
+                ("kind", "sprt"),
+                ("sprt", json.dumps(identity)),
+                ("run_id", run_id),
+                ("images", json.dumps(images)),
+                ("settings", json.dumps(config.settings.to_dict())),
+            ],
         )
     return run_id
 

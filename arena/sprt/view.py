@@ -75,28 +75,52 @@ def render(snapshot: Snapshot, settings: Settings, elapsed: float | None = None)
         extra.append(f"{60.0 * (st.pairs - snapshot.resumed_pairs) / elapsed:.1f} pairs/min")
     grid.add_row("pairs", Text(f"{pairs}  ({', '.join(extra)})"))
     c = st.counts
-    grid.add_row("pentanomial", Text(f"0: {c[0]}   ½: {c[1]}   1: {c[2]}   1½: {c[3]}   2: {c[4]}   (NEW's points per pair)"))
+    grid.add_row(
+        "pentanomial",
+        Text(
+            f"0: {c[0]}   ½: {c[1]}   1: {c[2]}   1½: {c[3]}   2: {c[4]}   (NEW's points per pair)"
+        ),
+    )
     llr_line = Text(f"{st.llr:+.3f}  ")
     llr_line.append_text(llr_bar(st.llr, st.lower, st.upper))
     grid.add_row("LLR", llr_line)
-    grid.add_row("Elo", Text(f"{interval_text(summary.elo)}  (NEW − OLD, {ELO_MODEL}, 95% from pairs)"))
+    grid.add_row(
+        "Elo", Text(f"{interval_text(summary.elo)}  (NEW − OLD, {ELO_MODEL}, 95% from pairs)")
+    )
     score = summary.score
     if score is not None:
-        grid.add_row("score", Text(f"{100 * score.value:.1f}%  [{100 * score.lower:.1f}%, {100 * score.upper:.1f}%]"))
-    grid.add_row("pts/table-hand", Text(f"{interval_text(summary.points_per_hand)}  (NEW's point margin, 95% from pairs)"))
+        grid.add_row(
+            "score",
+            Text(f"{100 * score.value:.1f}%  [{100 * score.lower:.1f}%, {100 * score.upper:.1f}%]"),
+        )
+    grid.add_row(
+        "pts/table-hand",
+        Text(f"{interval_text(summary.points_per_hand)}  (NEW's point margin, 95% from pairs)"),
+    )
     if st.verdict is not None:
         grid.add_row("result", Text(verdict_text(st.verdict, snapshot.names), style="bold"))
-    title = Text.assemble(("arena sprt: ", "bold"), (new, "bold cyan"), " (NEW) vs ", (old, "bold magenta"), " (OLD)")
-    return Panel(Group(Text(hypotheses(settings), style="dim"), grid), title=title, title_align="left", expand=False)
+    title = Text.assemble(
+        ("arena sprt: ", "bold"), (new, "bold cyan"), " (NEW) vs ", (old, "bold magenta"), " (OLD)"
+    )
+    return Panel(
+        Group(Text(hypotheses(settings), style="dim"), grid),
+        title=title,
+        title_align="left",
+        expand=False,
+    )
 
 
 def verdict_text(result: str, names: tuple[str, str]) -> str:
     """One line for a result."""
     new, old = names
     if result == H1:
-        return f"H1 accepted: {new} is stronger than {old} (by at least elo1 rather than at most elo0)"
+        return (
+            f"H1 accepted: {new} is stronger than {old} (by at least elo1 rather than at most elo0)"
+        )
     if result == H0:
-        return f"H0 accepted: {new} is not stronger than {old} by elo1 (at most elo0 is more likely)"
+        return (
+            f"H0 accepted: {new} is not stronger than {old} by elo1 (at most elo0 is more likely)"
+        )
     if result == INCONCLUSIVE:
         return "inconclusive: the pair limit was reached with the LLR between its bounds"
     if result == INTERRUPTED:
@@ -124,7 +148,9 @@ def report_json(report: SprtReport, settings: Settings, extra: dict[str, Any]) -
         "elo_model": ELO_MODEL,
         "elo": None if summary.elo is None else summary.elo.to_dict(),
         "score": None if summary.score is None else summary.score.to_dict(),
-        "points_per_hand": None if summary.points_per_hand is None else summary.points_per_hand.to_dict(),
+        "points_per_hand": None
+        if summary.points_per_hand is None
+        else summary.points_per_hand.to_dict(),
         "games": snap.games,
         "voided_games": snap.voids,
         "resumed_pairs": snap.resumed_pairs,

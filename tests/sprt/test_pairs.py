@@ -9,7 +9,14 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-from arena.publish import GameRow, Standings, ratings_document, render_html, render_markdown, results_from_games
+from arena.publish import (
+    GameRow,
+    Standings,
+    ratings_document,
+    render_html,
+    render_markdown,
+    results_from_games,
+)
 from arena.ratings import fit
 from arena.ratings.pairs import (
     PairGame,
@@ -113,9 +120,20 @@ def _standings() -> Standings:
             winner_is_first = strong_wins == (first == "strong")
             pts = (500, 120) if winner_is_first else (140, 510)
             games.append(
-                GameRow(f"g{k}-{first}", first, second, 1.0 if winner_is_first else 0.0, "target", f"c{k}", *pts, 12)
+                GameRow(
+                    f"g{k}-{first}",
+                    first,
+                    second,
+                    1.0 if winner_is_first else 0.0,
+                    "target",
+                    f"c{k}",
+                    *pts,
+                    12,
+                )
             )
-    return Standings("pairs", "pagat", "h" * 64, ["strong", "weak"], results_from_games(games), games)
+    return Standings(
+        "pairs", "pagat", "h" * 64, ["strong", "weak"], results_from_games(games), games
+    )
 
 
 class _Cells(HTMLParser):
@@ -129,14 +147,17 @@ class _Cells(HTMLParser):
         if tag == "tr" and "data-entry" in a:
             self._row = a["data-entry"]
         if tag == "td" and self._row and a.get("class") in ("pentanomial", "points"):
-            self.cells.setdefault(self._row, {})[a["class"]] = a.get("data-counts") or a.get("data-value") or ""
+            self.cells.setdefault(self._row, {})[a["class"]] = (
+                a.get("data-counts") or a.get("data-value") or ""
+            )
 
 
 def test_leaderboard_shows_pentanomial_and_points_per_hand_in_every_format():
     standings = _standings()
     ratings = fit(standings.results)
     stats = entry_pairs(
-        PairGame(g.cluster, g.entry_a, g.entry_b, g.score, g.scores_a, g.scores_b, g.hands) for g in standings.games
+        PairGame(g.cluster, g.entry_a, g.entry_b, g.score, g.scores_a, g.scores_b, g.hands)
+        for g in standings.games
     )
     strong = stats["strong"]
     assert strong.points_per_hand is not None
@@ -145,7 +166,10 @@ def test_leaderboard_shows_pentanomial_and_points_per_hand_in_every_format():
     md = render_markdown(standings, ratings)
     assert "Pairs 0-½-1-1½-2" in md and "Pts/hand" in md
     row = next(ln for ln in md.splitlines() if ln.startswith("| 1 | strong"))
-    assert counts in row and f"{strong.points_per_hand.value:+.1f} ± {strong.points_per_hand.margin:.1f}" in row
+    assert (
+        counts in row
+        and f"{strong.points_per_hand.value:+.1f} ± {strong.points_per_hand.margin:.1f}" in row
+    )
 
     parser = _Cells()
     parser.feed(render_html(standings, ratings))

@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from arena_sdk.engine import resolve_ruleset
 from typer.testing import CliRunner
 
 from arena.cli import app
@@ -14,7 +15,6 @@ from arena.ratings.sprt import Settings
 from arena.referee.botspec import parse_bot_spec
 from arena.sprt import SprtConfig, play, run_sprt, runner
 from arena.sprt.config import deal_seed
-from arena_sdk.engine import resolve_ruleset
 
 NEW = parse_bot_spec("cmd:new-bot")
 OLD = parse_bot_spec("cmd:old-bot")
@@ -34,7 +34,10 @@ def test_tables_swap_the_partnerships_on_the_same_deals():
     t1, t2 = b.table(1), b.table(2)
     assert t1.seats == (NEW, OLD, NEW, OLD) and t2.seats == (OLD, NEW, OLD, NEW)
     assert t1.deal_seeds == t2.deal_seeds == ("s4", "s5")
-    assert t1.game_ids == ("d000004-t1", "d000005-t1") and t2.game_ids == ("d000004-t2", "d000005-t2")
+    assert t1.game_ids == ("d000004-t1", "d000005-t1") and t2.game_ids == (
+        "d000004-t2",
+        "d000005-t2",
+    )
     assert t1.match_id != t2.match_id and t1.log_dir != t2.log_dir, "separate bots, separate logs"
 
 
@@ -88,7 +91,9 @@ def test_a_platform_that_keeps_failing_stops_the_run_with_exit_1(monkeypatch, tm
         time_control=TimeControl(), seed="s", out=tmp_path / "out", max_pairs=2, pairs_per_table=2,
     )  # fmt: skip
     report = run_sprt(config)
-    assert report.result == "failed" and "could not be played in 3 attempts" in (report.failure or "")
+    assert report.result == "failed" and "could not be played in 3 attempts" in (
+        report.failure or ""
+    )
     assert "cannot start a table" in (report.failure or "")
     assert starts == [(0, 1)] * 3, "each pair is started again, at most three times"
 
@@ -98,3 +103,21 @@ def test_a_platform_that_keeps_failing_stops_the_run_with_exit_1(monkeypatch, tm
     ])  # fmt: skip
     assert result.exit_code == 1, result.stdout
     assert "could not be played" in result.stdout
+
+
+def test_a_moved_image_tag_is_refused_on_resume(tmp_path):
+    from arena.sprt.store import open_store
+    from arena.tournament.store import StoreError
+
+    config = SprtConfig(
+        new=NEW, old=OLD, settings=Settings(0, 50), rules=resolve_ruleset("pagat", {}),
+        time_control=TimeControl(), seed="s", out=tmp_path / "out",
+    )  # fmt: skip
+    new, old = config.names
+    store, run_id = open_store(config, {new: "sha256:" + "a" * 64, old: None})
+    store.close()
+    store, again = open_store(config, {new: "sha256:" + "a" * 64, old: None})
+    store.close()
+    assert again == run_id, "the same test keeps its run id"
+    with pytest.raises(StoreError, match=f"the image of {new} changed"):
+        open_store(config, {new: "sha256:" + "b" * 64, old: None})

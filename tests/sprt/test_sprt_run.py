@@ -29,12 +29,30 @@ FAST = ["--set", "max_hands=4", "--move-time", "0.5"]
 
 
 def sprt_args(new: str, old: str, *extra: str, out: str = "out") -> list[str]:
-    return [sys.executable, "-m", "arena", "sprt", "--bot", bot(new), "--bot", bot(old), *FAST, "--out", out, *extra]
+    return [
+        sys.executable,
+        "-m",
+        "arena",
+        "sprt",
+        "--bot",
+        bot(new),
+        "--bot",
+        bot(old),
+        *FAST,
+        "--out",
+        out,
+        *extra,
+    ]
 
 
 def arena(cwd: Path, args: list[str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        args, cwd=cwd, capture_output=True, text=True, timeout=timeout, env={**os.environ, "COLUMNS": "200"}
+        args,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "COLUMNS": "200"},
     )
 
 
@@ -76,7 +94,10 @@ def test_heuristic_against_random_accepts_h1_in_few_pairs(tmp_path):
     for t1, t2 in complete:
         assert (t1[2], t2[2]) == (1, 2)
         assert t1[5] == t2[5], "the same deal at both tables"
-        assert (t1[3], t1[4]) == ("heuristic", "random") and (t2[3], t2[4]) == ("random", "heuristic")
+        assert (t1[3], t1[4]) == ("heuristic", "random") and (t2[3], t2[4]) == (
+            "random",
+            "heuristic",
+        )
     # Each batch's two tables ran their own bots: separate log directories, four seats each.
     logs = sorted(p.name for p in (tmp_path / "out" / "logs").iterdir())
     assert logs and all(name.endswith(("-t1", "-t2")) for name in logs)
@@ -89,11 +110,15 @@ def test_heuristic_against_random_accepts_h1_in_few_pairs(tmp_path):
     assert shown.returncode == 0, shown.stderr
     entries = {e["name"]: e for e in json.loads(shown.stdout)["entries"]}
     assert entries["heuristic"]["rank"] == 1
-    assert entries["heuristic"]["pairs"]["pentanomial"] == summary["pentanomial"], "one count, two readers"
+    assert entries["heuristic"]["pairs"]["pentanomial"] == summary["pentanomial"], (
+        "one count, two readers"
+    )
     assert entries["heuristic"]["pairs"]["points_per_hand"] == summary["points_per_hand"]
 
     # Run again: the stored test is reported, nothing is played.
-    again = arena(tmp_path, sprt_args("heuristic", "random", "--elo0", "0", "--elo1", "200", "--json"))
+    again = arena(
+        tmp_path, sprt_args("heuristic", "random", "--elo0", "0", "--elo1", "200", "--json")
+    )
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["resumed_pairs"] == summary["pairs"]
     assert games(tmp_path / "out" / "results.sqlite") == rows
@@ -110,10 +135,20 @@ def test_a_bot_against_a_copy_of_itself_never_accepts_h1(tmp_path):
 
 
 def test_text_output_shows_the_test_and_its_verdict(tmp_path):
-    result = arena(tmp_path, sprt_args("random", "random", "--elo0", "0", "--elo1", "100", "--max-pairs", "2"))
+    result = arena(
+        tmp_path, sprt_args("random", "random", "--elo0", "0", "--elo1", "100", "--max-pairs", "2")
+    )
     assert result.returncode in (3, 4), result.stderr
     out = result.stdout
-    for text in ("pentanomial", "LLR", "Elo", "pts/table-hand", "logistic", "H0: elo <= +0", "H1: elo >= +100"):
+    for text in (
+        "pentanomial",
+        "LLR",
+        "Elo",
+        "pts/table-hand",
+        "logistic",
+        "H0: elo <= +0",
+        "H1: elo >= +100",
+    ):
         assert text in out, text
     assert "inconclusive" in out or "H0 accepted" in out
 
@@ -159,7 +194,9 @@ def test_killed_run_resumes_with_no_pair_lost_or_counted_twice(tmp_path):
 def test_ctrl_c_stops_cleanly_and_resumes(tmp_path):
     args = sprt_args("random", "random", "--elo0", "0", "--elo1", "50", "--alpha", "0.001", "--beta", "0.001",
                      "--max-pairs", "6", "--pairs-per-table", "3", "--json")  # fmt: skip
-    proc = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     db = tmp_path / "out" / "results.sqlite"
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline and count(db) < 2:
@@ -171,7 +208,9 @@ def test_ctrl_c_stops_cleanly_and_resumes(tmp_path):
     assert summary["result"] == "interrupted" and summary["interrupted"] is True
     assert summary["pairs"] < 6
     # No bot of the stopped run is left running.
-    leftovers = subprocess.run(["pgrep", "-f", str(BOTS / "random" / "bot.py")], capture_output=True, text=True)
+    leftovers = subprocess.run(
+        ["pgrep", "-f", str(BOTS / "random" / "bot.py")], capture_output=True, text=True
+    )
     mine = [pid for pid in leftovers.stdout.split() if _child_of_dir(int(pid), tmp_path)]
     assert not mine, mine
 
@@ -201,7 +240,12 @@ def test_a_changed_command_line_is_refused_for_the_same_out(tmp_path):
     assert first.returncode in (0, 3, 4), first.stderr
     before = games(tmp_path / "out" / "results.sqlite")
     out = str(tmp_path / "out")
-    for change in (["--elo1", "150"], ["--seed", "other"], ["--move-time", "0.7"], ["--set", "max_hands=5"]):
+    for change in (
+        ["--elo1", "150"],
+        ["--seed", "other"],
+        ["--move-time", "0.7"],
+        ["--set", "max_hands=5"],
+    ):
         args = sprt_args("random", "greedy", "--elo0", "0", "--elo1", "100", "--max-pairs", "1", "--seed", "s1",
                          out=out)[3:]  # fmt: skip
         args[args.index(change[0]) + 1] = change[1]
@@ -209,11 +253,16 @@ def test_a_changed_command_line_is_refused_for_the_same_out(tmp_path):
         assert refused.exit_code == 2, refused.stderr
         assert refused.stderr.count("\n") == 1 and change[0] in refused.stderr, refused.stderr
         assert "different test" in refused.stderr
-    swapped = CliRunner().invoke(app, sprt_args("greedy", "random", "--elo0", "0", "--elo1", "100", out=out)[3:])
+    swapped = CliRunner().invoke(
+        app, sprt_args("greedy", "random", "--elo0", "0", "--elo1", "100", out=out)[3:]
+    )
     assert swapped.exit_code == 2 and "--bot NEW" in swapped.stderr
     assert games(tmp_path / "out" / "results.sqlite") == before, "nothing was touched"
     # Without --seed the stored seed is used, and a larger --max-pairs extends the test.
-    more = arena(tmp_path, sprt_args("random", "greedy", "--elo0", "0", "--elo1", "100", "--max-pairs", "2", "--json"))
+    more = arena(
+        tmp_path,
+        sprt_args("random", "greedy", "--elo0", "0", "--elo1", "100", "--max-pairs", "2", "--json"),
+    )
     assert more.returncode in (0, 3, 4), more.stderr
     assert json.loads(more.stdout)["seed"] == "s1"
 
@@ -222,14 +271,58 @@ def test_a_changed_command_line_is_refused_for_the_same_out(tmp_path):
     ("args", "message"),
     [
         (["--bot", "cmd:x", "--elo0", "0", "--elo1", "5"], "--bot must be given twice"),
-        (["--bot", "cmd:x", "--bot", "cmd:y", "--elo0", "5", "--elo1", "5"], "elo0 must be below elo1"),
-        (["--bot", "cmd:x", "--bot", "cmd:y", "--elo0", "0", "--elo1", "5", "--alpha", "0.6"], "alpha must be"),
-        (["--bot", "cmd:x", "--bot", "cmd:y", "--elo0", "0", "--elo1", "5", "--concurrency", "3"], "even number"),
-        (["--bot", "cmd:x", "--bot", "cmd:y", "--elo0", "0", "--elo1", "5", "--max-pairs", "0"], "--max-pairs"),
-        (["--bot", "ftp:x", "--bot", "cmd:y", "--elo0", "0", "--elo1", "5"], "must start with cmd:"),
-        (["--bot", "cmd:x", "--bot", "cmd:y", "--elo0", "0", "--elo1", "5", "--set", "target=0"], "target=0"),
-        (["--bot", "cmd:x", "--bot", "cmd:y", "--elo0", "0", "--elo1", "5", "--move-time", "0"], "move time"),
-        (["--bot", "docker:arena-no-such-image:0", "--bot", "cmd:y", "--elo0", "0", "--elo1", "5"], "arena-no-such-image:0"),
+        (
+            ["--bot", "cmd:x", "--bot", "cmd:y", "--elo0", "5", "--elo1", "5"],
+            "elo0 must be below elo1",
+        ),
+        (
+            ["--bot", "cmd:x", "--bot", "cmd:y", "--elo0", "0", "--elo1", "5", "--alpha", "0.6"],
+            "alpha must be",
+        ),
+        (
+            [
+                "--bot",
+                "cmd:x",
+                "--bot",
+                "cmd:y",
+                "--elo0",
+                "0",
+                "--elo1",
+                "5",
+                "--concurrency",
+                "3",
+            ],
+            "even number",
+        ),
+        (
+            ["--bot", "cmd:x", "--bot", "cmd:y", "--elo0", "0", "--elo1", "5", "--max-pairs", "0"],
+            "--max-pairs",
+        ),
+        (
+            ["--bot", "ftp:x", "--bot", "cmd:y", "--elo0", "0", "--elo1", "5"],
+            "must start with cmd:",
+        ),
+        (
+            ["--bot", "cmd:x", "--bot", "cmd:y", "--elo0", "0", "--elo1", "5", "--set", "target=0"],
+            "target=0",
+        ),
+        (
+            ["--bot", "cmd:x", "--bot", "cmd:y", "--elo0", "0", "--elo1", "5", "--move-time", "0"],
+            "move time",
+        ),
+        (
+            [
+                "--bot",
+                "docker:arena-no-such-image:0",
+                "--bot",
+                "cmd:y",
+                "--elo0",
+                "0",
+                "--elo1",
+                "5",
+            ],
+            "arena-no-such-image:0",
+        ),
     ],
 )
 def test_bad_input_exits_2_with_one_line(tmp_path, args, message):
@@ -245,5 +338,7 @@ def test_a_tournament_directory_is_refused(tmp_path):
     with sqlite3.connect(tmp_path / "out" / "results.sqlite") as conn:
         conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         conn.execute("INSERT INTO meta VALUES ('file_hash', 'abc'), ('name', 't')")
-    result = arena(tmp_path, sprt_args("random", "greedy", "--elo0", "0", "--elo1", "100", "--seed", "x"))
+    result = arena(
+        tmp_path, sprt_args("random", "greedy", "--elo0", "0", "--elo1", "100", "--seed", "x")
+    )
     assert result.returncode == 2 and "holds a tournament" in result.stderr, result.stderr

@@ -9,7 +9,16 @@ import pytest
 from scipy.optimize import brentq, minimize
 
 from arena.ratings.pairs import elo_of_score, score_of_elo
-from arena.ratings.sprt import H0, H1, SequentialTest, Settings, constrained_mle, llr, simulate, tilted
+from arena.ratings.sprt import (
+    H0,
+    H1,
+    SequentialTest,
+    Settings,
+    constrained_mle,
+    llr,
+    simulate,
+    tilted,
+)
 
 SCORES = [0.0, 0.25, 0.5, 0.75, 1.0]
 
@@ -94,7 +103,9 @@ CASES = [
 
 @pytest.mark.parametrize(("counts", "elo0", "elo1"), CASES)
 def test_llr_agrees_with_the_reference_to_1e6(counts, elo0, elo1):
-    assert llr(counts, elo0, elo1) == pytest.approx(reference_llr(counts, elo0, elo1), abs=1e-6, rel=0)
+    assert llr(counts, elo0, elo1) == pytest.approx(
+        reference_llr(counts, elo0, elo1), abs=1e-6, rel=0
+    )
 
 
 def test_llr_agrees_with_the_reference_on_random_counts():
@@ -114,7 +125,9 @@ def test_llr_agrees_with_the_reference_on_random_counts():
 def test_llr_is_the_generalised_likelihood_ratio_by_definition(counts, elo0, elo1):
     # A direct numerical maximisation has its own (looser) accuracy: agreement to 1e-5 relative.
     direct = direct_llr(counts, elo0, elo1)
-    assert llr(counts, elo0, elo1) == pytest.approx(direct, abs=1e-5 * max(1.0, sum(counts)), rel=1e-5)
+    assert llr(counts, elo0, elo1) == pytest.approx(
+        direct, abs=1e-5 * max(1.0, sum(counts)), rel=1e-5
+    )
 
 
 def test_constrained_mle_has_the_mean_and_is_a_distribution():
@@ -125,7 +138,9 @@ def test_constrained_mle_has_the_mean_and_is_a_distribution():
         assert math.fsum(q) == pytest.approx(1.0, abs=1e-12)
         assert math.fsum(x * a for x, a in zip(q, SCORES)) == pytest.approx(s, abs=1e-12)
     mean = math.fsum(x * a for x, a in zip(p, SCORES))
-    assert constrained_mle(p, mean) == pytest.approx(p, abs=1e-12), "at the empirical mean nothing changes"
+    assert constrained_mle(p, mean) == pytest.approx(p, abs=1e-12), (
+        "at the empirical mean nothing changes"
+    )
 
 
 def test_llr_symmetries():
@@ -140,7 +155,11 @@ def test_llr_symmetries():
 def test_logistic_model_round_trips():
     for elo in (-400.0, -35.5, 0.0, 1.0, 250.0):
         assert elo_of_score(score_of_elo(elo)) == pytest.approx(elo, abs=1e-9)
-    assert score_of_elo(0.0) == 0.5 and elo_of_score(1.0) == math.inf and elo_of_score(0.0) == -math.inf
+    assert (
+        score_of_elo(0.0) == 0.5
+        and elo_of_score(1.0) == math.inf
+        and elo_of_score(0.0) == -math.inf
+    )
 
 
 # ---------------------------------------------------------------- the test's rules
@@ -191,7 +210,9 @@ def test_tilted_distributions_have_the_mean_of_their_elo():
     for elo in (-50.0, 0.0, 50.0):
         p = tilted(shape, elo)
         assert math.fsum(p) == pytest.approx(1.0)
-        assert math.fsum(x * a for x, a in zip(p, SCORES)) == pytest.approx(score_of_elo(elo), abs=1e-12)
+        assert math.fsum(x * a for x, a in zip(p, SCORES)) == pytest.approx(
+            score_of_elo(elo), abs=1e-12
+        )
 
 
 # ---------------------------------------------------------------- error rates by simulation
