@@ -66,7 +66,7 @@ def sprt(
         float | None,
         typer.Option(
             "--hard-cap",
-            help="Most seconds any one decision may take [default: max(60, move time)].",
+            help="Most seconds any one decision may take (default: max(60, move time)).",
         ),
     ] = None,
     strikes: StrikesOption = 3,
@@ -79,7 +79,7 @@ def sprt(
     max_pairs: Annotated[
         int | None,
         typer.Option(
-            "--max-pairs", help="Stop as inconclusive after this many pairs [default: no limit]."
+            "--max-pairs", help="Stop as inconclusive after this many pairs (default: no limit)."
         ),
     ] = None,
     pairs_per_table: Annotated[
