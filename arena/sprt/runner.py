@@ -26,7 +26,7 @@ from arena.match import GameOutcome
 from arena.match.output import write_record
 from arena.ratings.pairs import PairOutcome, PairSummary, PointsTally, pentanomial_index, summary_of
 from arena.ratings.sprt import SequentialTest, Status
-from arena.referee.botspec import BotSpecError
+from arena.referee.botspec import BotSpec, BotSpecError
 from arena.sandbox.docker import DockerUnavailable, ImageNotFound, docker_client, image_id, prune
 from arena.sprt.config import SprtConfig, deal_seed, game_id
 from arena.sprt.play import PairBatch, play_pairs
@@ -245,18 +245,31 @@ class _Run:
             self.attempts[pair] = self.attempts.get(pair, 0) + 1
         seeds = tuple(deal_seed(self.config.seed, p) for p in picks)
         config = self.config
+        new, old = (
+            self._pinned(spec, name)
+            for spec, name in zip((config.new, config.old), self.names, strict=True)
+        )
         return PairBatch(
             batch_id=f"sprt-{self.run_id}/d{picks[0]:06d}",
             pairs=tuple(picks),
             deal_seeds=seeds,
             game_ids=(tuple(game_id(p, 1) for p in picks), tuple(game_id(p, 2) for p in picks)),
-            new=config.new,
-            old=config.old,
+            new=new,
+            old=old,
             rules=config.rules,
             time_control=config.time_control,
             log_dir=config.out / "logs",
             limits=config.limits,
             start_timeout=config.start_timeout,
+        )
+
+    def _pinned(self, spec: BotSpec, name: str) -> BotSpec:
+        """An image bot started by the image ID found at the start: a tag moved meanwhile changes nothing."""
+        image = self.images.get(name)
+        return (
+            spec
+            if spec.kind != "docker" or image is None
+            else dataclasses.replace(spec, target=image)
         )
 
     def _batch_done(self, task: asyncio.Future[None], batch: PairBatch) -> None:
