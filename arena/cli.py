@@ -7,7 +7,7 @@ from typing import Any
 import typer
 from typer.core import TyperGroup, TyperOption
 
-from arena.commands import bot, demo, match, ratings, replay, rules, sandbox, serve, tournament
+from arena.commands import bot, demo, match, ratings, replay, rules, sandbox, serve, sprt, tournament
 
 
 class ArenaGroup(TyperGroup):
@@ -51,6 +51,7 @@ app.add_typer(sandbox.app, name="sandbox")
 app.command("replay")(replay.replay)
 app.command("demo")(demo.demo)
 app.command("serve")(serve.serve)
+app.command("sprt")(sprt.sprt)
 
 if __name__ == "__main__":  # pragma: no cover
     app()

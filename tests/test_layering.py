@@ -60,6 +60,9 @@ ALLOWED = {
         "arena.match", "arena.referee", "arena.sandbox", "arena.tournament", "arena.ratings", "arena.publish",
     },
     "ratings": {"arena.ratings"},
+    # arena sprt is a sibling of the tournament runner: it plays duplicate tables through the
+    # referee and keeps its results in the tournament's store (so the ratings commands read it).
+    "sprt": {"arena.match", "arena.referee", "arena.sandbox", "arena.tournament", "arena.ratings", "arena.sprt"},
     "publish": {"arena.ratings", "arena.publish"},
 }
 

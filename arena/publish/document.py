@@ -40,6 +40,7 @@ def ratings_document(standings: Standings, ratings: Ratings) -> dict[str, Any]:
                 "score_pct": None,
             }
         )
+        entry["pairs"] = None if row.pairs is None else row.pairs.to_dict()
         entry["disqualified"] = row.disqualified
         entry["faults"] = dict(sorted(standings.faults.get(row.name, {}).items()))
         entry["provenance"] = dict(standings.provenance.get(row.name, {}))

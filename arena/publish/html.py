@@ -3,7 +3,8 @@
 Stable hooks for tests and scrapers: ``table#leaderboard``, ``#crosstable``, ``#los``,
 ``#faults``, ``#provenance``; each body row has ``data-entry="NAME"``; leaderboard
 cells have classes ``rank entry elo margin interval games score wins losses draws``
-(``elo``/``margin``/``score`` carry the unrounded number in ``data-value``).
+(``elo``/``margin``/``score`` carry the unrounded number in ``data-value``), and
+``pentanomial`` (``data-counts``) and ``points`` (``data-value``/``-lower``/``-upper``).
 Every name is escaped, and a Content-Security-Policy forbids scripts outright.
 """
 
@@ -13,6 +14,7 @@ from html import escape
 
 from arena.publish.model import PROVENANCE_KEYS, Standings
 from arena.publish.rows import LeaderRow, all_names, fmt_elo, fmt_pct, leaderboard
+from arena.publish.rows import fmt_pentanomial, fmt_points
 from arena.publish.svg import Scale, error_bar
 from arena.ratings import Ratings
 
@@ -107,6 +109,8 @@ def leaderboard_html(standings: Standings, ratings: Ratings) -> str:
             ("elo", "Elo"),
             ("margin", "±"),
             ("interval", "95% interval"),
+            ("pentanomial", "Pairs 0-½-1-1½-2"),
+            ("points", "Pts/hand"),
             ("games", "Games"),
             ("score", "Score"),
             ("wins", "W"),
@@ -129,6 +133,7 @@ def _leader_row(row: LeaderRow, scale: Scale, mean: float) -> str:
         f'<td class="elo" data-value="{_num(row.elo)}">{fmt_elo(row.elo)}</td>',
         f'<td class="margin" data-value="{_num(row.margin)}">{fmt_elo(row.margin)}</td>',
         f'<td class="interval">{bar}</td>',
+        _pair_cells(row),
         f'<td class="games">{row.games}</td>',
         f'<td class="score" data-value="{_num(row.score_pct)}">{fmt_pct(row.score_pct)}</td>',
         f'<td class="wins">{row.wins}</td>',
@@ -137,6 +142,19 @@ def _leader_row(row: LeaderRow, scale: Scale, mean: float) -> str:
     ]
     cls = ' class="disqualified"' if row.disqualified else ""
     return f'<tr data-entry="{_e(row.name)}"{cls}>{"".join(cells)}</tr>'
+
+
+def _pair_cells(row: LeaderRow) -> str:
+    """The pentanomial counts and the points per table-hand (``data-*``: full numbers)."""
+    pairs = row.pairs
+    counts = "" if pairs is None else " ".join(map(str, pairs.pentanomial))
+    points = None if pairs is None else pairs.points_per_hand
+    low, high = (None, None) if points is None else (points.lower, points.upper)
+    return (
+        f'<td class="pentanomial" data-counts="{counts}">{_e(fmt_pentanomial(pairs))}</td>'
+        f'<td class="points" data-value="{_num(None if points is None else points.value)}" '
+        f'data-lower="{_num(low)}" data-upper="{_num(high)}">{_e(fmt_points(points))}</td>'
+    )
 
 
 def _matrix_head(names: list[str]) -> str:

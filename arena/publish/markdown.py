@@ -6,6 +6,7 @@ import re
 
 from arena.publish.model import Standings
 from arena.publish.rows import all_names, fmt_elo, fmt_pct, leaderboard
+from arena.publish.rows import fmt_pentanomial, fmt_points
 from arena.ratings import Ratings
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
@@ -31,14 +32,16 @@ def render_markdown(standings: Standings, ratings: Ratings) -> str:
         f"{ratings.games} games in {ratings.clusters} duplicate pairs. Bradley–Terry ratings, "
         f"pool mean {ratings.mean:g}; ± is the 95% interval ({ratings.error_method}).",
         "",
-        "| # | Entry | Elo | ± | Games | Score | W | L | D | |",
-        "|--:|:--|--:|--:|--:|--:|--:|--:|--:|:--|",
+        "| # | Entry | Elo | ± | Pairs 0-½-1-1½-2 | Pts/hand | Games | Score | W | L | D | |",
+        "|--:|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|:--|",
     ]
     for row in leaderboard(standings, ratings):
         rank = "" if row.rank is None else row.rank
         lines.append(
             f"| {rank} | {md_escape(row.name)} | {fmt_elo(row.elo)} "
-            f"| {fmt_elo(row.margin)} | {row.games} | {fmt_pct(row.score_pct)} | {row.wins} "
+            f"| {fmt_elo(row.margin)} | {fmt_pentanomial(row.pairs)} "
+            f"| {fmt_points(None if row.pairs is None else row.pairs.points_per_hand)} "
+            f"| {row.games} | {fmt_pct(row.score_pct)} | {row.wins} "
             f"| {row.losses} | {row.draws} | {'DQ' if row.disqualified else ''} |"
         )
     reasons = standings.fault_reasons()

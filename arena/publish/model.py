@@ -17,7 +17,8 @@ class GameRow:
 
     ``score`` is ``entry_a``'s (1 win, 0.5 draw, 0 loss); ``ending`` is the game's ending
     (``target``, ``floor``, ``max_hands``, ``forfeit:<why>``, ``void:<why>``); ``cluster``
-    is the duplicate pair; ``scores_a``/``scores_b`` are the final game points of each side.
+    is the duplicate pair; ``scores_a``/``scores_b`` are the final game points of each side;
+    ``hands`` the hands played (0 if unknown).
     """
 
     game_id: str
@@ -28,6 +29,7 @@ class GameRow:
     cluster: str
     scores_a: int
     scores_b: int
+    hands: int = 0
 
     @property
     def is_void(self) -> bool:

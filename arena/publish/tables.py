@@ -13,6 +13,7 @@ from rich.text import Text
 from arena.publish.model import Standings
 from arena.publish.rows import all_names, fmt_elo, fmt_pct, leaderboard
 from arena.publish.safe_text import safe_text
+from arena.publish.rows import fmt_pentanomial, fmt_points
 from arena.ratings import Ratings
 
 
@@ -39,6 +40,8 @@ def leaderboard_table(standings: Standings, ratings: Ratings) -> Table:
         ("Entry", "left"),
         ("Elo", "right"),
         ("±", "right"),
+        ("Pairs 0-½-1-1½-2", "right"),
+        ("Pts/hand", "right"),
         ("Games", "right"),
         ("Score", "right"),
         ("W/L/D", "right"),
@@ -51,6 +54,8 @@ def leaderboard_table(standings: Standings, ratings: Ratings) -> Table:
             safe_text(row.name),
             fmt_elo(row.elo),
             fmt_elo(row.margin),
+            fmt_pentanomial(row.pairs),
+            fmt_points(None if row.pairs is None else row.pairs.points_per_hand),
             str(row.games),
             fmt_pct(row.score_pct),
             f"{row.wins}/{row.losses}/{row.draws}",

@@ -102,7 +102,7 @@ def test_markdown_escapes_names(published):
     assert "| " + md_escape(MARKUP) + " |" in md  # the pipe in the name does not split the row
     lines = [ln for ln in md.splitlines() if ln.startswith("| ") and "Elo" not in ln]
     leader = lines[: len(ratings.players) + 1]
-    assert all(ln.count(" | ") == 9 for ln in leader)  # every row has 10 cells
+    assert all(ln.count(" | ") == 11 for ln in leader)  # every row has 12 cells
     assert leader[0].startswith(
         f"| 1 | {md_escape(ratings.names[0])} | {ratings.players[0].elo:.0f} |"
     )

@@ -1,0 +1,165 @@
+"""``arena sprt``: is NEW stronger than OLD? Duplicate pairs until a sequential test decides."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from arena_sdk.engine import parse_overrides, resolve_ruleset
+from rich.live import Live
+from rich.text import Text
+
+from arena.commands.common import bad_input_exits, console, fail, print_json
+from arena.commands.match import (
+    MoveTimeOption,
+    PresetOption,
+    SeedOption,
+    StrikesOption,
+    TimeBankOption,
+    match_seed,
+    time_control,
+)
+from arena.commands.rules import SetOption
+from arena.ratings.sprt import Settings
+from arena.referee.botspec import BotSpecError, parse_bot_spec
+from arena.sprt import (
+    DEFAULT_PAIRS_PER_TABLE,
+    Progress,
+    Snapshot,
+    SprtConfig,
+    SprtConfigError,
+    run_sprt,
+)
+from arena.sprt.store import stored_seed
+from arena.sprt.view import EXIT_CODES, hypotheses, render, report_json, verdict_text
+from arena.tournament.store import StoreError
+
+
+def sprt(
+    bots: Annotated[
+        list[str],
+        typer.Option(
+            "--bot",
+            help="Twice: NEW, then OLD. cmd:COMMAND (a local process), docker:IMAGE, or builtin:TIER.",
+            show_default=False,
+        ),
+    ],
+    elo0: Annotated[
+        float, typer.Option("--elo0", help="H0: NEW is at most this much stronger (logistic Elo).")
+    ],
+    elo1: Annotated[
+        float, typer.Option("--elo1", help="H1: NEW is at least this much stronger (logistic Elo).")
+    ],
+    alpha: Annotated[
+        float, typer.Option(help="False positive rate: accepting H1 when H0 holds.")
+    ] = 0.05,
+    beta: Annotated[
+        float, typer.Option(help="False negative rate: accepting H0 when H1 holds.")
+    ] = 0.05,
+    preset: PresetOption = "pagat",
+    overrides: SetOption = None,
+    move_time: MoveTimeOption = 1.0,
+    time_bank: TimeBankOption = 30.0,
+    hard_cap: Annotated[
+        float | None,
+        typer.Option(
+            "--hard-cap",
+            help="Most seconds any one decision may take (default: max(60, move time)).",
+        ),
+    ] = None,
+    strikes: StrikesOption = 3,
+    start_timeout: Annotated[
+        float, typer.Option("--start-timeout", help="Seconds the bots get to join.")
+    ] = 20.0,
+    concurrency: Annotated[
+        int, typer.Option(help="Tables at the same time: two per pair, so an even number.")
+    ] = 2,
+    max_pairs: Annotated[
+        int | None,
+        typer.Option(
+            "--max-pairs", help="Stop as inconclusive after this many pairs (default: no limit)."
+        ),
+    ] = None,
+    pairs_per_table: Annotated[
+        int,
+        typer.Option(
+            "--pairs-per-table", help="Deals a table plays before its bots are restarted."
+        ),
+    ] = DEFAULT_PAIRS_PER_TABLE,
+    seed: SeedOption = None,
+    out: Annotated[
+        Path,
+        typer.Option(help="Directory for results.sqlite, game records and bot logs (resumable)."),
+    ] = Path("sprt/latest"),
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result as JSON for scripts.")
+    ] = False,
+) -> None:
+    """Test whether NEW is stronger than OLD with a sequential probability ratio test.
+
+    Plays duplicate pairs (one deal at two tables at the same time, partnerships
+    swapped) until the log-likelihood ratio of H1 (elo >= ELO1) against H0
+    (elo <= ELO0) crosses a bound set by ALPHA and BETA. Exit status: 0 H1
+    accepted, 3 H0 accepted, 4 inconclusive (--max-pairs reached), 1 the
+    platform failed, 2 bad input, 130 interrupted. Run the same command again
+    to resume a stopped test (see docs/sprt.md).
+    """
+    with bad_input_exits():
+        rules = resolve_ruleset(preset, parse_overrides(overrides or []))
+    if len(bots) != 2:
+        fail(f"--bot must be given twice (NEW, then OLD), got {len(bots)}")
+    try:
+        new, old = (parse_bot_spec(b) for b in bots)
+        settings = Settings(elo0, elo1, alpha, beta)
+        config = SprtConfig(
+            new=new, old=old, settings=settings, rules=rules,
+            time_control=time_control(move_time, time_bank, hard_cap, strikes),
+            seed=seed if seed is not None else stored_seed(out) or match_seed(None),
+            out=out, concurrency=concurrency, max_pairs=max_pairs, pairs_per_table=pairs_per_table,
+            start_timeout=start_timeout,
+        )  # fmt: skip
+    except (BotSpecError, SprtConfigError, ValueError) as exc:
+        fail(str(exc))
+    except StoreError as exc:
+        fail(str(exc))
+    started = time.monotonic()
+    live = Live(console=console, refresh_per_second=4, transient=False, auto_refresh=not as_json)
+
+    def on_update(snapshot: Snapshot) -> None:
+        if not as_json:
+            live.update(render(snapshot, settings, time.monotonic() - started))
+
+    def on_void(game_id: str, reason: str) -> None:
+        if not as_json:
+            live.console.print(
+                Text(f"void {game_id}: {reason} (its pair will be played again)", style="yellow")
+            )
+
+    if not as_json:
+        console.print(
+            Text(f"arena sprt: {hypotheses(settings)}; seed {config.seed}; results in {out}")
+        )
+    try:
+        if as_json:
+            report = run_sprt(config, Progress(on_update, on_void))
+        else:
+            with live:
+                report = run_sprt(config, Progress(on_update, on_void))
+            if not console.is_terminal:
+                console.print()  # the last frame ends without a line break
+    except (BotSpecError, StoreError) as exc:
+        fail(str(exc))
+    code = EXIT_CODES[report.result]
+    if as_json:
+        print_json(report_json(report, settings, {"seed": config.seed, "out": str(out)}))
+    else:
+        if report.snapshot.resumed_pairs:
+            console.print(f"resumed with {report.snapshot.resumed_pairs} pairs already played")
+        line = verdict_text(report.result, config.names)
+        if report.failure:
+            line += f": {report.failure}"
+        console.print(Text(line, style="bold"))
+        console.print(Text(f"results: {out}  (arena ratings show {out})"), soft_wrap=True)
+    raise typer.Exit(code)
