@@ -13,7 +13,15 @@ from html import escape
 
 from arena.publish.games import pairing_anchor
 from arena.publish.model import PROVENANCE_KEYS, Standings
-from arena.publish.rows import LeaderRow, all_names, fmt_elo, fmt_pct, leaderboard
+from arena.publish.rows import (
+    LeaderRow,
+    all_names,
+    fmt_elo,
+    fmt_pct,
+    interval_text,
+    leaderboard,
+    rules_text,
+)
 from arena.publish.svg import Scale, error_bar
 from arena.ratings import Ratings
 
@@ -62,10 +70,12 @@ def render_html(standings: Standings, ratings: Ratings, *, games_page: bool = Fa
     """The page, as a string; with ``games_page`` the crosstable links to ``games.html``."""
     title = _e(standings.title)
     meta = (
-        f"Ruleset <code>{_e(standings.ruleset_preset)}</code> "
+        f'Ruleset <code id="rules">{_e(rules_text(standings))}</code> '
         f"(hash <code>{_e(standings.ruleset_hash[:16])}</code>) · {ratings.games} games in "
         f"{ratings.clusters} duplicate pairs · Bradley–Terry, pool mean {ratings.mean:g} · "
         f'95% intervals: <span id="error-method">{_e(ratings.error_method)}</span>'
+        f'<br><span id="interval-note">{_e(interval_text(ratings))}. '
+        "DQ marks an entry disqualified for too many forfeits.</span>"
     )
     body = "\n".join(
         [

