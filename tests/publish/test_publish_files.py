@@ -177,3 +177,33 @@ def test_csv_cells_never_start_a_formula(tmp_path: Path, start: str):
                 assert not value.startswith(("=", "+", "-", "@", "\t", "\r")), (column, value)
     # ratings.json keeps the exact name.
     assert evil in {e["name"] for e in json.loads(paths["json"].read_text())["entries"]}
+
+
+def test_leaderboard_explains_itself(tmp_path: Path):
+    """Every column has a header (DQ included), the caption says what ± is and how it was
+    estimated, and it lists the rule overrides that make the hash differ from the preset's."""
+    from arena_sdk.engine import resolve_ruleset
+
+    rules = resolve_ruleset("pagat", {"max_hands": "40", "lose_floor": "-300"})
+    standings = dataclasses.replace(
+        sample_standings(), ruleset=rules.to_dict(), ruleset_hash=rules.hash
+    )
+    ratings = fit(standings.results)
+    table = rich_tables(standings, ratings)[0]
+    assert all(str(c.header).strip() for c in table.columns)
+    assert str(table.columns[-1].header) == "DQ"
+    console = Console(record=True, width=300)
+    console.print(table)
+    text = console.export_text()
+    assert "pagat + lose_floor=-300, max_hands=40" in text and rules.hash[:12] in text
+    assert "95% interval of each Elo" in text and "DQ: disqualified" in text
+    paths = write_outputs(standings, ratings, tmp_path)
+    md = paths["md"].read_text()
+    assert "| DQ |" in md and "lose\\_floor=\\-300" in md and "95% interval of each Elo" in md
+    page = paths["html"].read_text()
+    assert "pagat + lose_floor=-300, max_hands=40" in page and 'id="interval-note"' in page
+    # No ruleset known (an older store): the preset alone, no invented overrides.
+    plain = dataclasses.replace(standings, ruleset={})
+    console = Console(record=True, width=300)
+    console.print(rich_tables(plain, ratings)[0])
+    assert "rules pagat (hash" in console.export_text()

@@ -430,12 +430,13 @@
       log.appendChild(entry);
     }
     side.appendChild(log);
-    log.scrollTop = log.scrollHeight;
+    if (!this.auditing) log.scrollTop = log.scrollHeight;  // reading the height forces a layout
   };
 
   /* Every step in every view: the face-up cards each part of the page shows (for tests). */
   Viewer.prototype.audit = function () {
     var out = [], views = ["all"].concat(this.data.seats);
+    this.auditing = true;
     for (var i = 0; i < this.steps.length; i++) {
       var row = {};
       for (var v = 0; v < views.length; v++) {
@@ -455,10 +456,25 @@
       out.push(row);
     }
     this.seat = "all";
+    this.auditing = false;
     return out;
   };
 
-  /* Options in the address's #fragment: step=K, seat=S, do=a,b,c (controls to press), audit. */
+  /* Press controls: "next,prev-trick,..." (buttons by data-control) or "key:ArrowRight". */
+  function press(viewer, seq) {
+    seq.split(",").forEach(function (what) {
+      if (!what) return;
+      if (what.indexOf("key:") === 0) {
+        document.dispatchEvent(new KeyboardEvent("keydown", { key: what.slice(4), bubbles: true }));
+      } else {
+        var b = viewer.root.querySelector('[data-control="' + what + '"]');
+        if (b) b.click();
+      }
+    });
+  }
+
+  /* Options in the address's #fragment: step=K, hand=H, seat=S, do=a,b,c (controls to press);
+   * for tests: runs=seq|seq (where each sequence ends) and audit (every step, every view). */
   function fromHash(viewer) {
     var params = {};
     (location.hash || "").replace(/^#/, "").split("&").forEach(function (kv) {
@@ -472,15 +488,19 @@
       var h = viewer.data.hands.filter(function (x) { return String(x.n) === params.hand; })[0];
       if (h) viewer.go(h.step);
     }
-    if (params["do"]) {
-      params["do"].split(",").forEach(function (what) {
-        if (what.indexOf("key:") === 0) {
-          document.dispatchEvent(new KeyboardEvent("keydown", { key: what.slice(4), bubbles: true }));
-        } else {
-          var b = viewer.root.querySelector('[data-control="' + what + '"]');
-          if (b) b.click();
-        }
+    if (params["do"]) press(viewer, params["do"]);
+    if (params.runs !== undefined) {
+      // Several control sequences, each from the first step: where each one ends.
+      var ends = params.runs.split("|").map(function (seq) {
+        viewer.setSeat("all");
+        viewer.go(0);
+        press(viewer, seq);
+        return viewer.index;
       });
+      var runs = el("pre", null, JSON.stringify(ends));
+      runs.id = "runs";
+      runs.hidden = true;
+      document.body.appendChild(runs);
     }
     if (params.audit !== undefined) {
       var pre = el("pre", null, JSON.stringify(viewer.audit()));
