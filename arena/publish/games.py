@@ -110,36 +110,41 @@ def _fresh(page: Path, record: Path) -> bool:
 def build_cluster(
     games: list[GameRow], source: str, out: str, anchors: Mapping[str, str]
 ) -> list[PageStatus]:
-    """Write the replay pages of one duplicate pair (and its side-by-side page)."""
+    """Write the replay pages of one duplicate pair (and its side-by-side page).
+
+    All or nothing per pair: when every page is newer than its record the pair is
+    kept as it is; otherwise each record is replayed again and the pages rewritten.
+    The side-by-side page (and links to it) exists only when both games replay.
+    """
     source_dir, out_dir = Path(source), Path(out)
-    statuses: list[PageStatus] = []
-    data: list[dict[str, Any]] = []
-    pair_ok = len(games) == 2 and all(g.record for g in games)
     pair_path = out_dir / pair_page(games[0].cluster)
-    all_fresh = True
+    records = {g.game_id: source_dir / g.record for g in games if g.record}
+    pages = {g.game_id: out_dir / game_page(g) for g in games}
+    if len(records) == len(games) and all(
+        _fresh(pages[gid], rec) and (len(games) != 2 or _fresh(pair_path, rec))
+        for gid, rec in records.items()
+    ):
+        return [PageStatus(g.game_id, True, "kept") for g in games]
+    statuses: list[PageStatus] = []
+    data: dict[str, dict[str, Any]] = {}
     for g in games:
-        record = source_dir / g.record if g.record else None
-        page = out_dir / game_page(g)
-        if record is None:
+        if g.game_id not in records:
             statuses.append(PageStatus(g.game_id, False, "no record"))
             continue
-        if _fresh(page, record) and (not pair_ok or _fresh(pair_path, record)):
-            statuses.append(PageStatus(g.game_id, True, "kept"))
-            continue
-        all_fresh = False
         try:
-            steps = game_steps(_load(record))
+            data[g.game_id] = game_steps(_load(records[g.game_id]))
         except Exception as exc:  # noqa: BLE001 - one bad record must not stop publishing
             reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
             statuses.append(PageStatus(g.game_id, False, f"record not shown: {reason}"))
-            pair_ok = False
             continue
-        data.append(steps)
-        title = f"{g.entry_a} vs {g.entry_b}: {g.game_id}"
-        nav = _nav(g, pair_ok, anchors[g.game_id])
-        _write(page, shared_html([steps], title=title, nav=nav))
         statuses.append(PageStatus(g.game_id, True))
-    if pair_ok and not all_fresh and len(data) == 2:
+    pair_ok = len(games) == 2 and len(data) == 2
+    for g in games:
+        if g.game_id in data:
+            title = f"{g.entry_a} vs {g.entry_b}: {g.game_id}"
+            nav = _nav(g, pair_ok, anchors[g.game_id])
+            _write(pages[g.game_id], shared_html([data[g.game_id]], title=title, nav=nav))
+    if pair_ok:
         a, b = games
         nav = (
             '<p class="meta"><a href="../index.html">leaderboard</a> · '
@@ -149,7 +154,10 @@ def build_cluster(
             f"Right: <b>{_e(b.entry_a)}</b> vs <b>{_e(b.entry_b)}</b>. The same cards are dealt "
             "to the same seats; the partnerships have swapped places.</p>"
         )
-        _write(pair_path, shared_html(data, title=f"Duplicate pair {a.cluster}", nav=nav))
+        pair = [data[a.game_id], data[b.game_id]]
+        _write(pair_path, shared_html(pair, title=f"Duplicate pair {a.cluster}", nav=nav))
+    else:
+        pair_path.unlink(missing_ok=True)
     return statuses
 
 
@@ -202,7 +210,8 @@ def games_html(
     sections = []
     clusters: dict[str, int] = {}
     for g in standings.games:
-        clusters[g.cluster] = clusters.get(g.cluster, 0) + 1
+        st = statuses.get(g.game_id)
+        clusters[g.cluster] = clusters.get(g.cluster, 0) + (1 if st and st.ok else 9)
     index = []
     for anchor in sorted(by_pairing, key=lambda a: tuple(int(x) for x in a.split("-")[1:])):
         games = by_pairing[anchor]
@@ -218,7 +227,7 @@ def games_html(
                 else f'{_e(g.game_id)} <span class="note">({_e(st.note if st else "no record")})</span>'
             )
             pair = ""
-            if st and st.ok and clusters.get(g.cluster) == 2:
+            if clusters.get(g.cluster) == 2:  # both games of the deal have their pages
                 pair = f'<a class="pair" href="{_e(pair_page(g.cluster))}">both tables</a>'
             rows.append(
                 f'<tr data-game="{_e(g.game_id)}"><td class="game">{link}</td>'
