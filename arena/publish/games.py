@@ -2,7 +2,8 @@
 page per game and per duplicate pair under ``games/``.
 
 Replay pages share ``games/replay.js`` and ``games/replay.css``; each page holds only
-its own game's steps, so 10,000 games stay 10,000 small files plus one listing.
+its own game's steps, and a pair page only frames the two game pages, so 10,000 games
+stay 10,000 small files plus one listing.
 Records are read from the tournament directory; a game whose record is missing or
 does not replay is listed with the reason instead of a link (publishing never stops
 for one bad record).  Pages are rebuilt only when their record is newer, so
@@ -25,7 +26,7 @@ from typing import Any
 from arena.publish.model import GameRow, Standings
 from arena.publish.rows import all_names, fmt_score
 from arena.publish.steps import game_steps
-from arena.publish.viewer import asset, shared_html
+from arena.publish.viewer import asset, pair_html, shared_html
 from arena.ratings import Ratings
 
 GAMES_DIR = "games"
@@ -143,7 +144,7 @@ def build_cluster(
         if g.game_id in data:
             title = f"{g.entry_a} vs {g.entry_b}: {g.game_id}"
             nav = _nav(g, pair_ok, anchors[g.game_id])
-            _write(pages[g.game_id], shared_html([data[g.game_id]], title=title, nav=nav))
+            _write(pages[g.game_id], shared_html(data[g.game_id], title=title, nav=nav))
     if pair_ok:
         a, b = games
         nav = (
@@ -154,8 +155,8 @@ def build_cluster(
             f"Right: <b>{_e(b.entry_a)}</b> vs <b>{_e(b.entry_b)}</b>. The same cards are dealt "
             "to the same seats; the partnerships have swapped places.</p>"
         )
-        pair = [data[a.game_id], data[b.game_id]]
-        _write(pair_path, shared_html(pair, title=f"Duplicate pair {a.cluster}", nav=nav))
+        left, right = (Path(game_page(g)).name for g in (a, b))
+        _write(pair_path, pair_html(left, right, title=f"Duplicate pair {a.cluster}", nav=nav))
     else:
         pair_path.unlink(missing_ok=True)
     return statuses

@@ -29,8 +29,8 @@ of     two players: ``[seat, card]`` offered in the draw (only that seat sees it
 dc     two players: the discard pile (mask; only the "all" view shows it)
 x      two players: cards each seat exchanged (public count)
 hr     at a hand's end: the score breakdown per team
-a      the decision that led here: ``{"s", "k", "x" (public text), "c" (public
-       cards), "px"/"pc"/"pdx"/"pd" (text and cards only the acting seat knew),
+a      the decision that led here: ``{"s", "k", "x" (public text; none for a play
+       or a bid), "c" (public cards), "v" (the bid), "px"/"pc"/"pdx"/"pd" (text and cards only the acting seat knew),
        "ms", "cpu" (milliseconds), "def" (default move), "ans" (what was sent)}``; ``null`` for the deal and end steps
 e      marks at this step: ``[kind, seat or null, text]`` (strike, timeout,
        default, event, voidsuit, forfeit, void)
@@ -188,9 +188,9 @@ def _describe(
     stock, stock_pos, hand_before = before
     out: dict[str, Any] = {"s": seat, "k": kind.value}
     if kind is Decision.PLAY:
-        out.update(x="plays", c=[int(action)])
+        out["c"] = [int(action)]  # the page words plays and bids itself: the commonest steps
     elif kind is Decision.BID:
-        out["x"] = "bids nil" if action == 0 else f"bids {action}"
+        out["v"] = action
     elif kind is Decision.BLIND_NIL:
         out["x"] = "bids blind nil" if action else "looks at the cards (no blind nil)"
     elif kind is Decision.DRAW:

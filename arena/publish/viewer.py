@@ -80,20 +80,31 @@ def standalone_html(game: Mapping[str, Any]) -> str:
 
 
 #: Published pages load the shared files next to them (``'self'`` covers file:// too).
-SHARED_CSP = "default-src 'none'; script-src 'self'; style-src 'self'"
+SHARED_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; frame-src 'self'"
 
 
-def shared_html(games: Sequence[Mapping[str, Any]], *, title: str, nav: str, asset_dir: str = "") -> str:
-    """A published replay page (one game, or a duplicate pair side by side).
+def shared_html(game: Mapping[str, Any], *, title: str, nav: str, asset_dir: str = "") -> str:
+    """A published replay page of one game. ``nav`` is trusted HTML (escaped by the caller)."""
+    head = f'<link rel="stylesheet" href="{asset_dir}replay.css">'
+    body = f"{nav}\n{_data_blocks([game])}\n" f'<script src="{asset_dir}replay.js"></script>'
+    return _page(title, head, SHARED_CSP, body)
 
-    ``nav`` is trusted HTML (links built by the caller with escaped text).
+
+def pair_html(left: str, right: str, *, title: str, nav: str, asset_dir: str = "") -> str:
+    """Two published replay pages side by side (frames: no game's data is copied).
+
+    ``left``/``right`` are the pages' relative addresses; buttons move both tables by
+    hand and trick, and a status line shows where each one is.
     """
     head = f'<link rel="stylesheet" href="{asset_dir}replay.css">'
-    pair = ""
-    if len(games) == 2:
-        pair = '<div class="controls" id="pair-controls"></div>\n'
-        blocks = f'<div class="pair">\n{_data_blocks(games)}\n</div>'
-    else:
-        blocks = _data_blocks(games)
-    body = f"{nav}\n{pair}{blocks}\n" f'<script src="{asset_dir}replay.js"></script>'
+    body = (
+        f"{nav}\n"
+        '<div class="controls" id="pair-controls"></div>\n'
+        '<p class="meta" id="pair-status"></p>\n'
+        '<div class="pair" id="pair-frames">'
+        f'<iframe class="table-frame" data-side="left" src="{_e(left)}#embed"></iframe>'
+        f'<iframe class="table-frame" data-side="right" src="{_e(right)}#embed"></iframe>'
+        "</div>\n"
+        f'<script src="{asset_dir}replay.js"></script>'
+    )
     return _page(title, head, SHARED_CSP, body)

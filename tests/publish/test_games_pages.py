@@ -112,18 +112,31 @@ def test_replay_and_pair_pages_run_from_file_urls(site, tmp_path: Path):
     # Shared script and style, loaded by relative path (works from disk).
     scripts = [s.attrs.get("src") for s in dom.find_all("script") if s.attrs.get("src")]
     assert scripts == ["replay.js"] and (out / "games" / "replay.js").is_file()
-    pair = dom_of(tmp_path, out / pair_page(game.cluster))
-    viewers = pair.find_all("div", class_="viewer")
-    assert len(viewers) == 2
-    titles = [v.find("h1").text for v in viewers]
-    assert titles[0].startswith(f"Game {game.cluster}-t1") and titles[1].startswith(f"Game {game.cluster}-t2")
-    # Same deal at both tables: the same cards in the same seats at the start.
-    hands = [
-        [sorted(c.attrs["data-card"] for c in s.find_all("span", class_="face")) for s in v.find_all("div", class_="hand")]
-        for v in viewers
+    # The pair page frames both games' pages (no copy of their data) and moves them together.
+    pair_path = out / pair_page(game.cluster)
+    pair = parse(chromium(tmp_path, "--virtual-time-budget=8000", "--dump-dom",
+                          pair_path.as_uri() + "#do=next-trick,next-trick").stdout)  # fmt: skip
+    frames = pair.find_all("iframe")
+    assert [f.attrs["src"] for f in frames] == [
+        f"{Path(game_page(g)).name}#embed" for g in standings.games[:2]
     ]
-    assert hands[0] == hands[1] and all(len(h) == 13 for h in hands[0])
+    assert len(pair_path.read_text()) < 3000
+    status = pair.find("p", id="pair-status")
+    left, right = (game_steps_of(out / game_page(g)) for g in standings.games[:2])
+    assert status.attrs["data-left-step"] == str(left["hands"][0]["tricks"][1])
+    assert status.attrs["data-right-step"] == str(right["hands"][0]["tricks"][1])
     assert pair.find("div", id="pair-controls").find_all("button")
+    # Same deal at both tables: the same cards in the same seats at the start.
+    assert left["steps"][0]["h0"] == right["steps"][0]["h0"]
+    assert [left["steps"][0][f"h{s}"] for s in range(4)] == [right["steps"][0][f"h{s}"] for s in range(4)]
+
+
+def game_steps_of(page: Path) -> dict:
+    """The step data a published replay page carries."""
+    text = page.read_text()
+    start = text.index('class="game-data"')
+    body = text[text.index(">", start) + 1 : text.index("</script>", start)]
+    return json.loads(body)
 
 
 def test_publishing_again_keeps_fresh_pages(site, tmp_path: Path):

@@ -243,7 +243,10 @@
   Viewer.prototype.actionEl = function (a, cls) {
     var d = this.data, line = el("div", cls);
     line.appendChild(el("span", "actor", d.seats[a.s] + " "));
-    line.appendChild(el("span", "what", a.x));
+    var what = a.x;
+    if (a.k === "play") what = "plays";
+    else if (a.k === "bid") what = a.v === 0 ? "bids nil" : "bids " + a.v;
+    line.appendChild(el("span", "what", what));
     if (a.c) line.appendChild(cardsEl("cards", a.c));
     if (this.sees(a.s) && a.px) {
       line.appendChild(el("span", "private", ": " + a.px + " "));
@@ -512,33 +515,74 @@
   }
 
   function start() {
+    if (document.getElementById("pair-frames")) { pairPage(); return; }
     var nodes = document.querySelectorAll("script.game-data");
     var viewers = [];
-    Array.prototype.forEach.call(nodes, function (node, k) {
+    Array.prototype.forEach.call(nodes, function (node) {
       var root = document.getElementById(node.getAttribute("data-viewer"));
-      var data = JSON.parse(node.textContent);
-      var v = new Viewer(root, data, {});
+      var v = new Viewer(root, JSON.parse(node.textContent), {});
       v.go(0);
       viewers.push(v);
     });
-    if (viewers.length === 1) fromHash(viewers[0]);
-    if (viewers.length === 2) pairControls(viewers);
+    if (viewers.length === 1) {
+      fromHash(viewers[0]);
+      if (window.parent !== window) embedded(viewers[0]);
+    }
     window.arenaViewers = viewers;
   }
 
-  /* A duplicate pair: both tables move together by hand and trick. */
-  function pairControls(viewers) {
+  /* In a pair page's frame: take the pair's button presses, report where we are. */
+  function embedded(viewer) {
+    document.body.classList.add("embedded");
+    function report() {
+      var st = viewer.steps[viewer.index];
+      window.parent.postMessage({ arenaViewer: { step: viewer.index, hand: st.n, steps: viewer.steps.length } }, "*");
+    }
+    var render = viewer.render;
+    viewer.render = function () { render.call(viewer); report(); };
+    window.addEventListener("message", function (ev) {
+      if (ev.data && typeof ev.data.arenaPress === "string") press(viewer, ev.data.arenaPress);
+    });
+    report();
+  }
+
+  /* A duplicate pair: both tables (frames) move together by hand and trick. */
+  function pairPage() {
+    var frames = Array.prototype.slice.call(document.querySelectorAll("iframe.table-frame"));
     var bar = document.getElementById("pair-controls");
-    if (!bar) return;
-    [["prev-hand", "\u00ab both: hand"], ["prev-trick", "\u2039 both: trick"], ["next-trick", "both: trick \u203a"], ["next-hand", "both: hand \u00bb"]].forEach(function (spec) {
+    var status = document.getElementById("pair-status");
+    var where = {};
+    function send(what) {
+      frames.forEach(function (f) { f.contentWindow.postMessage({ arenaPress: what }, "*"); });
+    }
+    [["first", "|\u00ab both"], ["prev-hand", "\u00ab both: hand"], ["prev-trick", "\u2039 both: trick"],
+     ["next-trick", "both: trick \u203a"], ["next-hand", "both: hand \u00bb"]].forEach(function (spec) {
       var b = el("button", null, spec[1]);
       b.type = "button";
       b.setAttribute("data-control", "both-" + spec[0]);
-      b.addEventListener("click", function () {
-        viewers.forEach(function (v) { v.root.querySelector('[data-control="' + spec[0] + '"]').click(); });
-      });
+      b.addEventListener("click", function () { send(spec[0]); });
       bar.appendChild(b);
     });
+    window.addEventListener("message", function (ev) {
+      var info = ev.data && ev.data.arenaViewer;
+      if (!info) return;
+      frames.forEach(function (f) { if (f.contentWindow === ev.source) where[f.getAttribute("data-side")] = info; });
+      status.textContent = ["left", "right"].map(function (side) {
+        var w = where[side];
+        return side + ": " + (w ? "hand " + w.hand + ", step " + (w.step + 1) + " / " + w.steps : "loading");
+      }).join(" \u00b7 ");
+      ["left", "right"].forEach(function (side) {
+        if (where[side]) status.setAttribute("data-" + side + "-step", String(where[side].step));
+      });
+    });
+    // For links and tests: #do=next-hand,next-trick presses both tables once loaded.
+    var m = /(?:^#|&)do=([^&]*)/.exec(location.hash || "");
+    if (m) {
+      var pending = frames.length;
+      frames.forEach(function (f) {
+        f.addEventListener("load", function () { if (--pending === 0) decodeURIComponent(m[1]).split(",").forEach(send); });
+      });
+    }
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
