@@ -162,6 +162,10 @@ def build_cluster(
     return statuses
 
 
+def _build(job: tuple[list[GameRow], str, str, dict[str, str]]) -> list[PageStatus]:
+    return build_cluster(*job)
+
+
 def _clusters(games: Iterable[GameRow]) -> list[list[GameRow]]:
     groups: dict[str, list[GameRow]] = {}
     for g in games:
@@ -182,15 +186,17 @@ def write_games(
     clusters = _clusters(standings.games)
     workers = workers if workers is not None else min(4, os.cpu_count() or 1)
     statuses: dict[str, PageStatus] = {}
-    args = (str(source_dir), str(out_dir), anchors)
+    jobs = [
+        (cluster, str(source_dir), str(out_dir), {g.game_id: anchors[g.game_id] for g in cluster})
+        for cluster in clusters
+    ]
     if workers > 1 and len(clusters) > 8:
         with ProcessPoolExecutor(workers) as pool:
-            chunks = pool.map(build_cluster, clusters, *[[a] * len(clusters) for a in args], chunksize=16)
-            for chunk in chunks:
+            for chunk in pool.map(_build, jobs, chunksize=16):
                 statuses.update((s.game_id, s) for s in chunk)
     else:
-        for cluster in clusters:
-            statuses.update((s.game_id, s) for s in build_cluster(cluster, *args))
+        for job in jobs:
+            statuses.update((s.game_id, s) for s in _build(job))
     page = out_dir / GAMES_PAGE
     _write(page, games_html(standings, names, statuses, anchors))
     return {

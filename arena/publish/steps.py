@@ -102,7 +102,12 @@ class _Timing:
         return self.events.pop(rid, []) if isinstance(rid, int) else []
 
 
-def _public_state(state: GameState) -> dict[str, Any]:
+def _public_state(
+    state: GameState, prev: dict[str, Any] | None = None, mover: int | None = None
+) -> dict[str, Any]:
+    """The step for ``state``.  With ``prev`` and ``mover`` (a card played inside a hand),
+    only the mover's hand and view are taken again: in the play no other seat's cards,
+    nor what any seat may look at, change (this halves the cost of a game)."""
     n = state.players
     out: dict[str, Any] = {
         "n": state.hand_number,
@@ -123,6 +128,11 @@ def _public_state(state: GameState) -> dict[str, Any]:
         "e": [],
     }
     for seat in range(n):
+        if prev is not None and seat != mover:
+            out[f"h{seat}"], out[f"v{seat}"] = prev[f"h{seat}"], prev[f"v{seat}"]
+            if n == 2:
+                out[f"s{seat}"] = prev[f"s{seat}"]
+            continue
         view = state.view(seat)
         true_mask = state.hands[seat]
         out[f"h{seat}"] = _hex(true_mask)
@@ -136,7 +146,7 @@ def _public_state(state: GameState) -> dict[str, Any]:
             if view.offered_card is not None:
                 out["of"] = [seat, int(view.offered_card)]
     if n == 2:
-        out.setdefault("of", None)
+        out.setdefault("of", None if prev is None else prev.get("of"))
         out["dc"] = _hex(mask_of(CARDS[c] for c in state.discards))
         out["x"] = list(state.exchanged)
     return out
@@ -257,7 +267,8 @@ def game_steps(record: Any, report: ReplayReport | None = None) -> dict[str, Any
         if hand_over:
             step = _hand_end_state(full[-1], state.hand_results[-1], n)
         else:
-            step = _public_state(state)
+            in_play = kind is Decision.PLAY and state.decision is Decision.PLAY
+            step = _public_state(state, full[-1], seat) if in_play else _public_state(state)
             if kind is Decision.PLAY and not state.trick:
                 last = state.tricks[-1]
                 step["t"] = [[(last.leader + i) % n, int(c)] for i, c in enumerate(last.cards)]
