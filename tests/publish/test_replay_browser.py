@@ -239,3 +239,30 @@ def test_standalone_page_loads_nothing(pages):
     assert "<link" not in text and "<script src" not in text and "http://" not in text
     assert "https://" not in text and "@import" not in text
     assert "default-src 'none'" in text
+
+
+#: Set to True (locally) to refresh the viewer screenshots in docs/ from this test.
+SAVE_DOCS_SCREENSHOTS = False
+
+
+@pytest.mark.parametrize(
+    ("name", "preset", "seed", "fragment", "size"),
+    [
+        ("replay-all.png", "pagat", 11, "hand=2&do=next-trick,next-trick,next-trick,next,next", "1300,660"),
+        ("replay-seat.png", "pagat", 11, "hand=2&do=next-trick,next-trick,next-trick,next,next&seat=N", "1300,660"),
+        ("replay-two-player.png", "two-player", 14, "step=9&seat=B", "1300,600"),
+    ],
+)
+def test_screenshots(tmp_path: Path, name: str, preset: str, seed: int, fragment: str, size: str):
+    rec = record(preset, seed, names=("heuristic", "greedy"))
+    for seat in rec["seats"].values():
+        seat["version"] = "1.0"
+    page = tmp_path / "game.html"
+    page.write_text(standalone_html(game_steps(rec)), encoding="utf-8")
+    shot = tmp_path / name
+    chromium(tmp_path, "--hide-scrollbars", f"--screenshot={shot}", f"--window-size={size}",
+             page.as_uri() + "#" + fragment)  # fmt: skip
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+    if SAVE_DOCS_SCREENSHOTS:
+        (REPO / "docs" / name).write_bytes(data)
