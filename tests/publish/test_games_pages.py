@@ -53,7 +53,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Standings, Path, dic
     out = tmp_path_factory.mktemp("site")
     standings = _tournament(src)
     paths = write_outputs(standings, fit(standings.results), out, records_dir=src)
-    return standings, out, paths
+    return standings, out, {**paths, "records_dir": src}
 
 
 def dom_of(tmp: Path, page: Path, fragment: str = "") -> Node:
@@ -141,7 +141,7 @@ def game_steps_of(page: Path) -> dict:
 
 def test_publishing_again_keeps_fresh_pages(site, tmp_path: Path):
     standings, out, _ = site
-    src = next(p for p in out.parent.iterdir() if (p / "records").is_dir())
+    src = site[2]["records_dir"]
     kept, redone = out / game_page(standings.games[0]), out / game_page(standings.games[4])
     times = kept.stat().st_mtime_ns, redone.stat().st_mtime_ns
     record = src / standings.games[4].record
