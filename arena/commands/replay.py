@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
@@ -24,7 +25,7 @@ def write_replay_page(record: Path, data: object, report: ReplayReport, out: Pat
         tmp.replace(out)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        fail(f"cannot write {out}: {exc.strerror or exc}")
+        fail(escape(f"cannot write {out}: {exc.strerror or exc}"))
 
 
 def load_record(path: Path) -> object:
@@ -44,9 +45,9 @@ def load_record(path: Path) -> object:
     except json.JSONDecodeError as exc:
         fail(f"{path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
     except RecursionError:
-        fail(f"{path} is not a usable record: its JSON is nested too deeply")
+        fail(escape(f"{path} is not a usable record: its JSON is nested too deeply"))
     except ValueError as exc:  # e.g. an integer of thousands of digits
-        fail(f"{path} is not a usable record: {_first_line(exc)}")
+        fail(escape(f"{path} is not a usable record: {_first_line(exc)}"))
 
 
 def _first_line(exc: BaseException) -> str:
@@ -67,7 +68,7 @@ def check_record(path: Path, data: object) -> ReplayReport:
             raise
         except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError,
                 OverflowError) as exc:  # fmt: skip
-            fail(f"{path} is not a valid record: {type(exc).__name__}: {_first_line(exc)}".replace("[", r"\["))
+            fail(escape(f"{path} is not a valid record: {type(exc).__name__}: {_first_line(exc)}"))
 
 
 def replay(

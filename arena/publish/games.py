@@ -170,11 +170,19 @@ def _clusters(games: Iterable[GameRow]) -> list[list[GameRow]]:
     groups: dict[str, list[GameRow]] = {}
     for g in games:
         groups.setdefault(g.cluster, []).append(g)
-    return [sorted(gs, key=lambda g: (g.table if g.table is not None else 0, g.game_id)) for gs in groups.values()]
+    def order(g: GameRow) -> tuple[int, str]:
+        return (g.table if g.table is not None else 0, g.game_id)
+
+    return [sorted(gs, key=order) for gs in groups.values()]
 
 
 def write_games(
-    standings: Standings, ratings: Ratings, out_dir: Path, source_dir: Path, *, workers: int | None = None
+    standings: Standings,
+    ratings: Ratings,
+    out_dir: Path,
+    source_dir: Path,
+    *,
+    workers: int | None = None,
 ) -> dict[str, Any]:
     """Write ``games.html`` and ``games/`` for every game; returns counts and the page path."""
     out_dir = Path(out_dir)
@@ -207,7 +215,10 @@ def write_games(
 
 
 def games_html(
-    standings: Standings, names: list[str], statuses: Mapping[str, PageStatus], anchors: Mapping[str, str]
+    standings: Standings,
+    names: list[str],
+    statuses: Mapping[str, PageStatus],
+    anchors: Mapping[str, str],
 ) -> str:
     """``games.html``: one section per pairing (``#vs-I-J``), one row per game
     (``tr[data-game]``) with pairing, deal, table, ending, score and its links."""
@@ -231,7 +242,8 @@ def games_html(
             link = (
                 f'<a class="replay" href="{_e(game_page(g))}">{_e(g.game_id)}</a>'
                 if st and st.ok
-                else f'{_e(g.game_id)} <span class="note">({_e(st.note if st else "no record")})</span>'
+                else f'{_e(g.game_id)} '
+                f'<span class="note">({_e(st.note if st else "no record")})</span>'
             )
             pair = ""
             if clusters.get(g.cluster) == 2:  # both games of the deal have their pages

@@ -117,7 +117,10 @@ def _option(value: object) -> str:
 def interval_text(ratings: Ratings) -> str:
     """What the ± columns are, in words: the 95% interval and how it was estimated."""
     if ratings.error_method == ERROR_CLUSTER:
-        return "± is the 95% interval of each Elo, cluster-robust: from how results vary between duplicate pairs"
+        return (
+            "± is the 95% interval of each Elo, cluster-robust: from how results vary "
+            "between duplicate pairs"
+        )
     return (
         "± is the 95% interval of each Elo, from the model alone: some entry has too few duplicate "
         "pairs for the cluster-robust estimate, which is usually wider"

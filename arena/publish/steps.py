@@ -30,8 +30,9 @@ dc     two players: the discard pile (mask; only the "all" view shows it)
 x      two players: cards each seat exchanged (public count)
 hr     at a hand's end: the score breakdown per team
 a      the decision that led here: ``{"s", "k", "x" (public text; none for a play
-       or a bid), "c" (public cards), "v" (the bid), "px"/"pc"/"pdx"/"pd" (text and cards only the acting seat knew),
-       "ms", "cpu" (milliseconds), "def" (default move), "ans" (what was sent)}``; ``null`` for the deal and end steps
+       or a bid), "c" (public cards), "v" (the bid), "px"/"pc"/"pdx"/"pd" (text and
+       cards only the acting seat knew), "ms", "cpu" (milliseconds), "def" (default
+       move), "ans" (what was sent)}``; ``null`` for the deal and end steps
 e      marks at this step: ``[kind, seat or null, text]`` (strike, timeout,
        default, event, voidsuit, forfeit, void)
 end    the final result, on the last step only
