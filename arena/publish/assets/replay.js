@@ -164,9 +164,7 @@
     layout.appendChild(side);
     root.appendChild(layout);
 
-    if (!this.options.noKeys) {
-      document.addEventListener("keydown", function (ev) { self.key(ev); });
-    }
+    document.addEventListener("keydown", function (ev) { self.key(ev); });
   };
 
   Viewer.prototype.key = function (ev) {
