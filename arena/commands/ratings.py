@@ -59,13 +59,26 @@ def show(
 @app.command("publish")
 def publish(
     directory: DirArgument,
-    out: Annotated[Path, typer.Option(help="Where to write ratings.json, results.csv, leaderboard.md, index.html.")],
+    out: Annotated[
+        Path,
+        typer.Option(help="Where to write ratings.json, results.csv, leaderboard.md, index.html, games.html."),
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the written paths as JSON.")] = False,
+    replays: Annotated[
+        bool, typer.Option("--replays/--no-replays", help="Write games.html and a replay page per game.")
+    ] = True,
 ) -> None:
-    """Write the publishable results; index.html works opened from disk."""
+    """Write the publishable results; every page works opened from disk.
+
+    Besides the leaderboard files, games.html lists every game (pairing, deal,
+    table, ending, score) with a link to its replay page under games/, and a
+    side-by-side page per duplicate pair; the crosstable links to each pairing's
+    games (docs/replay.md).  Publishing again rebuilds only the replay pages of
+    new or changed records.
+    """
     standings, ratings = rate(directory)
     try:
-        paths = write_outputs(standings, ratings, out)
+        paths = write_outputs(standings, ratings, out, records_dir=directory if replays else None)
     except OSError as exc:
         fail(f"cannot write to {out}: {exc.strerror or exc}")
     if as_json:

@@ -7,14 +7,33 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
-from arena_sdk.engine import game_result_to_json, replay_record, team_name
+from arena.publish.steps import game_steps
+from arena.publish.viewer import standalone_html
+from arena_sdk.engine import ReplayReport, RulesError, game_result_to_json, replay_record, team_name
+
+
+def write_replay_page(record: Path, data: object, report: ReplayReport, out: Path) -> None:
+    """Write the viewer for a checked record to ``out`` (exit 2 if it cannot be written)."""
+    page = standalone_html(game_steps(data, report))
+    tmp = out.with_name(out.name + ".tmp")
+    try:
+        tmp.write_text(page, encoding="utf-8")
+        tmp.replace(out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        fail(escape(f"cannot write {out}: {exc.strerror or exc}"))
 
 
 def load_record(path: Path) -> object:
-    """Read a record file; unreadable or non-JSON files exit 2 with the reason."""
+    """Read a record file; unreadable or non-JSON files exit 2 with the reason.
+
+    Hostile JSON (nesting deeper than Python's recursion limit, integers longer
+    than its 4,300-digit conversion limit) is bad input like any other.
+    """
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -25,20 +44,55 @@ def load_record(path: Path) -> object:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         fail(f"{path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+    except RecursionError:
+        fail(escape(f"{path} is not a usable record: its JSON is nested too deeply"))
+    except ValueError as exc:  # e.g. an integer of thousands of digits
+        fail(escape(f"{path} is not a usable record: {_first_line(exc)}"))
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+
+
+def check_record(path: Path, data: object) -> ReplayReport:
+    """Replay ``data``; a malformed record of any shape exits 2 with one line.
+
+    The engine names the first bad entry for records it understands; anything it
+    did not foresee (a list where a name belongs, say) is still a bad record,
+    never a traceback.
+    """
+    with bad_input_exits():
+        try:
+            return replay_record(data)
+        except RulesError:
+            raise
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError,
+                OverflowError) as exc:  # fmt: skip
+            fail(escape(f"{path} is not a valid record: {type(exc).__name__}: {_first_line(exc)}"))
 
 
 def replay(
     record: Annotated[Path, typer.Argument(help="A game record (JSON) to check.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the final result as JSON.")] = False,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Also write a self-contained HTML replay viewer to this file (docs/replay.md).",
+        ),
+    ] = None,
 ) -> None:
     """Re-simulate RECORD: every action must be legal and every stored score must match.
 
     Prints the final scores.  A corrupt or inconsistent record exits 2 with a
     message naming the first bad entry, e.g. ``hands[2].actions[14]``.
+    With ``--html OUT.html`` it also writes the game as one HTML page to step
+    through card by card, per seat or with every hand shown (docs/replay.md).
     """
     data = load_record(record)
-    with bad_input_exits():
-        report = replay_record(data)
+    report = check_record(record, data)
+    if html is not None:
+        write_replay_page(record, data, report, html)
     n = report.rules.players
     if as_json:
         print_json(
@@ -65,3 +119,5 @@ def replay(
         table.add_row(team_name(n, t), str(result.scores[t]), str(result.bags[t]))
     console.print(table)
     console.print(f"ended by [bold]{result.ending}[/] after {result.hands} hands; winner: [bold]{winner}[/]")
+    if html is not None:
+        console.print(f"viewer: {html} (open it in a browser)", soft_wrap=True, markup=False)

@@ -1,7 +1,8 @@
-"""Publishing standings: rich tables, ``ratings.json``, ``results.csv``, ``leaderboard.md``
-and a static ``index.html``.
+"""Publishing standings: rich tables, ``ratings.json``, ``results.csv``, ``leaderboard.md``,
+a static ``index.html``, and the games with their replay pages (docs/replay.md).
 
-Imports only ``arena.ratings``, the standard library and ``rich`` (docs/architecture.md section 2)::
+Imports ``arena.ratings``, the rules engine (to replay records), the standard library and
+``rich``, never the referee or the tournament runner::
 
     from arena.publish import Standings, GameRow, results_from_games, write_outputs
     from arena.ratings import fit

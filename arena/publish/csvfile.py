@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from arena.publish.model import Standings
+from arena.publish.model import PROVENANCE_KEYS, Standings
 from arena.publish.rows import fmt_score
 
 COLUMNS = (
@@ -27,11 +27,27 @@ COLUMNS = (
 )
 
 
+#: A text cell starting with one of these is a formula to a spreadsheet (CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(text: str) -> str:
+    """``text`` as a CSV cell no spreadsheet runs as a formula.
+
+    The usual rule (OWASP "CSV injection"): a cell that starts with ``=``, ``+``,
+    ``-``, ``@``, a tab or a carriage return gets a leading ``'``, which
+    spreadsheets show as text and hide.  Only text columns (names, ids, endings,
+    versions) go through it; numbers are written as numbers.
+    """
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 def results_csv(standings: Standings) -> str:
     """The games as CSV text (RFC 4180 quoting), in the order of ``standings.games``.
 
-    Values are written as they are: a spreadsheet user opening untrusted names should
-    import the file as text.
+    Text cells that a spreadsheet would run as a formula get a leading ``'``
+    (:func:`safe_cell`); a reader that wants the raw name strips it, or uses
+    ``ratings.json``, which holds every name exactly.
     """
     buf = io.StringIO()
     out = csv.writer(buf, lineterminator="\n")
@@ -41,21 +57,17 @@ def results_csv(standings: Standings) -> str:
         pb = standings.provenance.get(g.entry_b, {})
         out.writerow(
             [
-                g.game_id,
-                g.entry_a,
-                g.entry_b,
+                safe_cell(g.game_id),
+                safe_cell(g.entry_a),
+                safe_cell(g.entry_b),
                 fmt_score(g.score),
-                g.ending,
-                g.cluster,
+                safe_cell(g.ending),
+                safe_cell(g.cluster),
                 g.scores_a,
                 g.scores_b,
-                standings.ruleset_hash,
-                pa.get("image_id", ""),
-                pa.get("sdk_version", ""),
-                pa.get("engine_version", ""),
-                pb.get("image_id", ""),
-                pb.get("sdk_version", ""),
-                pb.get("engine_version", ""),
+                safe_cell(standings.ruleset_hash),
+                *(safe_cell(str(pa.get(k, ""))) for k in PROVENANCE_KEYS),
+                *(safe_cell(str(pb.get(k, ""))) for k in PROVENANCE_KEYS),
             ]
         )
     return buf.getvalue()

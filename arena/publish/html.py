@@ -12,8 +12,17 @@ from __future__ import annotations
 
 from html import escape
 
+from arena.publish.games import pairing_anchor
 from arena.publish.model import PROVENANCE_KEYS, Standings
-from arena.publish.rows import LeaderRow, all_names, fmt_elo, fmt_pct, leaderboard
+from arena.publish.rows import (
+    LeaderRow,
+    all_names,
+    fmt_elo,
+    fmt_pct,
+    interval_text,
+    leaderboard,
+    rules_text,
+)
 from arena.publish.rows import fmt_pentanomial, fmt_points
 from arena.publish.svg import Scale, error_bar
 from arena.ratings import Ratings
@@ -59,14 +68,16 @@ def _num(value: float | None) -> str:
     return "" if value is None else repr(float(value))
 
 
-def render_html(standings: Standings, ratings: Ratings) -> str:
-    """The page, as a string."""
+def render_html(standings: Standings, ratings: Ratings, *, games_page: bool = False) -> str:
+    """The page, as a string; with ``games_page`` the crosstable links to ``games.html``."""
     title = _e(standings.title)
     meta = (
-        f"Ruleset <code>{_e(standings.ruleset_preset)}</code> "
+        f'Ruleset <code id="rules">{_e(rules_text(standings))}</code> '
         f"(hash <code>{_e(standings.ruleset_hash[:16])}</code>) · {ratings.games} games in "
         f"{ratings.clusters} duplicate pairs · Bradley–Terry, pool mean {ratings.mean:g} · "
         f'95% intervals: <span id="error-method">{_e(ratings.error_method)}</span>'
+        f'<br><span id="interval-note">{_e(interval_text(ratings))}. '
+        "DQ marks an entry disqualified for too many forfeits.</span>"
     )
     body = "\n".join(
         [
@@ -76,7 +87,7 @@ def render_html(standings: Standings, ratings: Ratings) -> str:
             leaderboard_html(standings, ratings),
             "<h2>Crosstable</h2>",
             '<p class="meta">Row entry against column entry: wins-losses-draws and score.</p>',
-            crosstable_html(standings, ratings),
+            crosstable_html(standings, ratings, games_page=games_page),
             "<h2>Likelihood of superiority</h2>",
             '<p class="meta">Probability that the row entry is stronger than the column entry.</p>',
             los_html(standings, ratings),
@@ -170,8 +181,11 @@ def _matrix_row(k: int, name: str, cells: list[str]) -> str:
     )
 
 
-def crosstable_html(standings: Standings, ratings: Ratings) -> str:
-    """``table#crosstable``: cells ``td.pair[data-opponent]`` with W-L-D and score."""
+def crosstable_html(standings: Standings, ratings: Ratings, *, games_page: bool = False) -> str:
+    """``table#crosstable``: cells ``td.pair[data-opponent]`` with W-L-D and score.
+
+    With ``games_page`` each cell links to that pairing's games in ``games.html``.
+    """
     names = all_names(standings, ratings)
     rows = []
     for k, a in enumerate(names, 1):
@@ -184,10 +198,13 @@ def crosstable_html(standings: Standings, ratings: Ratings) -> str:
                 cells.append(f'<td class="none" data-opponent="{_e(b)}">·</td>')
             else:
                 shade = f"hsl({120 * rec.points / rec.games:.0f}, 60%, 88%)"
+                text = f"{rec.wins}-{rec.losses}-{rec.draws}<br>{fmt_pct(rec.score_pct)}"
+                if games_page:
+                    href = f"games.html#{pairing_anchor(names, a, b)}"
+                    text = f'<a href="{href}" title="the games of this pairing">{text}</a>'
                 cells.append(
                     f'<td class="pair" data-opponent="{_e(b)}" data-games="{rec.games}" '
-                    f'data-points="{_num(rec.points)}" style="background: {shade}">'
-                    f"{rec.wins}-{rec.losses}-{rec.draws}<br>{fmt_pct(rec.score_pct)}</td>"
+                    f'data-points="{_num(rec.points)}" style="background: {shade}">{text}</td>'
                 )
         rows.append(_matrix_row(k, a, cells))
     return _table("crosstable", _matrix_head(names), "\n".join(rows))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from arena.publish.model import Standings
-from arena.publish.rows import all_names, fmt_elo, fmt_pct, leaderboard
+from arena.publish.rows import all_names, fmt_elo, fmt_pct, interval_text, leaderboard, rules_text
 from arena.publish.rows import fmt_pentanomial, fmt_points
 from arena.ratings import Ratings
 
@@ -28,11 +28,11 @@ def render_markdown(standings: Standings, ratings: Ratings) -> str:
     lines = [
         f"# {md_escape(standings.title)}",
         "",
-        f"Ruleset `{md_escape(standings.ruleset_preset)}` (hash `{standings.ruleset_hash}`), "
+        f"Ruleset {md_escape(rules_text(standings))} (hash `{standings.ruleset_hash}`), "
         f"{ratings.games} games in {ratings.clusters} duplicate pairs. Bradley–Terry ratings, "
-        f"pool mean {ratings.mean:g}; ± is the 95% interval ({ratings.error_method}).",
+        f"pool mean {ratings.mean:g}; {md_escape(interval_text(ratings))}.",
         "",
-        "| # | Entry | Elo | ± | Pairs 0-½-1-1½-2 | Pts/hand | Games | Score | W | L | D | |",
+        "| # | Entry | Elo | ± | Pairs 0-½-1-1½-2 | Pts/hand | Games | Score | W | L | D | DQ |",
         "|--:|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|:--|",
     ]
     for row in leaderboard(standings, ratings):

@@ -19,6 +19,9 @@ class GameRow:
     (``target``, ``floor``, ``max_hands``, ``forfeit:<why>``, ``void:<why>``); ``cluster``
     is the duplicate pair; ``scores_a``/``scores_b`` are the final game points of each side;
     ``hands`` the hands played (0 if unknown).
+    ``pairing``, ``deal`` and ``table`` place the game in the schedule, and ``record`` is
+    its record file relative to the tournament directory (all optional: the replay pages
+    of ``arena ratings publish`` use them).
     """
 
     game_id: str
@@ -30,6 +33,10 @@ class GameRow:
     scores_a: int
     scores_b: int
     hands: int = 0
+    pairing: int | None = None
+    deal: int | None = None
+    table: int | None = None
+    record: str | None = None
 
     @property
     def is_void(self) -> bool:
@@ -55,6 +62,8 @@ class Standings:
     faults: dict[str, dict[str, int]] = field(default_factory=dict)
     disqualified: set[str] = field(default_factory=set)
     provenance: dict[str, dict[str, str]] = field(default_factory=dict)
+    ruleset: dict[str, object] = field(default_factory=dict)
+    """The full ruleset (preset and every option) when known: the caption shows overrides."""
 
     def fault_reasons(self) -> list[str]:
         """Every fault reason that occurred, sorted."""

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.publish.model import Standings
-from arena.ratings import Ratings
+from arena.ratings import ERROR_CLUSTER, Ratings
 from arena.ratings.pairs import Interval, PairGame, PairSummary, entry_pairs
+from arena_sdk.engine import PRESETS
 
 
 @dataclass(frozen=True)
@@ -117,3 +118,38 @@ def fmt_pct(value: float | None) -> str:
 def fmt_score(value: float) -> str:
     """A game score: ``1``, ``0.5`` or ``0``."""
     return f"{value:g}"
+
+
+def rules_text(standings: Standings) -> str:
+    """The ruleset as ``preset + key=value ...`` (the overrides that explain its hash)."""
+    overrides = rule_overrides(standings)
+    text = standings.ruleset_preset
+    if overrides:
+        text += " + " + ", ".join(f"{k}={_option(v)}" for k, v in overrides.items())
+    return text
+
+
+def rule_overrides(standings: Standings) -> dict[str, object]:
+    """The options where the tournament's ruleset differs from its preset."""
+    preset = PRESETS.get(standings.ruleset_preset)
+    if preset is None or not standings.ruleset:
+        return {}
+    base = preset.to_dict()
+    return {k: v for k, v in standings.ruleset.items() if k in base and base[k] != v}
+
+
+def _option(value: object) -> str:
+    return "none" if value is None else str(value)
+
+
+def interval_text(ratings: Ratings) -> str:
+    """What the ± columns are, in words: the 95% interval and how it was estimated."""
+    if ratings.error_method == ERROR_CLUSTER:
+        return (
+            "± is the 95% interval of each Elo, cluster-robust: from how results vary "
+            "between duplicate pairs"
+        )
+    return (
+        "± is the 95% interval of each Elo, from the model alone: some entry has too few duplicate "
+        "pairs for the cluster-robust estimate, which is usually wider"
+    )

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.publish.model import Standings
-from arena.publish.rows import all_names, fmt_elo, fmt_pct, leaderboard
+from arena.publish.rows import all_names, fmt_elo, fmt_pct, interval_text, leaderboard, rules_text
 from arena.publish.safe_text import safe_text
 from arena.publish.rows import fmt_pentanomial, fmt_points
 from arena.ratings import Ratings
@@ -31,8 +31,9 @@ def leaderboard_table(standings: Standings, ratings: Ratings) -> Table:
     table = Table(
         title=safe_text(standings.title),
         caption=Text(
-            f"{standings.ruleset_preset} {standings.ruleset_hash[:12]} · {ratings.games} games · "
-            f"95% intervals, {ratings.error_method} · pool mean {ratings.mean:g}"
+            f"rules {rules_text(standings)} (hash {standings.ruleset_hash[:12]}) · "
+            f"{ratings.games} games · pool mean {ratings.mean:g}\n{interval_text(ratings)}"
+            + ("\nDQ: disqualified" if standings.disqualified else "")
         ),
     )
     for header, justify in (
@@ -45,7 +46,7 @@ def leaderboard_table(standings: Standings, ratings: Ratings) -> Table:
         ("Games", "right"),
         ("Score", "right"),
         ("W/L/D", "right"),
-        ("", "left"),
+        ("DQ", "left"),
     ):
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
     for row in leaderboard(standings, ratings):

@@ -7,20 +7,29 @@ from pathlib import Path
 
 from arena.publish.csvfile import results_csv
 from arena.publish.document import ratings_document
+from arena.publish.games import write_games
 from arena.publish.html import render_html
 from arena.publish.markdown import render_markdown
 from arena.publish.model import Standings
 from arena.ratings import Ratings
 
 
-def write_outputs(standings: Standings, ratings: Ratings, out_dir: Path) -> dict[str, Path]:
+def write_outputs(
+    standings: Standings, ratings: Ratings, out_dir: Path, *, records_dir: Path | None = None
+) -> dict[str, Path]:
     """Write ``ratings.json``, ``results.csv``, ``leaderboard.md`` and ``index.html``.
 
-    Returns their paths keyed ``json``, ``csv``, ``md``, ``html``. Each file is written
-    atomically (a temporary file renamed into place).
+    With ``records_dir`` (the tournament directory the games' ``record`` paths are
+    relative to) also ``games.html`` and a replay page per game under ``games/``, and
+    the crosstable links to them.  Returns the paths keyed ``json``, ``csv``, ``md``,
+    ``html`` (and ``games``). Each file is written atomically (a temporary file
+    renamed into place).
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    extra: dict[str, Path] = {}
+    if records_dir is not None:
+        extra["games"] = write_games(standings, ratings, out_dir, Path(records_dir))["page"]
     contents = {
         "json": (
             "ratings.json",
@@ -28,7 +37,7 @@ def write_outputs(standings: Standings, ratings: Ratings, out_dir: Path) -> dict
         ),
         "csv": ("results.csv", results_csv(standings)),
         "md": ("leaderboard.md", render_markdown(standings, ratings)),
-        "html": ("index.html", render_html(standings, ratings)),
+        "html": ("index.html", render_html(standings, ratings, games_page=bool(extra))),
     }
     paths: dict[str, Path] = {}
     for key, (name, text) in contents.items():
@@ -37,4 +46,4 @@ def write_outputs(standings: Standings, ratings: Ratings, out_dir: Path) -> dict
         tmp.write_text(text, encoding="utf-8", newline="")
         tmp.replace(path)
         paths[key] = path
-    return paths
+    return {**paths, **extra}

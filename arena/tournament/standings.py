@@ -37,7 +37,8 @@ def load_standings(directory: Path) -> Standings:
                 {"image_id": image or "local process", "sdk_version": row.sdk_version, "engine_version": row.engine_version},
             )
         score = 0.5 if row.winner is None else (1.0 if row.winner == row.side0 else 0.0)
-        games.append(GameRow(row.game_id, row.side0, row.side1, score, row.ending, row.cluster, row.score0, row.score1, row.hands))
+        games.append(GameRow(row.game_id, row.side0, row.side1, score, row.ending, row.cluster, row.score0, row.score1,
+                             row.hands, pairing=row.pairing, deal=row.deal, table=row.table_no, record=row.record))
         if row.forfeit_entry and row.forfeit_reason:
             for entry in row.forfeit_entry.split(","):
                 counts = faults.setdefault(entry, {})
@@ -56,4 +57,5 @@ def load_standings(directory: Path) -> Standings:
         faults=faults,
         disqualified=set(disqualified),
         provenance=provenance,
+        ruleset=rules,
     )

@@ -3,50 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
+from chromium_run import chromium
 from publish_dom import Node, parse
 from publish_sample import HOSTILE, MARKUP, QUOTES, UNPLAYED, sample_standings
 
 from arena.publish import write_outputs
 from arena.ratings import fit
 
-CHROMIUM = Path("/usr/bin/chromium")
 REPO = Path(__file__).resolve().parents[2]
 #: Set to True (locally) to refresh docs/leaderboard-example.png from the screenshot.
 SAVE_EXAMPLE_SCREENSHOT = False
-
-
-def chromium(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run headless Chromium with a fresh profile under ``tmp`` and no network chatter
-    (bounded wait)."""
-    if not CHROMIUM.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing (required in CI)")
-        pytest.skip(f"{CHROMIUM} is not installed")
-    profile = tmp / f"profile-{time.monotonic_ns()}"
-    cmd = [
-        str(CHROMIUM),
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        f"--user-data-dir={profile}",
-        *args,
-    ]
-    # No D-Bus here: without this Chromium waits seconds for a session bus.
-    env = {**os.environ, "DBUS_SESSION_BUS_ADDRESS": "disabled:", "HOME": str(tmp)}
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=90, env=env)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc
 
 
 @pytest.fixture(scope="module")

