@@ -222,13 +222,21 @@ async def _play_out(
         prompt = DecisionPrompt(rid, state.view(s), move_ms, int(bank[s] * 1000))
         started = clock.now()
         reply: SeatReply | None
+        lag = 0.0
         try:
             reply = await seat.decide(prompt, allowed)
-        except TimeoutError:
+        except TimeoutError as exc:
             reply = None
+            lag = getattr(exc, "platform_lag_s", 0.0)
         except SeatLost as lost:
             raise _Forfeit(s, lost.reason, lost.detail) from None
-        elapsed = clock.now() - started
+        ended = clock.now()
+        if reply is not None:
+            lag = reply.platform_lag_s
+            if reply.received_at is not None:
+                ended = reply.received_at  # judged by when it arrived (docs/protocol.md "Time")
+        # The referee's own stalls are the platform's time, never the bot's.
+        elapsed = max(0.0, ended - started - lag)
         late = reply is None or elapsed > allowed
         st = stats[s]
         st.decisions += 1
@@ -236,6 +244,8 @@ async def _play_out(
         st.max_s = max(st.max_s, elapsed)
         latencies.append(elapsed)
         entry: dict[str, Any] = {"ms": round(elapsed * 1000, 3), "request_id": rid}
+        if lag:
+            entry["lag_ms"] = round(lag * 1000, 3)
         if reply is not None and reply.think_us:
             entry["bot_us"] = reply.think_us
             st.bot_reported_us += reply.think_us

@@ -30,6 +30,20 @@ class SeatReply:
     """A short text form of what was sent, for the record."""
     think_us: int = 0
     """The bot's own measure (statistics only)."""
+    received_at: float | None = None
+    """When the answer arrived, on the match clock's scale (``None``: when ``decide`` returned).
+
+    The loop judges the answer by this stamp, not by when it got round to it."""
+    platform_lag_s: float = 0.0
+    """How long the referee itself stalled while the decision was open (added to the bot's time)."""
+
+
+class DecisionTimeout(TimeoutError):
+    """No answer in time; ``platform_lag_s`` of the wait was the referee's own stall (already added)."""
+
+    def __init__(self, platform_lag_s: float = 0.0) -> None:
+        super().__init__("no answer in time")
+        self.platform_lag_s = platform_lag_s
 
 
 @dataclasses.dataclass(frozen=True)

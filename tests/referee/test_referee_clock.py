@@ -1,0 +1,104 @@
+"""The referee's clock is honest (issue #16, clocks): answers are judged by when they
+arrived, the referee's own stalls are never a bot's, and a slow bot is not a flooder."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from referee_support import arun, check_record, make_spec, python_launcher, running_referee, write_sdk_bot
+
+from arena.match import DecisionPrompt, TimeControl
+from arena.referee.host import host_match
+from arena.referee.session import MAX_REFUSED_PER_GAME, RemoteSeat
+from arena_sdk.engine import GameState, resolve_ruleset
+from arena_sdk.wire import arena_pb2 as pb
+
+#: How long the referee's loop is held up in the stall test (well over the move time).
+STALL_S = 1.5
+
+
+class StallingSeat(RemoteSeat):
+    """A seat whose decisions 2 and 4 block the referee's event loop (a platform stall).
+
+    Decision 2 blocks before its request is written, decision 4 right after
+    (the bot answers while the referee is stuck): either way the time is the
+    referee's, not the bot's.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.asked = 0
+
+    def attach(self, write: Any, name: str, version: str) -> None:
+        async def stalling(message: pb.RefereeMessage) -> None:
+            await write(message)
+            if message.WhichOneof("message") == "request" and self.asked == 4:
+                time.sleep(STALL_S)
+
+        super().attach(stalling, name, version)
+
+    async def decide(self, prompt: DecisionPrompt, timeout: float) -> Any:
+        self.asked += 1
+        if self.asked == 2:
+            asyncio.get_running_loop().call_soon(time.sleep, STALL_S)
+        return await super().decide(prompt, timeout)
+
+
+def test_a_stall_of_the_referee_never_strikes_a_bot(unix_address: str, bot_dir: Path, log_dir: Path) -> None:
+    tc = TimeControl(move_s=0.5, bank_s=0.0, hard_cap_s=0.5)
+    spec = make_spec(tc=tc)
+    seats = [StallingSeat(0, spec.match_id), RemoteSeat(1, spec.match_id)]
+    bot = write_sdk_bot(bot_dir, "random")
+
+    async def scenario() -> Any:
+        async with running_referee(unix_address) as server:
+            return await host_match(
+                server, spec, [python_launcher(bot), python_launcher(bot)], server.addresses[0],
+                seats=seats, log_dir=log_dir, start_timeout=15.0,
+            )  # fmt: skip
+
+    hosted = arun(scenario(), 60)
+    [game] = hosted.outcome.games
+    record = check_record(game.record)
+    assert record["result"]["ending"] == "max_hands", record["result"]
+    actions = [a for h in record["hands"] for a in h["actions"]]
+    assert record["strikes"] == {"A": 0, "B": 0}, [a for a in actions if a.get("lag_ms")]
+    assert all(a["ms"] < 500 for a in actions)
+    # Decision 2 stalled before its request went out: charged to the platform.
+    second = [a for a in actions if a["seat"] == "A"][1]
+    assert second["lag_ms"] >= (STALL_S - 0.2) * 1000, second
+
+
+def _prompt(rid: int) -> DecisionPrompt:
+    state = GameState.new(resolve_ruleset("pagat"), "slow")
+    assert state.to_move is not None
+    return DecisionPrompt(rid, state.view(state.to_move), 1, 0)
+
+
+def test_late_answers_of_a_slow_bot_are_not_a_flood() -> None:
+    # Issue #16.4: every late answer used to count as a refused message, and the
+    # 51st lost the seat (forfeit:protocol).  Late answers are the strikes' business.
+    async def scenario() -> RemoteSeat:
+        seat = RemoteSeat(0, "m")
+
+        async def write(message: pb.RefereeMessage) -> None:
+            return None
+
+        seat.attach(write, "slow", "1")
+        for rid in range(1, MAX_REFUSED_PER_GAME + 11):
+            with pytest.raises(TimeoutError):
+                await seat.decide(_prompt(rid), 0.001)
+            seat.receive(pb.BotMessage(answer=pb.Answer(request_id=rid, bid=1)))
+        assert seat.lost() is None
+        stale = [e for e in seat.take_events() if e.code == "stale_answer"]
+        assert len(stale) == MAX_REFUSED_PER_GAME + 10
+        # A second answer to the same timed-out request is a refused message again.
+        seat.receive(pb.BotMessage(answer=pb.Answer(request_id=1, bid=1)))
+        assert [e.code for e in seat.take_events()] == ["stale_answer"]
+        return seat
+
+    arun(scenario(), 30)
