@@ -219,7 +219,7 @@ async def _play_out(
         seat = seats[s]
         rid = next(request_ids)
         allowed = min(tc.move_s + bank[s], tc.hard_cap_s)
-        prompt = DecisionPrompt(rid, state.view(s), move_ms, int(bank[s] * 1000))
+        prompt = DecisionPrompt(rid, state.view(s), move_ms, int(bank[s] * 1000), int(allowed * 1000))
         started = clock.now()
         reply: SeatReply | None
         lag = 0.0

@@ -17,6 +17,8 @@ class DecisionPrompt:
     view: SeatView
     move_ms: int
     bank_ms: int
+    allowed_ms: int = 0
+    """What the referee enforces for this decision: min(move + bank, hard cap) (0: not said)."""
 
 
 @dataclasses.dataclass(frozen=True)

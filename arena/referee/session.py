@@ -327,7 +327,7 @@ class RemoteSeat:
         self._deadline = now + timeout
         self._tick_due = now + min(timeout, LAG_TICK_S)
         self._timer = loop.call_at(self._tick_due, self._tick, future)
-        seq = self.post(request_message(rid, prompt.view, prompt.move_ms, prompt.bank_ms))
+        seq = self.post(request_message(rid, prompt.view, prompt.move_ms, prompt.bank_ms, prompt.allowed_ms))
         try:
             return await future
         except SeatLost as lost:

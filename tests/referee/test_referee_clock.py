@@ -102,3 +102,24 @@ def test_late_answers_of_a_slow_bot_are_not_a_flood() -> None:
         return seat
 
     arun(scenario(), 30)
+
+
+def test_each_request_says_what_the_referee_will_enforce(unix_address: str, bot_dir: Path, log_dir: Path) -> None:
+    # Issue #16.2: move 0.5 s, bank 4 s, hard cap 1 s: the bot is struck at 1 s, so it is told 1 s.
+    import rawclient as rc
+    from referee_support import task_launcher
+
+    spec = make_spec(tc=TimeControl(move_s=0.5, bank_s=4.0, hard_cap_s=1.0))
+    script = rc.Script()
+
+    async def scenario() -> Any:
+        async with running_referee(unix_address) as server:
+            return await host_match(
+                server, spec, [task_launcher(script), python_launcher(write_sdk_bot(bot_dir))],
+                server.addresses[0], log_dir=log_dir,
+            )  # fmt: skip
+
+    arun(scenario(), 60)
+    assert script.requests and all(r.allowed_ms == 1000 for r in script.requests)
+    [welcome] = script.of("welcome")
+    assert welcome.time_control.hard_cap_ms == 1000  # type: ignore[attr-defined]
