@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
+from arena.match.timing import record_timing
 from arena_sdk.engine import game_result_to_json, replay_record, team_name
 
 
@@ -47,6 +48,7 @@ def replay(
                 "ruleset_hash": report.rules.hash,
                 "actions": report.actions,
                 **game_result_to_json(n, report.result),
+                "timing": record_timing(data),
             }
         )
         return

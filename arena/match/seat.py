@@ -38,14 +38,17 @@ class SeatReply:
     The loop judges the answer by this stamp, not by when it got round to it."""
     platform_lag_s: float = 0.0
     """How long the referee itself stalled while the decision was open (added to the bot's time)."""
+    cpu_s: float | None = None
+    """CPU time the bot used from request to answer, where the platform can measure it."""
 
 
 class DecisionTimeout(TimeoutError):
     """No answer in time; ``platform_lag_s`` of the wait was the referee's own stall (already added)."""
 
-    def __init__(self, platform_lag_s: float = 0.0) -> None:
+    def __init__(self, platform_lag_s: float = 0.0, cpu_s: float | None = None) -> None:
         super().__init__("no answer in time")
         self.platform_lag_s = platform_lag_s
+        self.cpu_s = cpu_s
 
 
 @dataclasses.dataclass(frozen=True)

@@ -55,8 +55,10 @@ END_FLUSH_S = 2.0
 #: often: a check that runs late reveals a stall of the referee (the
 #: platform); that time is added to the bot's, never charged to it.
 LAG_TICK_S = 0.02
-#: Lateness of a check below this is ordinary scheduling noise, not a stall.
-LAG_TOLERANCE_S = 0.005
+#: Lateness of a check below this is ordinary scheduling noise, not a stall
+#: (and not worth crediting: a bot that keeps every core busy delays the
+#: referee a little too, and must not earn time by it).
+LAG_TOLERANCE_S = 0.02
 #: Losses a platform failure causes (a stream broken, not yet put down to
 #: the bot): when the platform is found to have failed, they become its fault.
 PLATFORM_CAUSABLE = frozenset({"disconnect"})
@@ -120,6 +122,10 @@ class RemoteSeat:
         self._lag = 0.0
         self._received_at: float | None = None
         self._timer: asyncio.TimerHandle | None = None
+        # The bot's CPU clock (its process or container), read around each decision.
+        self._cpu: Callable[[], float | None] | None = None
+        self._cpu_start: float | None = None
+        self._cpu_used: float | None = None
         #: Set by the match host: the bot's process or container, to tell a
         #: crash from a disconnect.
         self.process: RunningBot | None = None
@@ -203,10 +209,12 @@ class RemoteSeat:
             # Stamped on receipt: the answer is judged by when it arrived, not
             # by when the match loop gets round to it.
             now = self._received_at = time.monotonic()
-            if now - self._checked > LAG_TICK_S + LAG_TOLERANCE_S:
+            self._cpu_used = self._cpu_since_request()
+            late = now - self._checked - LAG_TICK_S
+            if late > LAG_TOLERANCE_S:
                 # The loop stalled since the timer last ran (the answer may have
                 # waited in the transport meanwhile): the platform's time.
-                self._lag += now - self._checked
+                self._lag += late
             _, kind, future = pending
             self._answered.add(rid)
             self._pending = None
@@ -227,20 +235,30 @@ class RemoteSeat:
         else:
             self._refuse("out_of_turn", f"answer to request {rid}, which was never sent", rid)
 
+    def _cpu_since_request(self) -> float | None:
+        """The bot's CPU time since the open request was sent (None where it cannot be measured)."""
+        start, cpu = self._cpu_start, self._cpu
+        if start is None or cpu is None:
+            return None
+        now = cpu()
+        return None if now is None else max(0.0, now - start)
+
     def _reply(self, kind: Any, answer: pb.Answer) -> SeatReply:
         raw = describe_answer(answer)
         received = self._received_at
         lag = self._lag
+        cpu = self._cpu_used
         try:
             action = answer_from_proto(kind, answer)
         except MalformedInputError as exc:
             return SeatReply(
                 malformed=str(exc), raw=raw, think_us=answer.think_time_us,
-                received_at=received, platform_lag_s=lag,
+                received_at=received, platform_lag_s=lag, cpu_s=cpu,
             )  # fmt: skip
         return SeatReply(
-            action=action, raw=raw, think_us=answer.think_time_us, received_at=received, platform_lag_s=lag
-        )
+            action=action, raw=raw, think_us=answer.think_time_us, received_at=received,
+            platform_lag_s=lag, cpu_s=cpu,
+        )  # fmt: skip
 
     def _refuse(self, code: str, detail: str, rid: int, *, counts: bool = True) -> None:
         if counts:
@@ -320,6 +338,9 @@ class RemoteSeat:
         self._pending = (rid, prompt.view.decision, future)
         self._received_at = None
         self._lag = 0.0
+        cpu = self._cpu = getattr(self.process, "cpu_seconds", None)
+        self._cpu_start = cpu() if cpu is not None else None
+        self._cpu_used = None
         # The seat's clock runs from here: a request its transport has not
         # taken yet is still its time.
         now = time.monotonic()  # the loop's own clock (loop.time()), read directly
@@ -332,7 +353,8 @@ class RemoteSeat:
             return await future
         except SeatLost as lost:
             raise await self._classified(lost) from None
-        except DecisionTimeout:
+        except DecisionTimeout as timeout_:
+            timeout_.cpu_s = self._cpu_since_request()
             self._timed_out.add(rid)
             if seq and self._sent < seq:
                 self.mark_lost(
@@ -357,10 +379,9 @@ class RemoteSeat:
             return
         loop = future.get_loop()
         now = time.monotonic()
-        if now - self._tick_due > LAG_TOLERANCE_S:
-            # When in the interval the loop stopped is unknown: the bot gets
-            # the benefit of the doubt, the whole interval since the last check.
-            self._lag += now - self._checked
+        late = now - self._tick_due
+        if late > LAG_TOLERANCE_S:
+            self._lag += late  # the loop could not run when it should have
         self._checked = now
         deadline = self._deadline + self._lag
         if now >= deadline:

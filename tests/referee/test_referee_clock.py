@@ -4,6 +4,7 @@ arrived, the referee's own stalls are never a bot's, and a slow bot is not a flo
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -123,3 +124,71 @@ def test_each_request_says_what_the_referee_will_enforce(unix_address: str, bot_
     assert script.requests and all(r.allowed_ms == 1000 for r in script.requests)
     [welcome] = script.of("welcome")
     assert welcome.time_control.hard_cap_ms == 1000  # type: ignore[attr-defined]
+
+
+CPU_BOT = """\
+import time
+from arena_sdk import Bot, run
+
+class Burner(Bot):
+    name = "burner"
+    plays = 0
+
+    def bid(self, view):
+        return 3
+
+    def play(self, view):
+        self.plays += 1
+        if self.plays == 2:  # burn a known amount of CPU in this process
+            until = time.process_time() + {burn}
+            while time.process_time() < until:
+                pass
+        elif self.plays == 3:  # wait without using the CPU
+            time.sleep({burn})
+        return view.legal_cards()[0]
+
+run(Burner())
+"""
+
+
+def test_cpu_time_per_decision_is_recorded_next_to_wall_time(
+    unix_address: str, bot_dir: Path, log_dir: Path
+) -> None:
+    # Issue #16.5: an author tells "my bot was slow" (CPU) from "the machine was busy" (wall).
+    burn = 0.3
+    script = bot_dir / "burner.py"
+    script.write_text(CPU_BOT.format(burn=burn))
+    spec = make_spec(tc=TimeControl(move_s=3.0, bank_s=3.0, hard_cap_s=6.0))
+
+    async def scenario() -> Any:
+        async with running_referee(unix_address) as server:
+            return await host_match(
+                server, spec, [python_launcher(script), python_launcher(write_sdk_bot(bot_dir))],
+                server.addresses[0], log_dir=log_dir,
+            )  # fmt: skip
+
+    hosted = arun(scenario(), 60)
+    [game] = hosted.outcome.games
+    record = check_record(game.record)
+    plays = [a for h in record["hands"] for a in h["actions"] if a["seat"] == "A" and a["kind"] == "play"]
+    burned, slept = plays[1], plays[2]
+    assert burn * 1000 * 0.95 <= burned["cpu_ms"] <= burned["ms"] + 5, burned
+    assert slept["cpu_ms"] < 50 and slept["ms"] >= burn * 1000, slept  # slow by the clock, not by CPU
+    assert all("cpu_ms" in a and "ref_us" in a for h in record["hands"] for a in h["actions"])
+    assert game.stats[0].cpu_measured == game.stats[0].decisions
+    assert 0 < game.stats[0].ref_s < 1.0
+    # The same figures in `arena replay --json` and the match summary's timing.
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+    from arena.match.output import write_record
+    from arena.match.timing import stats_timing
+
+    path = write_record(log_dir.parent / "records", game)
+    shown = CliRunner().invoke(app, ["replay", str(path), "--json"])
+    assert shown.exit_code == 0, shown.output
+    timing = json.loads(shown.output)["timing"]
+    assert timing["A"]["cpu_ms"] >= burn * 1000 * 0.95 and timing["A"]["decisions"] == game.stats[0].decisions
+    live = stats_timing(2, game.stats)
+    assert live["A"]["cpu_ms"] == pytest.approx(timing["A"]["cpu_ms"], abs=1.0)
+    assert live["A"]["ms"] == pytest.approx(timing["A"]["ms"], abs=1.0)
