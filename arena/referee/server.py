@@ -258,11 +258,7 @@ class RefereeServer:
             self.addresses.append(address)
         await server.start()
         await _set_serving(self.health)
-        # A full collection in the middle of a decision would be charged to a
-        # bot's clock: keep start-up objects out of the collector's way and
-        # collect young objects less often.
-        gc.freeze()
-        gc.set_threshold(*GC_THRESHOLDS)
+        tune_gc()
         self._server = server
         return self
 
@@ -287,6 +283,27 @@ class RefereeServer:
         if self._server is not None:
             await self._server.stop(grace)
             self._server = None
+
+
+_gc_tuned = False
+
+
+def tune_gc() -> None:
+    """Process-wide collector tuning for a referee process; only the first call does anything.
+
+    A full collection in the middle of a decision would be charged to a bot's
+    clock: keep start-up objects out of the collector's way (``gc.freeze``)
+    and collect young objects less often.  Done once per process (the entry
+    point, or the first referee started): freezing again at every table
+    would keep each table's garbage for good.
+    """
+    global _gc_tuned
+    if _gc_tuned:
+        return
+    _gc_tuned = True
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 async def _set_serving(servicer: object) -> None:
