@@ -145,3 +145,25 @@ def test_a_request_that_waited_behind_a_late_answer_counts_from_when_it_could_ar
     assert bot.left[1] < 0.06, bot.left  # at least 50 ms of it were gone already
     driver.handle(request(3))  # read after a wait: counts from now
     assert bot.left[2] > 0.09
+
+
+def test_the_docs_say_what_the_code_does():
+    # Issue #16.11: an exception in bid/play is a strike (not a crash); the
+    # default blind_nil declines; Welcome's seat names are a snapshot.
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "writing-a-bot.md").read_text()
+    assert "ends your process" not in docs and "trails by 200" not in docs
+    assert "declines (returns `False`)" in docs
+    assert "not updated later" in docs
+
+    class BadBid(Buggy):
+        def bid(self, view):
+            raise ValueError("no")
+
+    driver = BotDriver(BadBid())
+    driver.handle(welcome())
+    state = GameState.new(resolve_ruleset("pagat"), 1, first=3)
+    answer = driver.handle(pb.RefereeMessage(request=request_to_proto(1, state.view(0), 1000, 0)))
+    assert answer is not None and answer.WhichOneof("action") is None  # a malformed strike, no crash
+    assert Bot().blind_nil(None) is False  # type: ignore[arg-type]
