@@ -163,6 +163,8 @@ async def play_game(
             await _play_out(state, seats, spec, clock, request_ids, stats, meta, bank, latencies)
     except _Forfeit as f:
         lose(f.seat, f.reason, f.detail)
+        # Tell the seat while its stream is open (a lost seat drops it).
+        await seats[f.seat].notice("forfeit", f"forfeit:{f.reason}", f.detail)
     except PlatformFault as exc:
         ending = "void:platform"
         void = {"reason": "platform", "detail": str(exc)}

@@ -59,6 +59,8 @@ LAG_TICK_S = 0.02
 #: (and not worth crediting: a bot that keeps every core busy delays the
 #: referee a little too, and must not earn time by it).
 LAG_TOLERANCE_S = 0.02
+#: What a RunningBot says of a process that exited with status 0.
+CLEAN_EXIT = "exited with code 0"
 #: Losses a platform failure causes (a stream broken, not yet put down to
 #: the bot): when the platform is found to have failed, they become its fault.
 PLATFORM_CAUSABLE = frozenset({"disconnect"})
@@ -409,7 +411,12 @@ class RemoteSeat:
                     self.platform_failed(fault)
                     assert self._platform is not None
                     return self._platform
-                self._lost = SeatLost("crash", await process.exit_detail())
+                detail = await process.exit_detail()
+                if detail == CLEAN_EXIT:
+                    # The bot ended its stream and left cleanly (e.g. after the
+                    # referee reset it for a message over the limit): a disconnect.
+                    return lost
+                self._lost = SeatLost("crash", detail)
                 self._events.append(SeatEvent(self.seat, "lost:crash", self._lost.detail))
                 return self._lost
             await asyncio.sleep(0.02)

@@ -144,3 +144,25 @@ def test_a_connection_flood_harms_no_other_seat_and_takes_no_runner_descriptors(
     counts = json.loads(lines[-1]) if lines else {}
     assert counts.get("connected", 0) + counts.get("refused", 0) >= 500, counts
     assert peak["fds"] - baseline < MAX_CONNECTIONS + 64, (peak, baseline, counts)
+
+
+def test_an_oversized_answer_then_a_clean_exit_is_one_documented_outcome(
+    unix_address: str, bot_dir: Path, log_dir: Path
+) -> None:
+    # Issue #14: a message over 64 KiB ends the stream (RESOURCE_EXHAUSTED); a bot
+    # that then exits 0 was recorded as forfeit:crash.  docs/protocol.md: a disconnect.
+    from referee_support import rawclient_launcher
+
+    spec = make_spec(games=2)
+
+    async def scenario() -> Any:
+        async with running_referee(unix_address) as server:
+            return await host_match(
+                server, spec, [sdk_random(bot_dir), rawclient_launcher("huge-exit0", "100000")], server.addresses[0],
+                log_dir=log_dir, start_timeout=15.0,
+            )  # fmt: skip
+
+    hosted = arun(scenario(), 45)
+    assert [g.ending for g in hosted.outcome.games] == ["forfeit:disconnect"] * 2
+    assert hosted.exit_codes[1] == 0
+    assert "RESOURCE_EXHAUSTED" in (log_dir / "seat1.log").read_text()

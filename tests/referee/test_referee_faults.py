@@ -198,6 +198,9 @@ class TestMalformedAnswers:
         assert record["result"]["ending"] == "forfeit:illegal"
         assert record["result"]["winner"] == "B"
         assert [s["default"] for s in only_strikes(record)] == ["malformed"] * 3
+        # The bot is told its side forfeited the game (Notice level FORFEIT).
+        forfeits = [n for n in script.notices() if n.level == pb.Notice.FORFEIT]
+        assert [n.code for n in forfeits] == ["forfeit:illegal"] and "3 strikes" in forfeits[0].message
 
 
 class TestForfeitByStrikes:
