@@ -9,7 +9,7 @@ from arena_sdk.engine import GameResult, HandResult, Ruleset
 from arena_sdk.engine.state import SeatView, Trick
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(slots=True)
 class DecisionPrompt:
     """One decision request: the seat's view (it is to move), its clock."""
 
@@ -21,7 +21,7 @@ class DecisionPrompt:
     """What the referee enforces for this decision: min(move + bank, hard cap) (0: not said)."""
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(slots=True)
 class SeatReply:
     """A seat's answer: an engine action, or the reason it could not be read."""
 

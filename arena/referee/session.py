@@ -115,6 +115,8 @@ class RemoteSeat:
         self._queued = 0
         self._sent = 0
         self._writer: asyncio.Task[None] | None = None
+        self._inline: asyncio.Task[Any] | None = None
+        self._inline_expired = False
         self._platform: PlatformFault | None = None
         # The open decision's deadline (loop time) and the referee's own
         # stalls measured while it was open.
@@ -165,7 +167,7 @@ class RemoteSeat:
         if len(self._outbox) > MAX_UNSENT:
             self.mark_lost("timeout", f"took none of its last {MAX_UNSENT} messages (flow control held)")
             return 0
-        if self._writer is None:
+        if self._writer is None and self._inline is None:  # (an inline write starts it when done)
             self._writer = asyncio.ensure_future(self._drain())
         return self._queued
 
@@ -350,8 +352,13 @@ class RemoteSeat:
         self._deadline = now + timeout
         self._tick_due = now + min(timeout, LAG_TICK_S)
         self._timer = loop.call_at(self._tick_due, self._tick, future)
-        seq = self.post(request_message(rid, prompt.view, prompt.move_ms, prompt.bank_ms, prompt.allowed_ms))
+        message = request_message(rid, prompt.view, prompt.move_ms, prompt.bank_ms, prompt.allowed_ms)
+        seq = 0
         try:
+            if self._writer is None and not self._outbox and self._write is not None and self._lost is None:
+                seq = await self._write_inline(message)
+            else:
+                seq = self.post(message)  # behind queued messages, in order
             return await future
         except SeatLost as lost:
             raise await self._classified(lost) from None
@@ -371,6 +378,36 @@ class RemoteSeat:
                 self._pending = None
                 self._answered.add(rid)
 
+    async def _write_inline(self, message: pb.RefereeMessage) -> int:
+        """Write a request with nothing queued ahead of it, here (no task per decision).
+
+        The decision's timer interrupts a write the bot's transport holds back
+        (:meth:`_tick`); messages queued meanwhile go out after it.  Returns
+        the message's sequence number.
+        """
+        assert self._write is not None
+        if self.transcript is not None:
+            self.transcript.append(message)
+        self._queued += 1
+        seq = self._queued
+        task = self._inline = asyncio.current_task()
+        try:
+            await self._write(message)
+            self._sent += 1
+        except asyncio.CancelledError:
+            if not self._inline_expired:
+                raise
+            if task is not None:
+                task.uncancel()  # our own interruption: the decision timed out
+        except Exception as exc:  # the stream is gone (reset, cancelled, closed)
+            self.mark_lost("disconnect", f"could not send: {type(exc).__name__}")
+        finally:
+            self._inline = None
+            self._inline_expired = False
+        if self._outbox and self._writer is None and self._lost is None:
+            self._writer = asyncio.ensure_future(self._drain())
+        return seq
+
     def _tick(self, future: asyncio.Future[SeatReply]) -> None:
         """The open decision's timer: expire it, unless the referee itself stalled.
 
@@ -388,6 +425,9 @@ class RemoteSeat:
         deadline = self._deadline + self._lag
         if now >= deadline:
             future.set_exception(DecisionTimeout(self._lag))
+            if self._inline is not None:  # the request itself is held back: stop waiting for it
+                self._inline_expired = True
+                self._inline.cancel()
             return
         self._tick_due = min(now + LAG_TICK_S, deadline)
         self._timer = loop.call_at(self._tick_due, self._tick, future)

@@ -245,8 +245,8 @@ class TestForfeitByStrikes:
             assert 600 - 5 <= strikes[0]["ms"] < 600 + 1000
             assert all(300 - 5 <= s["ms"] < 300 + 1000 for s in strikes[1:])
             assert "lost in an earlier game" not in record["result"]["forfeit"]["detail"]
-        # The silent bot was told of each strike and stayed connected to the end.
-        assert [n.code for n in script.notices()] == ["timeout"] * 6
+        # The silent bot was told of each strike and each forfeit, and stayed connected to the end.
+        assert [n.code for n in script.notices()] == (["timeout"] * 3 + ["forfeit:timeout"]) * 2
         assert script.status == grpc.StatusCode.OK
 
 
