@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from referee_support import arun, check_record, make_spec, python_launcher, running_referee, write_sdk_bot
+from referee_support import arun, check_record, host, make_spec, python_launcher, write_sdk_bot
 
 from arena.match import DecisionPrompt, TimeControl
-from arena.referee.host import host_match
 from arena.referee.session import MAX_REFUSED_PER_GAME, RemoteSeat
 from arena_sdk.engine import GameState, resolve_ruleset
 from arena_sdk.wire import arena_pb2 as pb
@@ -55,14 +54,7 @@ def test_a_stall_of_the_referee_never_strikes_a_bot(unix_address: str, bot_dir: 
     seats = [StallingSeat(0, spec.match_id), RemoteSeat(1, spec.match_id)]
     bot = write_sdk_bot(bot_dir, "random")
 
-    async def scenario() -> Any:
-        async with running_referee(unix_address) as server:
-            return await host_match(
-                server, spec, [python_launcher(bot), python_launcher(bot)], server.addresses[0],
-                seats=seats, log_dir=log_dir, start_timeout=15.0,
-            )  # fmt: skip
-
-    hosted = arun(scenario(), 60)
+    hosted = host(unix_address, spec, [python_launcher(bot), python_launcher(bot)], log_dir, 60, seats=seats)
     [game] = hosted.outcome.games
     record = check_record(game.record)
     assert record["result"]["ending"] == "max_hands", record["result"]
@@ -113,14 +105,7 @@ def test_each_request_says_what_the_referee_will_enforce(unix_address: str, bot_
     spec = make_spec(tc=TimeControl(move_s=0.5, bank_s=4.0, hard_cap_s=1.0))
     script = rc.Script()
 
-    async def scenario() -> Any:
-        async with running_referee(unix_address) as server:
-            return await host_match(
-                server, spec, [task_launcher(script), python_launcher(write_sdk_bot(bot_dir))],
-                server.addresses[0], log_dir=log_dir,
-            )  # fmt: skip
-
-    arun(scenario(), 60)
+    host(unix_address, spec, [task_launcher(script), python_launcher(write_sdk_bot(bot_dir))], log_dir, 60)
     assert script.requests and all(r.allowed_ms == 1000 for r in script.requests)
     [welcome] = script.of("welcome")
     assert welcome.time_control.hard_cap_ms == 1000  # type: ignore[attr-defined]
@@ -160,14 +145,7 @@ def test_cpu_time_per_decision_is_recorded_next_to_wall_time(
     script.write_text(CPU_BOT.format(burn=burn))
     spec = make_spec(tc=TimeControl(move_s=3.0, bank_s=3.0, hard_cap_s=6.0))
 
-    async def scenario() -> Any:
-        async with running_referee(unix_address) as server:
-            return await host_match(
-                server, spec, [python_launcher(script), python_launcher(write_sdk_bot(bot_dir))],
-                server.addresses[0], log_dir=log_dir,
-            )  # fmt: skip
-
-    hosted = arun(scenario(), 60)
+    hosted = host(unix_address, spec, [python_launcher(script), python_launcher(write_sdk_bot(bot_dir))], log_dir, 60)
     [game] = hosted.outcome.games
     record = check_record(game.record)
     plays = [a for h in record["hands"] for a in h["actions"] if a["seat"] == "A" and a["kind"] == "play"]

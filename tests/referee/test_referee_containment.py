@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from referee_support import arun, check_record, events, make_spec, python_launcher, running_referee
+from referee_support import arun, check_record, events, host, make_spec, python_launcher, running_referee
 
 from arena.match import TimeControl
 from arena.referee.host import host_match
@@ -41,14 +41,8 @@ def test_a_seat_that_grants_no_window_times_out_and_the_table_goes_on(
     spec = make_spec(games=2, tc=tc)
     launchers = [python_launcher(H2CLIENT, "stall", str(window)), sdk_random(bot_dir)]
 
-    async def scenario() -> Any:
-        async with running_referee(unix_address) as server:
-            return await host_match(
-                server, spec, launchers, server.addresses[0], log_dir=log_dir, start_timeout=15.0
-            )
-
     started = time.monotonic()
-    hosted = arun(scenario(), 45)
+    hosted = host(unix_address, spec, launchers, log_dir, 45)
     took = time.monotonic() - started
     games = hosted.outcome.games
     assert [g.ending for g in games] == ["forfeit:timeout", "forfeit:timeout"]
@@ -155,14 +149,7 @@ def test_an_oversized_answer_then_a_clean_exit_is_one_documented_outcome(
 
     spec = make_spec(games=2)
 
-    async def scenario() -> Any:
-        async with running_referee(unix_address) as server:
-            return await host_match(
-                server, spec, [sdk_random(bot_dir), rawclient_launcher("huge-exit0", "100000")], server.addresses[0],
-                log_dir=log_dir, start_timeout=15.0,
-            )  # fmt: skip
-
-    hosted = arun(scenario(), 45)
+    hosted = host(unix_address, spec, [sdk_random(bot_dir), rawclient_launcher("huge-exit0", "100000")], log_dir, 45)
     assert [g.ending for g in hosted.outcome.games] == ["forfeit:disconnect"] * 2
     assert hosted.exit_codes[1] == 0
     assert "RESOURCE_EXHAUSTED" in (log_dir / "seat1.log").read_text()
