@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 KEEPALIVE_TIME_MS = 2000
 PING_TIMEOUT_MS = 2000
 #: How long a new stream may take to send its Join (a bot sends it at once).
-JOIN_TIMEOUT_S = 3.0
+JOIN_TIMEOUT_S = 5.0
 #: Connections one referee (one match) accepts at once: its seats, health
 #: checks, and a few strangers.  Beyond this gRPC closes new connections at
 #: once, so a bot whose helpers flood the socket cannot take the runner's
@@ -44,8 +44,8 @@ MAX_CONNECTIONS = 32
 MAX_PENDING_JOINS = 8
 #: A connection must finish its HTTP/2 handshake within this, and one with no
 #: stream open is closed after CONNECTION_IDLE_MS.
-HANDSHAKE_TIMEOUT_MS = 2000
-CONNECTION_IDLE_MS = 5000
+HANDSHAKE_TIMEOUT_MS = 10_000
+CONNECTION_IDLE_MS = 20_000
 NAME_LIMIT = 64
 REFUSALS_KEPT = 100
 #: Generation thresholds while a referee runs (the default first one is 700).
