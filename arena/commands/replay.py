@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
+from arena.match.timing import record_timing
 from arena.publish.steps import game_steps
 from arena.publish.viewer import standalone_html
 from arena_sdk.engine import ReplayReport, RulesError, game_result_to_json, replay_record, team_name
@@ -101,6 +102,7 @@ def replay(
                 "ruleset_hash": report.rules.hash,
                 "actions": report.actions,
                 **game_result_to_json(n, report.result),
+                "timing": record_timing(data),
             }
         )
         return

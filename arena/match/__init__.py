@@ -8,6 +8,7 @@ from arena.match.clock import Clock, ManualClock, MonotonicClock
 from arena.match.loop import GameOutcome, MatchOutcome, play_game, play_match
 from arena.match.seat import (
     DecisionPrompt,
+    DecisionTimeout,
     PlatformFault,
     Seat,
     SeatEvent,
@@ -17,7 +18,7 @@ from arena.match.seat import (
 from arena.match.spec import MatchSpec, TimeControl, bot_seed, game_seeds
 
 __all__ = [
-    "Clock", "DecisionPrompt", "GameOutcome", "ManualClock", "MatchOutcome", "MatchSpec",
+    "Clock", "DecisionPrompt", "DecisionTimeout", "GameOutcome", "ManualClock", "MatchOutcome", "MatchSpec",
     "MonotonicClock", "PlatformFault", "Seat", "SeatEvent", "SeatLost", "SeatReply", "TimeControl",
     "bot_seed", "game_seeds", "play_game", "play_match",
 ]  # fmt: skip

@@ -20,6 +20,7 @@ import asyncio
 import dataclasses
 import itertools
 import logging
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -55,6 +56,13 @@ class SeatStats:
     bot_reported_us: int = 0
     timeouts_in_time_by_bot_clock: int = 0
     """Timeouts charged although the bot's own clock said it answered in time."""
+    cpu_s: float = 0.0
+    """The bot's CPU time over its decisions, where measured (``cpu_measured`` of them)."""
+    cpu_measured: int = 0
+    ref_s: float = 0.0
+    """The referee's own CPU time over this seat's decisions."""
+    lag_s: float = 0.0
+    """The referee's own stalls during this seat's decisions (added to the bot's time)."""
 
 
 @dataclasses.dataclass
@@ -155,6 +163,8 @@ async def play_game(
             await _play_out(state, seats, spec, clock, request_ids, stats, meta, bank, latencies)
     except _Forfeit as f:
         lose(f.seat, f.reason, f.detail)
+        # Tell the seat while its stream is open (a lost seat drops it).
+        await seats[f.seat].notice("forfeit", f"forfeit:{f.reason}", f.detail)
     except PlatformFault as exc:
         ending = "void:platform"
         void = {"reason": "platform", "detail": str(exc)}
@@ -213,22 +223,35 @@ async def _play_out(
     tc = spec.time_control
     move_ms = int(tc.move_s * 1000)
     hands_reported = 0
+    thread_time = time.thread_time
     while not state.is_over:
+        ref_started = thread_time()  # the referee's own CPU for this decision (its loop thread)
         s = state.to_move
         assert s is not None
         seat = seats[s]
         rid = next(request_ids)
         allowed = min(tc.move_s + bank[s], tc.hard_cap_s)
-        prompt = DecisionPrompt(rid, state.view(s), move_ms, int(bank[s] * 1000))
+        prompt = DecisionPrompt(rid, state.view(s), move_ms, int(bank[s] * 1000), int(allowed * 1000))
         started = clock.now()
         reply: SeatReply | None
+        lag = 0.0
+        cpu: float | None = None
         try:
             reply = await seat.decide(prompt, allowed)
-        except TimeoutError:
+        except TimeoutError as exc:
             reply = None
+            lag = getattr(exc, "platform_lag_s", 0.0)
+            cpu = getattr(exc, "cpu_s", None)
         except SeatLost as lost:
             raise _Forfeit(s, lost.reason, lost.detail) from None
-        elapsed = clock.now() - started
+        ended = clock.now()
+        if reply is not None:
+            lag = reply.platform_lag_s
+            cpu = reply.cpu_s
+            if reply.received_at is not None:
+                ended = reply.received_at  # judged by when it arrived (docs/protocol.md "Time")
+        # The referee's own stalls are the platform's time, never the bot's.
+        elapsed = max(0.0, ended - started - lag)
         late = reply is None or elapsed > allowed
         st = stats[s]
         st.decisions += 1
@@ -236,6 +259,13 @@ async def _play_out(
         st.max_s = max(st.max_s, elapsed)
         latencies.append(elapsed)
         entry: dict[str, Any] = {"ms": round(elapsed * 1000, 3), "request_id": rid}
+        if lag:
+            entry["lag_ms"] = round(lag * 1000, 3)
+            st.lag_s += lag
+        if cpu is not None:
+            entry["cpu_ms"] = round(cpu * 1000, 3)
+            st.cpu_s += cpu
+            st.cpu_measured += 1
         if reply is not None and reply.think_us:
             entry["bot_us"] = reply.think_us
             st.bot_reported_us += reply.think_us
@@ -276,6 +306,9 @@ async def _play_out(
             hand = state.hand_results[hands_reported]
             hands_reported += 1
             await asyncio.gather(*(other.end_hand(hand, hand.played, spec.rules) for other in seats))
+        ref_s = thread_time() - ref_started
+        entry["ref_us"] = int(ref_s * 1e6)
+        st.ref_s += ref_s
 
 
 def _record(

@@ -9,7 +9,7 @@ from arena_sdk.engine import GameResult, HandResult, Ruleset
 from arena_sdk.engine.state import SeatView, Trick
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(slots=True)
 class DecisionPrompt:
     """One decision request: the seat's view (it is to move), its clock."""
 
@@ -17,9 +17,11 @@ class DecisionPrompt:
     view: SeatView
     move_ms: int
     bank_ms: int
+    allowed_ms: int = 0
+    """What the referee enforces for this decision: min(move + bank, hard cap) (0: not said)."""
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(slots=True)
 class SeatReply:
     """A seat's answer: an engine action, or the reason it could not be read."""
 
@@ -30,6 +32,23 @@ class SeatReply:
     """A short text form of what was sent, for the record."""
     think_us: int = 0
     """The bot's own measure (statistics only)."""
+    received_at: float | None = None
+    """When the answer arrived, on the match clock's scale (``None``: when ``decide`` returned).
+
+    The loop judges the answer by this stamp, not by when it got round to it."""
+    platform_lag_s: float = 0.0
+    """How long the referee itself stalled while the decision was open (added to the bot's time)."""
+    cpu_s: float | None = None
+    """CPU time the bot used from request to answer, where the platform can measure it."""
+
+
+class DecisionTimeout(TimeoutError):
+    """No answer in time; ``platform_lag_s`` of the wait was the referee's own stall (already added)."""
+
+    def __init__(self, platform_lag_s: float = 0.0, cpu_s: float | None = None) -> None:
+        super().__init__("no answer in time")
+        self.platform_lag_s = platform_lag_s
+        self.cpu_s = cpu_s
 
 
 @dataclasses.dataclass(frozen=True)

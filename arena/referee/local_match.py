@@ -14,6 +14,7 @@ from typing import Any
 
 from arena.match import GameOutcome, MatchSpec, TimeControl, game_seeds
 from arena.match.output import write_json, write_record
+from arena.match.timing import stats_timing
 from arena.referee.botspec import BotSpec, BotSpecError, seat_assignment
 from arena.referee.host import (
     DEFAULT_START_TIMEOUT_S,
@@ -103,6 +104,7 @@ class MatchReport:
                     "scores": {team_name(n, t): g.result.scores[t] for t in range(2)},
                     "hands": g.result.hands,
                     "strikes": {seat_name(n, s): st.strikes for s, st in enumerate(g.stats)},
+                    "timing": stats_timing(n, g.stats),
                     "record": f"{g.game_id}.json",
                 }
                 for g in self.games

@@ -9,6 +9,7 @@ loops share one asyncio event loop.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import gc
 import json
@@ -31,15 +32,29 @@ log = logging.getLogger(__name__)
 #: ack: a frozen bot is noticed within about KEEPALIVE_TIME + PING_TIMEOUT.
 KEEPALIVE_TIME_MS = 2000
 PING_TIMEOUT_MS = 2000
-#: How long a new stream may take to send its Join.
-JOIN_TIMEOUT_S = 10.0
+#: How long a new stream may take to send its Join (a bot sends it at once).
+JOIN_TIMEOUT_S = 5.0
+#: Connections one referee (one match) accepts at once: its seats, health
+#: checks, and a few strangers.  Beyond this gRPC closes new connections at
+#: once, so a bot whose helpers flood the socket cannot take the runner's
+#: file descriptors (records, the results database, other tables).
+MAX_CONNECTIONS = 32
+#: Streams waiting for their Join at once; more are refused at once
+#: (RESOURCE_EXHAUSTED), so unauthenticated streams stay few and short-lived.
+MAX_PENDING_JOINS = 8
+#: A connection must finish its HTTP/2 handshake within this, and one with no
+#: stream open is closed after CONNECTION_IDLE_MS.
+HANDSHAKE_TIMEOUT_MS = 10_000
+CONNECTION_IDLE_MS = 20_000
 NAME_LIMIT = 64
+REFUSALS_KEPT = 100
 #: Generation thresholds while a referee runs (the default first one is 700).
 GC_THRESHOLDS = (20_000, 20, 20)
 
 
-def server_options() -> list[tuple[str, int]]:
-    """gRPC server options: a small receive limit and keepalive that notices frozen bots."""
+def server_options(max_connections: int = MAX_CONNECTIONS) -> list[tuple[str, int]]:
+    """gRPC server options: a small receive limit, keepalive that notices frozen bots, and
+    bounds on connections and streams (a flood costs the runner a bounded number of descriptors)."""
     return [
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
         ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
@@ -49,7 +64,11 @@ def server_options() -> list[tuple[str, int]]:
         ("grpc.keepalive_permit_without_calls", 1),
         ("grpc.http2.max_pings_without_data", 0),
         ("grpc.http2.min_ping_interval_without_data_ms", 1000),
-        ("grpc.max_concurrent_streams", 64),
+        # A bot needs one stream; a health check another connection.
+        ("grpc.max_concurrent_streams", 4),
+        ("grpc.max_allowed_incoming_connections", max_connections),
+        ("grpc.server_handshake_timeout_ms", HANDSHAKE_TIMEOUT_MS),
+        ("grpc.max_connection_idle_ms", CONNECTION_IDLE_MS),
     ]
 
 
@@ -96,13 +115,25 @@ class _Match:
         )
 
 
+#: How the stream of a seat removed from the match ends (docs/protocol.md "Joining").
+_ABORT_STATUS = {
+    "protocol": grpc.StatusCode.PERMISSION_DENIED,
+    "timeout": grpc.StatusCode.DEADLINE_EXCEEDED,
+}
+
+
 class RefereeService(pb_grpc.RefereeServicer):
     """The ``arena.v1.Referee`` service."""
 
     def __init__(self) -> None:
         self._by_token: dict[str, tuple[_Match, RemoteSeat]] = {}
         self.matches: list[_Match] = []
-        self.refusals: list[tuple[str, str]] = []
+        #: The latest refused streams (status, why); older ones are only counted.
+        self.refusals: collections.deque[tuple[str, str]] = collections.deque(maxlen=REFUSALS_KEPT)
+        self.refused = 0
+        #: Streams refused at once because too many were waiting to join.
+        self.refused_floods = 0
+        self._pending_joins = 0
 
     def register(self, match: _Match) -> None:
         self.matches.append(match)
@@ -117,9 +148,15 @@ class RefereeService(pb_grpc.RefereeServicer):
 
     async def _refuse(self, context: grpc.aio.ServicerContext, code: grpc.StatusCode, why: str) -> None:
         self.refusals.append((code.name, why))
+        self.refused += 1
         await context.abort(code, why)
 
     async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
+        if self._pending_joins >= MAX_PENDING_JOINS:
+            self.refused_floods += 1
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many streams waiting to join")
+            return
+        self._pending_joins += 1
         try:
             first = await asyncio.wait_for(context.read(), JOIN_TIMEOUT_S)
         except TimeoutError:
@@ -132,6 +169,8 @@ class RefereeService(pb_grpc.RefereeServicer):
                 context, grpc.StatusCode.INVALID_ARGUMENT, f"the first message must be Join ({type(exc).__name__})"
             )
             return
+        finally:
+            self._pending_joins -= 1
         if first is grpc.aio.EOF or first.WhichOneof("message") != "join":
             await self._refuse(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Join")
             return
@@ -155,7 +194,7 @@ class RefereeService(pb_grpc.RefereeServicer):
             )
             return
         seat.attach(context.write, join.bot_name[:NAME_LIMIT] or f"seat{seat.seat}", join.bot_version[:NAME_LIMIT])
-        await seat.send(pb.RefereeMessage(welcome=match.welcome(seat)))
+        seat.post(pb.RefereeMessage(welcome=match.welcome(seat)))
         reader = asyncio.ensure_future(self._read(context, seat))
         closed = asyncio.ensure_future(seat.closed.wait())
         try:
@@ -168,9 +207,12 @@ class RefereeService(pb_grpc.RefereeServicer):
                 task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await reader
+            # Whatever the bot has not taken by now is abandoned (a write held
+            # by its flow control must not keep the stream, or the table, open).
+            seat.stop_writing()
         lost = seat.lost()
-        if lost is not None and lost.reason == "protocol":
-            await context.abort(grpc.StatusCode.PERMISSION_DENIED, lost.detail)
+        if lost is not None and lost.reason in _ABORT_STATUS:
+            await context.abort(_ABORT_STATUS[lost.reason], lost.detail)
 
     async def _read(self, context: grpc.aio.ServicerContext, seat: RemoteSeat) -> None:
         while True:
@@ -197,15 +239,16 @@ class RefereeService(pb_grpc.RefereeServicer):
 class RefereeServer:
     """A running gRPC referee: ``await RefereeServer.start([...addresses])``."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_connections: int = MAX_CONNECTIONS) -> None:
         self.service = RefereeService()
+        self.max_connections = max_connections
         self.health = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
         self._server: grpc.aio.Server | None = None
         self.addresses: list[str] = []
 
     async def start(self, addresses: Sequence[str]) -> RefereeServer:
         """Bind ``addresses`` (``unix:/path`` or ``127.0.0.1:PORT``; port 0 picks one) and serve."""
-        server = grpc.aio.server(options=server_options())
+        server = grpc.aio.server(options=server_options(self.max_connections))
         pb_grpc.add_RefereeServicer_to_server(self.service, server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
         for address in addresses:
@@ -215,11 +258,7 @@ class RefereeServer:
             self.addresses.append(address)
         await server.start()
         await _set_serving(self.health)
-        # A full collection in the middle of a decision would be charged to a
-        # bot's clock: keep start-up objects out of the collector's way and
-        # collect young objects less often.
-        gc.freeze()
-        gc.set_threshold(*GC_THRESHOLDS)
+        tune_gc()
         self._server = server
         return self
 
@@ -244,6 +283,27 @@ class RefereeServer:
         if self._server is not None:
             await self._server.stop(grace)
             self._server = None
+
+
+_gc_tuned = False
+
+
+def tune_gc() -> None:
+    """Process-wide collector tuning for a referee process; only the first call does anything.
+
+    A full collection in the middle of a decision would be charged to a bot's
+    clock: keep start-up objects out of the collector's way (``gc.freeze``)
+    and collect young objects less often.  Done once per process (the entry
+    point, or the first referee started): freezing again at every table
+    would keep each table's garbage for good.
+    """
+    global _gc_tuned
+    if _gc_tuned:
+        return
+    _gc_tuned = True
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 async def _set_serving(servicer: object) -> None:

@@ -9,14 +9,17 @@ the server's event loop.
 from __future__ import annotations
 
 import asyncio
+import collections
 import functools
 import json
 import secrets
+import time
 from collections.abc import Callable
 from typing import Any
 
 from arena.match.seat import (
     DecisionPrompt,
+    DecisionTimeout,
     PlatformFault,
     RunningBot,
     SeatEvent,
@@ -42,6 +45,22 @@ MAX_REFUSED_PER_GAME = 50
 #: How long a seat whose stream broke is watched for its process exiting,
 #: to tell a crash from a disconnect.
 CRASH_GRACE_S = 0.5
+#: Messages a seat may leave unread (queued behind a write its flow control
+#: holds back) before it counts as not taking its messages.
+MAX_UNSENT = 64
+#: How long the last messages of a match (MatchEnd) may take to go out
+#: before the stream is closed anyway.
+END_FLUSH_S = 2.0
+#: While a decision is open the referee checks its own event loop this
+#: often: a check that runs late reveals a stall of the referee (the
+#: platform); that time is added to the bot's, never charged to it.
+LAG_TICK_S = 0.02
+#: Lateness of a check below this is ordinary scheduling noise, not a stall
+#: (and not worth crediting: a bot that keeps every core busy delays the
+#: referee a little too, and must not earn time by it).
+LAG_TOLERANCE_S = 0.02
+#: What a RunningBot says of a process that exited with status 0.
+CLEAN_EXIT = "exited with code 0"
 #: Losses a platform failure causes (a stream broken, not yet put down to
 #: the bot): when the platform is found to have failed, they become its fault.
 PLATFORM_CAUSABLE = frozenset({"disconnect"})
@@ -87,9 +106,30 @@ class RemoteSeat:
         self._lost: SeatLost | None = None
         self._events: list[SeatEvent] = []
         self._refused_this_game = 0
-        self._send_lock = asyncio.Lock()
-        self._background: set[asyncio.Future[None]] = set()
+        self._refused_unlisted = 0
+        self._timed_out: set[int] = set()
+        # Outgoing messages go through one writer task per seat, so that no
+        # write ever blocks the match loop: a bot that grants no flow-control
+        # window holds back only its own messages.
+        self._outbox: collections.deque[pb.RefereeMessage] = collections.deque()
+        self._queued = 0
+        self._sent = 0
+        self._writer: asyncio.Task[None] | None = None
+        self._inline: asyncio.Task[Any] | None = None
+        self._inline_expired = False
         self._platform: PlatformFault | None = None
+        # The open decision's deadline (loop time) and the referee's own
+        # stalls measured while it was open.
+        self._deadline = 0.0
+        self._tick_due = 0.0
+        self._checked = 0.0
+        self._lag = 0.0
+        self._received_at: float | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        # The bot's CPU clock (its process or container), read around each decision.
+        self._cpu: Callable[[], float | None] | None = None
+        self._cpu_start: float | None = None
+        self._cpu_used: float | None = None
         #: Set by the match host: the bot's process or container, to tell a
         #: crash from a disconnect.
         self.process: RunningBot | None = None
@@ -108,16 +148,57 @@ class RemoteSeat:
         self.joined.set()
 
     async def send(self, message: pb.RefereeMessage) -> None:
-        """Write one message; a broken stream marks the seat lost."""
+        """Queue one message for the bot; never waits for the bot to take it."""
+        self.post(message)
+
+    def post(self, message: pb.RefereeMessage) -> int:
+        """Queue ``message``; returns its sequence number (0 if the seat takes no more messages).
+
+        A seat whose queue holds more than :data:`MAX_UNSENT` messages does not
+        take its messages (its flow-control window stays shut): it is lost
+        (``timeout``), and only its own games are forfeited.
+        """
         if self._write is None or self._lost is not None or self.closed.is_set():
-            return
+            return 0
+        if self.transcript is not None:
+            self.transcript.append(message)  # in wire order
+        self._outbox.append(message)
+        self._queued += 1
+        if len(self._outbox) > MAX_UNSENT:
+            self.mark_lost("timeout", f"took none of its last {MAX_UNSENT} messages (flow control held)")
+            return 0
+        if self._writer is None and self._inline is None:  # (an inline write starts it when done)
+            self._writer = asyncio.ensure_future(self._drain())
+        return self._queued
+
+    async def _drain(self) -> None:
+        """Write queued messages in order (the seat's only writer)."""
         try:
-            async with self._send_lock:  # notices may be sent while the match loop writes
-                if self.transcript is not None:
-                    self.transcript.append(message)  # in wire order
-                await self._write(message)
+            outbox = self._outbox
+            write = self._write
+            assert write is not None
+            while outbox:
+                await write(outbox[0])
+                outbox.popleft()
+                self._sent += 1
+        except asyncio.CancelledError:
+            raise
         except Exception as exc:  # the stream is gone (reset, cancelled, closed)
+            self._outbox.clear()
             self.mark_lost("disconnect", f"could not send: {type(exc).__name__}")
+        finally:
+            self._writer = None
+
+    def unsent(self) -> int:
+        """Messages queued and not yet taken by the bot's transport."""
+        return len(self._outbox)
+
+    def stop_writing(self) -> None:
+        """Abandon the messages the bot did not take (its stream is being closed)."""
+        self._outbox.clear()
+        writer = self._writer
+        if writer is not None:
+            writer.cancel()
 
     def receive(self, message: pb.BotMessage) -> None:
         """Handle one message from the bot (called by the stream reader)."""
@@ -129,6 +210,15 @@ class RemoteSeat:
         rid = answer.request_id
         pending = self._pending
         if pending is not None and pending[0] == rid:
+            # Stamped on receipt: the answer is judged by when it arrived, not
+            # by when the match loop gets round to it.
+            now = self._received_at = time.monotonic()
+            self._cpu_used = self._cpu_since_request()
+            late = now - self._checked - LAG_TICK_S
+            if late > LAG_TOLERANCE_S:
+                # The loop stalled since the timer last ran (the answer may have
+                # waited in the transport meanwhile): the platform's time.
+                self._lag += late
             _, kind, future = pending
             self._answered.add(rid)
             self._pending = None
@@ -139,28 +229,53 @@ class RemoteSeat:
         if owner is not None and owner != self.seat:
             self.mark_lost("protocol", f"answered request {rid}, which was sent to seat {owner}")
             return
-        if rid in self._answered or owner == self.seat:
+        if rid in self._timed_out:
+            # A slow bot's answer to a request that timed out: the strike was
+            # its price; it is recorded, and is no flood.
+            self._timed_out.discard(rid)
+            self._refuse("stale_answer", f"late answer to request {rid}, which timed out", rid, counts=False)
+        elif rid in self._answered or owner == self.seat:
             self._refuse("stale_answer", f"answer to request {rid}, which is closed", rid)
         else:
             self._refuse("out_of_turn", f"answer to request {rid}, which was never sent", rid)
 
+    def _cpu_since_request(self) -> float | None:
+        """The bot's CPU time since the open request was sent (None where it cannot be measured)."""
+        start, cpu = self._cpu_start, self._cpu
+        if start is None or cpu is None:
+            return None
+        now = cpu()
+        return None if now is None else max(0.0, now - start)
+
     def _reply(self, kind: Any, answer: pb.Answer) -> SeatReply:
         raw = describe_answer(answer)
+        received = self._received_at
+        lag = self._lag
+        cpu = self._cpu_used
         try:
             action = answer_from_proto(kind, answer)
         except MalformedInputError as exc:
-            return SeatReply(malformed=str(exc), raw=raw, think_us=answer.think_time_us)
-        return SeatReply(action=action, raw=raw, think_us=answer.think_time_us)
+            return SeatReply(
+                malformed=str(exc), raw=raw, think_us=answer.think_time_us,
+                received_at=received, platform_lag_s=lag, cpu_s=cpu,
+            )  # fmt: skip
+        return SeatReply(
+            action=action, raw=raw, think_us=answer.think_time_us, received_at=received,
+            platform_lag_s=lag, cpu_s=cpu,
+        )  # fmt: skip
 
-    def _refuse(self, code: str, detail: str, rid: int) -> None:
+    def _refuse(self, code: str, detail: str, rid: int, *, counts: bool = True) -> None:
+        if counts:
+            self._refused_this_game += 1
+        if self._refused_this_game > MAX_REFUSED_PER_GAME + 1:
+            # Counted, not listed: a flood must not fill the record.
+            self._refused_unlisted += 1
+            return
         self._events.append(SeatEvent(self.seat, code, detail, rid))
-        self._refused_this_game += 1
         if self._refused_this_game > MAX_REFUSED_PER_GAME:
             self.mark_lost("protocol", f"more than {MAX_REFUSED_PER_GAME} refused messages in one game")
             return
-        task = asyncio.ensure_future(self.notice("info", code, detail, rid))
-        self._background.add(task)  # keep a reference until it is sent
-        task.add_done_callback(self._background.discard)
+        self.post(_notice(pb.Notice.INFO, code, detail, rid))
 
     def refuse_join(self, detail: str) -> None:
         """Another stream tried to join as this seat (a reconnect, a copied token): refused, recorded.
@@ -209,6 +324,11 @@ class RemoteSeat:
 
     def take_events(self) -> list[SeatEvent]:
         events, self._events = self._events, []
+        if self._refused_unlisted:
+            events.append(
+                SeatEvent(self.seat, "refused_unlisted", f"{self._refused_unlisted} more refused messages, not listed")
+            )
+            self._refused_unlisted = 0
         return events
 
     async def decide(self, prompt: DecisionPrompt, timeout: float) -> SeatReply:
@@ -217,21 +337,100 @@ class RemoteSeat:
         if self._lost is not None:
             raise await self._classified(self._lost)
         loop = asyncio.get_running_loop()
-        kind = prompt.view.decision
+        rid = prompt.request_id
         future: asyncio.Future[SeatReply] = loop.create_future()
-        self._pending = (prompt.request_id, kind, future)
-        message = request_message(prompt.request_id, prompt.view, prompt.move_ms, prompt.bank_ms)
-        timer = loop.call_later(timeout, _expire, future)
+        self._pending = (rid, prompt.view.decision, future)
+        self._received_at = None
+        self._lag = 0.0
+        cpu = self._cpu = getattr(self.process, "cpu_seconds", None)
+        self._cpu_start = cpu() if cpu is not None else None
+        self._cpu_used = None
+        # The seat's clock runs from here: a request its transport has not
+        # taken yet is still its time.
+        now = time.monotonic()  # the loop's own clock (loop.time()), read directly
+        self._checked = now
+        self._deadline = now + timeout
+        self._tick_due = now + min(timeout, LAG_TICK_S)
+        self._timer = loop.call_at(self._tick_due, self._tick, future)
+        message = request_message(rid, prompt.view, prompt.move_ms, prompt.bank_ms, prompt.allowed_ms)
+        seq = 0
         try:
-            await self.send(message)
+            if self._writer is None and not self._outbox and self._write is not None and self._lost is None:
+                seq = await self._write_inline(message)
+            else:
+                seq = self.post(message)  # behind queued messages, in order
             return await future
         except SeatLost as lost:
             raise await self._classified(lost) from None
+        except DecisionTimeout as timeout_:
+            timeout_.cpu_s = self._cpu_since_request()
+            self._timed_out.add(rid)
+            if seq and self._sent < seq:
+                self.mark_lost(
+                    "timeout", f"did not take its messages: request {rid} still unsent after {timeout:.3f} s"
+                )
+            raise
         finally:
-            timer.cancel()
-            if self._pending is not None and self._pending[0] == prompt.request_id:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            if self._pending is not None and self._pending[0] == rid:
                 self._pending = None
-                self._answered.add(prompt.request_id)
+                self._answered.add(rid)
+
+    async def _write_inline(self, message: pb.RefereeMessage) -> int:
+        """Write a request with nothing queued ahead of it, here (no task per decision).
+
+        The decision's timer interrupts a write the bot's transport holds back
+        (:meth:`_tick`); messages queued meanwhile go out after it.  Returns
+        the message's sequence number.
+        """
+        assert self._write is not None
+        if self.transcript is not None:
+            self.transcript.append(message)
+        self._queued += 1
+        seq = self._queued
+        task = self._inline = asyncio.current_task()
+        try:
+            await self._write(message)
+            self._sent += 1
+        except asyncio.CancelledError:
+            if not self._inline_expired:
+                raise
+            if task is not None:
+                task.uncancel()  # our own interruption: the decision timed out
+        except Exception as exc:  # the stream is gone (reset, cancelled, closed)
+            self.mark_lost("disconnect", f"could not send: {type(exc).__name__}")
+        finally:
+            self._inline = None
+            self._inline_expired = False
+        if self._outbox and self._writer is None and self._lost is None:
+            self._writer = asyncio.ensure_future(self._drain())
+        return seq
+
+    def _tick(self, future: asyncio.Future[SeatReply]) -> None:
+        """The open decision's timer: expire it, unless the referee itself stalled.
+
+        A tick that runs late means the referee's loop was held up (the
+        platform's fault): that time is added to the deadline and recorded.
+        """
+        if future.done():
+            return
+        loop = future.get_loop()
+        now = time.monotonic()
+        late = now - self._tick_due
+        if late > LAG_TOLERANCE_S:
+            self._lag += late  # the loop could not run when it should have
+        self._checked = now
+        deadline = self._deadline + self._lag
+        if now >= deadline:
+            future.set_exception(DecisionTimeout(self._lag))
+            if self._inline is not None:  # the request itself is held back: stop waiting for it
+                self._inline_expired = True
+                self._inline.cancel()
+            return
+        self._tick_due = min(now + LAG_TICK_S, deadline)
+        self._timer = loop.call_at(self._tick_due, self._tick, future)
 
     async def _classified(self, lost: SeatLost) -> SeatLost | PlatformFault:
         """A broken stream whose process has exited is a crash, not a disconnect.
@@ -252,7 +451,12 @@ class RemoteSeat:
                     self.platform_failed(fault)
                     assert self._platform is not None
                     return self._platform
-                self._lost = SeatLost("crash", await process.exit_detail())
+                detail = await process.exit_detail()
+                if detail == CLEAN_EXIT:
+                    # The bot ended its stream and left cleanly (e.g. after the
+                    # referee reset it for a message over the limit): a disconnect.
+                    return lost
+                self._lost = SeatLost("crash", detail)
                 self._events.append(SeatEvent(self.seat, "lost:crash", self._lost.detail))
                 return self._lost
             await asyncio.sleep(0.02)
@@ -289,20 +493,25 @@ class RemoteSeat:
         )
 
     async def notice(self, level: str, code: str, message: str, request_id: int = 0) -> None:
-        levels = {"info": pb.Notice.INFO, "strike": pb.Notice.STRIKE, "forfeit": pb.Notice.FORFEIT}
-        await self.send(
-            pb.RefereeMessage(
-                notice=pb.Notice(
-                    level=levels.get(level, pb.Notice.INFO), code=code, message=message[:500],
-                    request_id=request_id,
-                )  # fmt: skip
-            )
-        )
+        self.post(_notice(_LEVELS.get(level, pb.Notice.INFO), code, message, request_id))
 
     async def end_match(self, reason: str) -> None:
-        """Say goodbye and let the stream close with OK."""
-        await self.send(pb.RefereeMessage(match_end=pb.MatchEnd(match_id=self.match_id, reason=reason)))
+        """Say goodbye and let the stream close with OK (once the bot has taken its last messages)."""
+        self.post(pb.RefereeMessage(match_end=pb.MatchEnd(match_id=self.match_id, reason=reason)))
+        writer = self._writer
+        if writer is not None:
+            # Bounded: a bot that takes nothing more only loses its goodbye.
+            await asyncio.wait({writer}, timeout=END_FLUSH_S)
         self.closed.set()
+
+
+_LEVELS = {"info": pb.Notice.INFO, "strike": pb.Notice.STRIKE, "forfeit": pb.Notice.FORFEIT}
+
+
+def _notice(level: int, code: str, message: str, request_id: int) -> pb.RefereeMessage:
+    return pb.RefereeMessage(
+        notice=pb.Notice(level=level, code=code, message=message[:500], request_id=request_id)  # type: ignore[arg-type]
+    )
 
 
 @functools.lru_cache(maxsize=8)
@@ -318,11 +527,6 @@ def hand_end_message(hand: HandResult, tricks: tuple[Trick, ...], players: int) 
             bags=[t.bags_after for t in hand.teams],
         )
     )
-
-
-def _expire(future: asyncio.Future[SeatReply]) -> None:
-    if not future.done():
-        future.set_exception(TimeoutError())
 
 
 __all__ = ["ANSWER_FIELD", "KIND_FROM_PROTO", "RemoteSeat", "describe_answer", "new_token"]

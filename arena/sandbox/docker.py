@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -214,6 +215,25 @@ class DockerProcess:
         """Whether the kernel killed the container for memory (known after stop/exit_detail)."""
         return bool(self._state.get("OOMKilled"))
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time every process of the container has used so far (its cgroup), or None if unreadable."""
+        path = getattr(self, "_cpu_path", "")
+        if path == "":
+            path = self._cpu_path = _cgroup_cpu_file(self.container.id)
+        if path is None:
+            return None
+        try:
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                text = os.pread(fd, 256, 0).decode()
+            finally:
+                os.close(fd)
+        except OSError:
+            return None
+        if path.endswith("cpuacct.usage"):  # cgroup v1: nanoseconds
+            return int(text) / 1e9
+        return int(text.split(None, 2)[1]) / 1e6  # cgroup v2 cpu.stat: "usage_usec N ..."
+
     async def _inspect_state(self) -> dict[str, Any]:
         with contextlib.suppress(Exception):
             await asyncio.to_thread(self.container.reload)
@@ -271,3 +291,18 @@ def prune(client: Any, match_prefix: str | None = None, *, include_running: bool
             client.api.remove_container(info["Id"], force=True)
             removed.append(str((info.get("Names") or [info["Id"][:12]])[0]).lstrip("/"))
     return removed
+
+
+def _cgroup_cpu_file(container_id: str) -> str | None:
+    """The file holding a container's CPU usage, for cgroup v1 and v2 and both cgroup drivers."""
+    root = "/sys/fs/cgroup"
+    for path in (
+        f"{root}/cpuacct/docker/{container_id}/cpuacct.usage",
+        f"{root}/cpu,cpuacct/docker/{container_id}/cpuacct.usage",
+        f"{root}/cpuacct/system.slice/docker-{container_id}.scope/cpuacct.usage",
+        f"{root}/system.slice/docker-{container_id}.scope/cpu.stat",
+        f"{root}/docker/{container_id}/cpu.stat",
+    ):
+        if os.path.exists(path):
+            return path
+    return None

@@ -76,10 +76,10 @@ def install() -> None:
         meter = CpuMeter(cpu)
         inner = BotDriver.handle
 
-        def counted(self, message):  # type: ignore[no-untyped-def]
+        def counted(self, message, *args):  # type: ignore[no-untyped-def]
             if message.WhichOneof("message") == "request":
                 meter.tick()
-            return inner(self, message)
+            return inner(self, message, *args)
 
         BotDriver.handle = counted  # type: ignore[method-assign]
     if trace:
@@ -89,9 +89,9 @@ def install() -> None:
         handle_us: list[float] = []
         clock = time.perf_counter
 
-        def handle(self, message):  # type: ignore[no-untyped-def]
+        def handle(self, message, *args):  # type: ignore[no-untyped-def]
             started = clock()
-            answer = original(self, message)
+            answer = original(self, message, *args)
             if answer is not None:
                 handle_us.append((clock() - started) * 1e6)
             return answer

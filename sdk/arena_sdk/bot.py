@@ -38,6 +38,11 @@ class MatchInfo:
     bank_ms: int
     games: int
     seat_names: tuple[str, ...]
+    """Bot names per seat as known when you joined ("" for a seat not joined yet; not updated)."""
+    hard_cap_ms: int = 0
+    """No decision may take longer than this, whatever the bank holds (0: no cap said)."""
+    strikes_to_forfeit: int = 0
+    """Strikes in one game that forfeit it."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,15 +178,23 @@ class BotDriver:
         self._tricks_reported = 0
         self._hand = 0
         self.finished = False
+        self._hard_cap_ms = 0
+        self._closed_at: float | None = None
         self.last_view: View | None = None
         #: Why the last answer could not be encoded (``None`` when it could).
         self.last_error: str | None = None
 
-    def handle(self, message: pb.RefereeMessage) -> pb.Answer | None:
-        """Process one message; returns an answer for a decision request, else None."""
+    def handle(self, message: pb.RefereeMessage, queued: bool = False) -> pb.Answer | None:
+        """Process one message; returns an answer for a decision request, else None.
+
+        ``queued``: the message was already waiting when the transport read it
+        (it arrived while the bot was busy), so its arrival time is unknown:
+        a request is then stamped as early as the referee could have sent it
+        (when the previous decision closed), never later than it arrived.
+        """
         which = message.WhichOneof("message")
         if which == "request":
-            return self._decide(message.request)
+            return self._decide(message.request, queued)
         if which == "welcome":
             self._welcome(message.welcome)
         elif which == "game_start":
@@ -241,7 +254,10 @@ class BotDriver:
             bank_ms=w.time_control.bank_ms,
             games=w.games,
             seat_names=tuple(w.seat_names),
+            hard_cap_ms=w.time_control.hard_cap_ms,
+            strikes_to_forfeit=w.time_control.strikes_to_forfeit,
         )
+        self._hard_cap_ms = info.hard_cap_ms
         self.bot.match = info
         self._guarded("on_match_start", self.bot.on_match_start, info)
 
@@ -254,17 +270,27 @@ class BotDriver:
             self._guarded("on_trick_end", self.bot.on_trick_end, trick, self.last_view)
         self._tricks_reported = max(self._tricks_reported, len(tricks))
 
-    def _decide(self, request: pb.DecisionRequest) -> pb.Answer:
+    def _decide(self, request: pb.DecisionRequest, queued: bool = False) -> pb.Answer:
         if self.rules is None:
             raise RuntimeError("decision request before welcome")
         started = time.perf_counter()
         received = time.monotonic()
+        if queued and self._closed_at is not None:
+            # It waited behind our last (late) answer: count from when the referee closed that one.
+            received = min(received, self._closed_at)
         previous = self.last_view  # reset at each game start
         known = None
         if previous is not None and previous.hand_number == request.view.hand_number:
             known = previous.__dict__.get("tricks")  # only if that view parsed them already
-        view = View(self.rules, request, known, received_at=received)  # time counts from arrival
+        view = View(self.rules, request, known, received_at=received, hard_cap_ms=self._hard_cap_ms)
         self.last_view = view
+        try:
+            return self._answer(request, view, started)
+        finally:
+            # The referee closes a request at our answer or at its deadline, whichever is first.
+            self._closed_at = min(time.monotonic(), view.received_at + view.allowed_ms / 1000.0)
+
+    def _answer(self, request: pb.DecisionRequest, view: View, started: float) -> pb.Answer:
         if self._wants_tricks:  # parsing every trick costs time; only for bots that listen
             self._report_tricks(view.hand_number, view.tricks)
         kind = view.kind

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 import sys
+import time
 from collections.abc import Sequence
 
 import grpc
@@ -22,6 +23,8 @@ from arena_sdk.wire import arena_pb2_grpc as pb_grpc
 
 ENV_ADDRESS = "ARENA_ADDRESS"
 ENV_TOKEN = "ARENA_TOKEN"
+#: A read that returns faster than this found its message already waiting.
+QUEUED_READ_S = 0.0005
 #: How long a bot waits for the referee to answer before giving up.
 DEFAULT_CONNECT_TIMEOUT_S = 60.0
 
@@ -71,11 +74,15 @@ async def play_match(
         )
         try:
             await call.write(pb.BotMessage(join=join))
+            monotonic = time.monotonic
             while True:
+                waiting = monotonic()
                 message = await call.read()
                 if message is grpc.aio.EOF:
                     break
-                answer = driver.handle(message)
+                # A read that returns at once found the message already waiting
+                # (it came while the bot was thinking): its arrival is unknown.
+                answer = driver.handle(message, monotonic() - waiting < QUEUED_READ_S)
                 if answer is not None:
                     await call.write(pb.BotMessage(answer=answer))
                 elif driver.finished:

@@ -120,9 +120,13 @@ def view_to_proto(view: EngineView) -> pb.SeatView:
 
 
 def fill_request(
-    message: pb.DecisionRequest, request_id: int, view: EngineView, move_ms: int, bank_ms: int
-) -> None:
-    """Write a decision request for the seat of ``view`` (which must be to move) into ``message``."""
+    message: pb.DecisionRequest, request_id: int, view: EngineView, move_ms: int, bank_ms: int,
+    allowed_ms: int = 0,
+) -> None:  # fmt: skip
+    """Write a decision request for the seat of ``view`` (which must be to move) into ``message``.
+
+    ``allowed_ms`` is what the referee will enforce for this decision (0: not said).
+    """
     kind = view.decision
     assert kind is not None, "only the seat to move is asked"
     message.request_id = request_id
@@ -135,21 +139,25 @@ def fill_request(
         message.legal.extend([action_text(kind, a) for a in view.legal_actions])
     message.move_ms = move_ms
     message.bank_ms = bank_ms
+    if allowed_ms:
+        message.allowed_ms = allowed_ms
 
 
 def request_to_proto(
-    request_id: int, view: EngineView, move_ms: int, bank_ms: int
+    request_id: int, view: EngineView, move_ms: int, bank_ms: int, allowed_ms: int = 0
 ) -> pb.DecisionRequest:
     """A decision request message for the seat of ``view``."""
     message = pb.DecisionRequest()
-    fill_request(message, request_id, view, move_ms, bank_ms)
+    fill_request(message, request_id, view, move_ms, bank_ms, allowed_ms)
     return message
 
 
-def request_message(request_id: int, view: EngineView, move_ms: int, bank_ms: int) -> pb.RefereeMessage:
+def request_message(
+    request_id: int, view: EngineView, move_ms: int, bank_ms: int, allowed_ms: int = 0
+) -> pb.RefereeMessage:
     """The referee's message carrying a decision request, built in place (no copies)."""
     message = pb.RefereeMessage()
-    fill_request(message.request, request_id, view, move_ms, bank_ms)
+    fill_request(message.request, request_id, view, move_ms, bank_ms, allowed_ms)
     return message
 
 

@@ -32,6 +32,7 @@ class View:
         request: pb.DecisionRequest,
         known_tricks: list[Trick] | None = None,
         received_at: float | None = None,
+        hard_cap_ms: int = 0,
     ) -> None:
         self.rules = rules
         self._message = request.view
@@ -41,6 +42,10 @@ class View:
         self.move_ms: int = request.move_ms
         self.bank_ms: int = request.bank_ms
         self.received_at: float = time.monotonic() if received_at is None else received_at
+        #: What the referee enforces for this decision, in ms: min(move + bank, hard cap).
+        self.allowed_ms: int = request.allowed_ms or _allowed_ms(
+            request.move_ms, request.bank_ms, hard_cap_ms
+        )
         kind = self.kind
         #: Legal actions in canonical order (empty for an exchange: any 0-3 of your cards).
         self.legal: list[Any] = (
@@ -260,10 +265,20 @@ class View:
     # ---------------------------------------------------------------- time
 
     def time_left(self) -> float:
-        """Seconds left for this decision, bank included, by your own clock."""
-        budget = (self.move_ms + self.bank_ms) / 1000.0
-        return budget - (time.monotonic() - self.received_at)
+        """Seconds left before this decision is a timeout, by your own clock.
+
+        What the referee enforces: move time plus bank, but never beyond the
+        hard cap; counted from when the request arrived.  Negative once it is
+        too late (the referee has already played the default move).
+        """
+        return self.allowed_ms / 1000.0 - (time.monotonic() - self.received_at)
 
     def move_time_left(self) -> float:
         """Seconds left before the bank is touched."""
-        return self.move_ms / 1000.0 - (time.monotonic() - self.received_at)
+        return min(self.move_ms, self.allowed_ms) / 1000.0 - (time.monotonic() - self.received_at)
+
+
+def _allowed_ms(move_ms: int, bank_ms: int, hard_cap_ms: int) -> int:
+    """min(move + bank, hard cap), for a request that does not say (an older referee, a harness)."""
+    budget = move_ms + bank_ms
+    return min(budget, hard_cap_ms) if hard_cap_ms else budget

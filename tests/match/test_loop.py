@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
 from collections.abc import Callable
@@ -285,3 +286,41 @@ def test_seeds_are_deterministic_and_one_way():
 def test_bad_time_controls_are_refused(kwargs):
     with pytest.raises(ValueError):
         TimeControl(**kwargs)
+
+
+class ArrivesThenWaits(ScriptedSeat):
+    """Answers after ``think`` seconds, then the loop's own step takes ``busy`` more."""
+
+    def __init__(self, seat: int, clock: ManualClock, think: float, busy: float, lag: float = 0.0) -> None:
+        super().__init__(seat, clock)
+        self.think, self.busy, self.lag = think, busy, lag
+
+    async def decide(self, prompt: DecisionPrompt, timeout: float) -> SeatReply:
+        _, reply = random_policy(prompt, self.rng)
+        self.clock.advance(self.think)
+        reply = dataclasses.replace(reply, received_at=self.clock.now(), platform_lag_s=self.lag)
+        self.clock.advance(self.busy)  # other work of the same loop step
+        return reply
+
+
+def test_an_answer_is_judged_by_when_it_arrived_not_when_the_loop_resumed():
+    # Issue #16.1: 45 ms under a 50 ms limit, 10 ms of other work before the
+    # loop resumes: in time, recorded as 45 ms.
+    clock = ManualClock()
+    seats = [ArrivesThenWaits(0, clock, think=0.045, busy=0.010)] + seats_with(clock)[1:]
+    game = run(spec(tc=TimeControl(0.05, 0.0, 0.05, 3)), seats, clock).games[0]
+    assert game.stats[0].strikes == 0 and game.ending == "max_hands"
+    north = [a for h in game.record["hands"] for a in h["actions"] if a["seat"] == "N"]
+    assert north and all(a["ms"] == 45.0 for a in north)
+
+
+def test_the_referees_own_stall_is_never_charged_to_the_bot():
+    # 120 ms from request to answer under a 50 ms limit, of which the referee
+    # itself stalled 80 ms: the bot took 40 ms, no strike; the stall is recorded.
+    clock = ManualClock()
+    seats = [ArrivesThenWaits(0, clock, think=0.120, busy=0.0, lag=0.080)] + seats_with(clock)[1:]
+    game = run(spec(tc=TimeControl(0.05, 0.0, 0.05, 3)), seats, clock).games[0]
+    assert game.stats[0].strikes == 0 and game.ending == "max_hands"
+    north = [a for h in game.record["hands"] for a in h["actions"] if a["seat"] == "N"]
+    assert north and all(a["ms"] == 40.0 and a["lag_ms"] == 80.0 for a in north)
+    assert replayed(game.record).result == game.result

@@ -69,8 +69,10 @@ class Script:
     name = "scripted"
     version = 1
     #: Seconds to stay alive after the stream ends (a process that lingers is
-    #: a disconnect, one that exits at once a crash).
+    #: a disconnect, one that dies at once a crash, one that exits 0 a disconnect).
     linger_s = 0.0
+    #: As a process: exit with status 0 the moment the stream ends.
+    exit_at_once = False
 
     def __init__(self) -> None:
         self.received: list[pb.RefereeMessage] = []
@@ -131,6 +133,9 @@ class Script:
             except asyncio.CancelledError:
                 call.cancel()
                 raise
+            if self.exit_at_once:  # a bot that leaves as soon as its stream ends, status 0
+                print(f"stream ended: {self.status} {self.details}", flush=True)
+                os._exit(0)
         if self.linger_s:
             await asyncio.sleep(self.linger_s)
         return self
@@ -349,7 +354,13 @@ MODES = {
     "silent": lambda arg: Silent(),
     "leak": lambda arg: Leak(arg),
     "steal": lambda arg: Steal(arg),
+    "huge-exit0": lambda arg: _exiting(Huge(int(arg or 10_000_000), nth=3)),
 }
+
+
+def _exiting(script: Script) -> Script:
+    script.exit_at_once = True
+    return script
 
 
 def main(argv: list[str]) -> int:

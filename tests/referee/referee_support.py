@@ -32,7 +32,7 @@ from arena_sdk.engine.actions import action_from_json, action_to_json
 
 from arena.match import MatchSpec, TimeControl, game_seeds
 from arena.match.seat import RunningBot
-from arena.referee.host import Launcher, command_launcher
+from arena.referee.host import Launcher, command_launcher, host_match
 from arena.referee.server import RefereeServer
 
 HERE = Path(__file__).resolve().parent
@@ -58,6 +58,17 @@ async def running_referee(*addresses: str) -> AsyncIterator[RefereeServer]:
         yield server
     finally:
         await asyncio.wait_for(server.stop(0.5), 10)
+
+
+def host(address: str, spec: MatchSpec, launchers: list[Any], log_dir: Path | None, timeout: float, **kw: Any) -> Any:
+    """Start a referee on ``address``, host one match on it (bounded by ``timeout``), stop; the HostedMatch."""
+    kw.setdefault("start_timeout", 15.0)
+
+    async def scenario() -> Any:
+        async with running_referee(address) as server:
+            return await host_match(server, spec, launchers, server.addresses[0], log_dir=log_dir, **kw)
+
+    return arun(scenario(), timeout)
 
 
 def make_spec(

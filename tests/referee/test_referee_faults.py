@@ -198,6 +198,9 @@ class TestMalformedAnswers:
         assert record["result"]["ending"] == "forfeit:illegal"
         assert record["result"]["winner"] == "B"
         assert [s["default"] for s in only_strikes(record)] == ["malformed"] * 3
+        # The bot is told its side forfeited the game (Notice level FORFEIT).
+        forfeits = [n for n in script.notices() if n.level == pb.Notice.FORFEIT]
+        assert [n.code for n in forfeits] == ["forfeit:illegal"] and "3 strikes" in forfeits[0].message
 
 
 class TestForfeitByStrikes:
@@ -242,8 +245,8 @@ class TestForfeitByStrikes:
             assert 600 - 5 <= strikes[0]["ms"] < 600 + 1000
             assert all(300 - 5 <= s["ms"] < 300 + 1000 for s in strikes[1:])
             assert "lost in an earlier game" not in record["result"]["forfeit"]["detail"]
-        # The silent bot was told of each strike and stayed connected to the end.
-        assert [n.code for n in script.notices()] == ["timeout"] * 6
+        # The silent bot was told of each strike and each forfeit, and stayed connected to the end.
+        assert [n.code for n in script.notices()] == (["timeout"] * 3 + ["forfeit:timeout"]) * 2
         assert script.status == grpc.StatusCode.OK
 
 

@@ -104,3 +104,66 @@ def _fake_to_move(state: GameState, seat: int):
 
     view = state.view(seat)
     return dataclasses.replace(view, decision=Decision.BID, legal_actions=tuple(range(14)))
+
+
+class Overruns(Bot):
+    """Overruns its first decision; remembers the time each view said it had."""
+
+    name = "overruns"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.left: list[float] = []
+
+    def bid(self, view):
+        return 3
+
+    def play(self, view):
+        self.left.append(view.time_left())
+        if len(self.left) == 1:
+            import time
+
+            time.sleep(0.15)  # over its 0.1 s: the referee has closed this request
+        return view.legal_cards()[0]
+
+
+def test_a_request_that_waited_behind_a_late_answer_counts_from_when_it_could_arrive():
+    # Issue #16.3: after one overrun the next request has already waited; the
+    # view must not say the full budget is left.
+    def request(rid: int) -> pb.RefereeMessage:
+        message = play_request()
+        message.request.request_id = rid
+        message.request.move_ms, message.request.bank_ms, message.request.allowed_ms = 100, 0, 100
+        return message
+
+    bot = Overruns()
+    driver = BotDriver(bot)
+    driver.handle(welcome())
+    driver.handle(request(1))
+    driver.handle(request(2), queued=True)  # it was waiting when the read returned
+    assert bot.left[0] > 0.09
+    assert bot.left[1] < 0.06, bot.left  # at least 50 ms of it were gone already
+    driver.handle(request(3))  # read after a wait: counts from now
+    assert bot.left[2] > 0.09
+
+
+def test_the_docs_say_what_the_code_does():
+    # Issue #16.11: an exception in bid/play is a strike (not a crash); the
+    # default blind_nil declines; Welcome's seat names are a snapshot.
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "writing-a-bot.md").read_text()
+    assert "ends your process" not in docs and "trails by 200" not in docs
+    assert "declines (returns `False`)" in docs
+    assert "not updated later" in docs
+
+    class BadBid(Buggy):
+        def bid(self, view):
+            raise ValueError("no")
+
+    driver = BotDriver(BadBid())
+    driver.handle(welcome())
+    state = GameState.new(resolve_ruleset("pagat"), 1, first=3)
+    answer = driver.handle(pb.RefereeMessage(request=request_to_proto(1, state.view(0), 1000, 0)))
+    assert answer is not None and answer.WhichOneof("action") is None  # a malformed strike, no crash
+    assert Bot().blind_nil(None) is False  # type: ignore[arg-type]

@@ -161,3 +161,16 @@ def test_two_player_view():
     assert len(view.seen_discards) == 1
     assert set(view.seen_discards) <= view.cards_seen()
     assert not set(view.seen_discards) & view.unseen_cards()
+
+
+def test_time_left_never_exceeds_the_hard_cap():
+    # Issue #16.2: move 0.5 s, bank 4 s, hard cap 1 s: the referee strikes at 1 s.
+    state = dealt()
+    request = request_to_proto(7, state.view(state.to_move), 500, 4000)
+    view = View(state.rules, request, hard_cap_ms=1000)  # cap from Welcome.time_control
+    assert view.allowed_ms == 1000 and 0.9 < view.time_left() <= 1.0
+    # The referee also says it in the request itself (DecisionRequest.allowed_ms).
+    request = request_to_proto(7, state.view(state.to_move), 500, 4000, allowed_ms=1000)
+    view = View(state.rules, request)
+    assert view.allowed_ms == 1000 and 0.9 < view.time_left() <= 1.0
+    assert 0.4 < view.move_time_left() <= 0.5

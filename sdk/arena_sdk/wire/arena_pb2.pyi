@@ -137,20 +137,22 @@ class GameStart(_message.Message):
     def __init__(self, game_index: _Optional[int] = ..., game_id: _Optional[str] = ..., bot_seed: _Optional[int] = ..., first: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., bags: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("request_id", "kind", "view", "legal", "move_ms", "bank_ms")
+    __slots__ = ("request_id", "kind", "view", "legal", "move_ms", "bank_ms", "allowed_ms")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     LEGAL_FIELD_NUMBER: _ClassVar[int]
     MOVE_MS_FIELD_NUMBER: _ClassVar[int]
     BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    ALLOWED_MS_FIELD_NUMBER: _ClassVar[int]
     request_id: int
     kind: DecisionKind
     view: SeatView
     legal: _containers.RepeatedScalarFieldContainer[str]
     move_ms: int
     bank_ms: int
-    def __init__(self, request_id: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., view: _Optional[_Union[SeatView, _Mapping]] = ..., legal: _Optional[_Iterable[str]] = ..., move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ...) -> None: ...
+    allowed_ms: int
+    def __init__(self, request_id: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., view: _Optional[_Union[SeatView, _Mapping]] = ..., legal: _Optional[_Iterable[str]] = ..., move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., allowed_ms: _Optional[int] = ...) -> None: ...
 
 class Play(_message.Message):
     __slots__ = ("seat", "card")

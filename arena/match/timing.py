@@ -1,0 +1,67 @@
+"""Per-seat time figures of a game: wall time, the bot's CPU time, the referee's own share.
+
+Both from a live game (:class:`~arena.match.loop.SeatStats`) and from a
+stored record (its decisions' ``ms``, ``cpu_ms``, ``ref_us`` and ``lag_ms``),
+so the match summary and ``arena replay --json`` say the same thing
+(docs/record-format.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from arena_sdk.engine import seat_name
+
+
+def stats_timing(players: int, stats: Sequence[Any]) -> dict[str, dict[str, Any]]:
+    """``{SEAT: figures}`` from a game's per-seat statistics."""
+    return {
+        seat_name(players, s): _figures(
+            st.decisions, st.think_s * 1000, st.max_s * 1000,
+            st.cpu_s * 1000 if st.cpu_measured else None, st.ref_s * 1e6, st.lag_s * 1000, st.timeouts,
+        )  # fmt: skip
+        for s, st in enumerate(stats)
+    }
+
+
+def record_timing(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``{SEAT: figures}`` from a version-2 record's decisions (a version-1 record has none: ``{}``)."""
+    seats: dict[str, list[dict[str, Any]]] = {}
+    for hand in record.get("hands", []):
+        for action in hand.get("actions", []):
+            if _number(action.get("ms")) is not None:
+                seats.setdefault(str(action.get("seat")), []).append(action)
+    out = {}
+    for seat, actions in seats.items():
+        ms = [_number(a["ms"]) or 0.0 for a in actions]
+        cpu = [x for x in (_number(a.get("cpu_ms")) for a in actions) if x is not None]
+        out[seat] = _figures(
+            len(actions), sum(ms), max(ms), sum(cpu) if cpu else None,
+            sum(_number(a.get("ref_us")) or 0.0 for a in actions),
+            sum(_number(a.get("lag_ms")) or 0.0 for a in actions),
+            sum(a.get("default") == "timeout" for a in actions),
+        )  # fmt: skip
+    return out
+
+
+def _number(value: Any) -> float | None:
+    """A finite, sane figure from a record, or None (records may come from anywhere)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value) if -1e15 < value < 1e15 else float("nan")
+    return value if value == value else None
+
+
+def _figures(
+    decisions: int, ms: float, max_ms: float, cpu_ms: float | None, ref_us: float, lag_ms: float, timeouts: int
+) -> dict[str, Any]:
+    return {
+        "decisions": decisions,
+        "ms": round(ms, 3),
+        "max_ms": round(max_ms, 3),
+        "cpu_ms": None if cpu_ms is None else round(cpu_ms, 3),
+        "ref_us": int(ref_us),
+        "lag_ms": round(lag_ms, 3),
+        "timeouts": timeouts,
+    }
