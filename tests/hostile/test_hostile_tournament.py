@@ -45,6 +45,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.sandbox.docker import LABEL, MATCH_LABEL, SOCKET_DIR_IN_CONTAINER
+from docker_support import TEST_LABEL, TEST_RUN
 
 pytestmark = pytest.mark.docker
 
@@ -505,7 +506,7 @@ class HealthProbe(threading.Thread):
 
     def sockets(self) -> set[str]:
         found = set()
-        for c in self.client.containers.list(sparse=True, filters={"label": [LABEL]}):
+        for c in self.client.containers.list(sparse=True, filters={"label": [LABEL, f"{TEST_LABEL}={TEST_RUN}"]}):
             if not c.attrs.get("Labels", {}).get(MATCH_LABEL, "").startswith(self.prefix):
                 continue
             for mount in c.attrs.get("Mounts", []):
@@ -572,7 +573,7 @@ def ours(client: Any) -> list[str]:
     """Containers of these tournaments still on the engine (`docker ps -a --filter label=arena.managed`)."""
     return [
         c.name
-        for c in client.containers.list(all=True, sparse=True, filters={"label": [LABEL]})
+        for c in client.containers.list(all=True, sparse=True, filters={"label": [LABEL, f"{TEST_LABEL}={TEST_RUN}"]})
         if c.attrs.get("Labels", {}).get(MATCH_LABEL, "").startswith((f"{NAME}/", f"{BASELINE}/"))
     ]
 
