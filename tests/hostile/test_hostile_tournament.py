@@ -51,6 +51,8 @@ pytestmark = pytest.mark.docker
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "reliability.md"
+#: docs/reliability.md from this line on is written by hand and kept when the table is rewritten.
+HAND_WRITTEN = "<!-- HAND_WRITTEN: below this line by hand; the generator keeps it -->"
 NAME = "hostile-zoo"
 BASELINE = "hostile-baseline"
 SEED = "hostile-bots"
@@ -652,7 +654,8 @@ def test_a_tournament_of_hostile_bots(docker, images, tmp_path):
     text = reliability_doc(table, took, base_took)
     (tmp_path / "reliability.md").write_text(text)
     if os.environ.get("ARENA_WRITE_RELIABILITY") == "1":
-        DOC.write_text(text)
+        old = DOC.read_text() if DOC.exists() else ""
+        DOC.write_text(text + (old[old.index(HAND_WRITTEN):] if HAND_WRITTEN in old else ""))
     print(text)
     failed = [(row[0], row[4]) for row in table if not row[5]]
     assert not failed, failed
@@ -670,7 +673,7 @@ def reliability_doc(table: list[tuple[str, str, str, str, str, bool]], took: flo
         "",
         "Written by `tests/hostile/test_hostile_tournament.py` from a real run "
         "(`ARENA_WRITE_RELIABILITY=1 .venv/bin/python -m pytest tests/hostile/test_hostile_tournament.py`); "
-        "do not edit by hand.",
+        "do not edit this part by hand (the part after the line `HAND_WRITTEN` is kept).",
         "",
         f"Run: {datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%d %H:%M UTC')}, "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()}; "
