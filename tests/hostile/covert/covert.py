@@ -85,7 +85,7 @@ def receive() -> None:
         running, loads, procs = [], [], []
         iterations = 0
         started = time.perf_counter()
-        while time.time() < end:
+        while True:  # at least one sample, even when this slot's window has passed (a busy machine)
             for path in FILES:
                 texts[path].add(read(path))
             fields = read("/proc/loadavg").split()
@@ -96,6 +96,8 @@ def receive() -> None:
             procs.append(nprocs)
             for _ in range(20000):  # the timing channel: how much work this slot allows
                 iterations += 1
+            if time.time() >= end:
+                break
         seconds = time.perf_counter() - started
         print(json.dumps({
             "slot": i,
