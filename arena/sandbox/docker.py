@@ -27,9 +27,12 @@ per-decision path.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import dataclasses
 import os
+import shutil
+import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -135,15 +138,35 @@ def image_volumes(client: Any, image: str) -> list[str]:
     return sorted(str(path) for path in declared)
 
 
-def static_proc_dir(socket_dir: Path, limits: ContainerLimits) -> Path:
-    """Write the static ``/proc`` files seats see into ``socket_dir/proc``; return that directory.
+_proc_root: Path | None = None
+_proc_lock = threading.Lock()
 
-    The numbers are plausible but fixed for the whole match (an idle machine
-    with the seat's own memory limit), so nothing a seat does shows up in them.
+
+def static_proc_dir(limits: ContainerLimits) -> Path:
+    """The directory of static ``/proc`` files for seats with ``limits``; written once per process.
+
+    The numbers are plausible but fixed (an idle machine with the seat's own
+    memory limit), so nothing any seat does shows up in them.  The files live
+    outside the match's socket directory (a seat's ``/arena`` holds only the
+    referee's socket) in one directory per runner process, removed at exit.
     """
-    directory = socket_dir / "proc"
-    directory.mkdir(exist_ok=True)
-    directory.chmod(0o755)
+    global _proc_root
+    with _proc_lock:
+        if _proc_root is None or not _proc_root.is_dir():
+            _proc_root = Path(tempfile.mkdtemp(prefix="arena-proc-"))
+            _proc_root.chmod(0o755)
+            atexit.register(shutil.rmtree, _proc_root, True)
+        directory = _proc_root / f"mem-{_bytes(limits.memory)}"
+        if not directory.is_dir():
+            _write_proc_files(directory, limits)
+    return directory
+
+
+def _write_proc_files(directory: Path, limits: ContainerLimits) -> None:
+    tmp = directory.with_name(directory.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    tmp.chmod(0o755)
     cpus = max(1, os.cpu_count() or 1)
     memory_kb = _bytes(limits.memory) // 1024
     files = {
@@ -169,13 +192,9 @@ def static_proc_dir(socket_dir: Path, limits: ContainerLimits) -> Path:
         ),
     }
     for name in STATIC_PROC_FILES:
-        path = directory / name
-        if not path.exists():  # several seats share a match's directory (and may write at once)
-            tmp = directory / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
-            tmp.write_text(files[name])
-            tmp.chmod(0o444)
-            tmp.replace(path)
-    return directory
+        (tmp / name).write_text(files[name])
+        (tmp / name).chmod(0o444)
+    tmp.rename(directory)
 
 
 def _bytes(size: str) -> int:
@@ -256,7 +275,7 @@ def _create_and_start(
 
     settings = container_settings(
         image, env, socket_dir, limits, {**env_labels(), **labels},
-        hidden_volumes=image_volumes(client, image), proc_dir=static_proc_dir(socket_dir, limits),
+        hidden_volumes=image_volumes(client, image), proc_dir=static_proc_dir(limits),
     )  # fmt: skip
     settings.pop("detach")
     kwargs = _create_container_args({**settings, "version": client.api._version})
