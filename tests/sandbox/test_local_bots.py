@@ -1,9 +1,11 @@
 """Local ``cmd:`` bots (development mode): tokens out of reach of other local bots, every process stopped.
 
-The hostile bot below, as a red team wrote it: it looks through every
-process's environment for other seats' tokens (and tries their token pipes),
-and leaves behind a ``setsid`` child that ignores TERM and a double-forked
-daemon, then plays normally.  After the match every one of its processes
+The hostile bot below, as a red team wrote it: once the game has begun it
+looks through every process's environment for other seats' tokens (and
+tries their token pipes), and it leaves behind a ``setsid`` child that
+ignores TERM and a double-forked daemon; it plays normally.  (A bot that
+reads another bot's pipe before its owner does, at start-up, can still take
+that token: local mode is not a sandbox, docs/reliability.md.)  After the match every one of its processes
 must be gone, it must have found no token, and the honest seats must have
 played a normal game.
 """
@@ -33,7 +35,11 @@ RANDOM_BOT = REPO / "example_bots" / "random" / "bot.py"
 
 HOSTILE = textwrap.dedent(
     """
-    import json, os, runpy, signal, subprocess, sys, time
+    import json, os, subprocess, sys
+
+    sys.path.insert(0, {bot_dir!r})
+    from bot import RandomBot  # the random example bot, made hostile
+    from arena_sdk import run
 
     OUT = {out!r}
     SLEEPER = (
@@ -44,35 +50,48 @@ HOSTILE = textwrap.dedent(
         "open(sys.argv[2], 'a').write(f'{{os.getpid()}}\\\\n')\\n"
         "time.sleep(600)\\n"
     )
+
+
+    def steal():
+        found = set()
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            if int(pid) == os.getpid():
+                continue
+            try:
+                environ = open(f"/proc/{{pid}}/environ", "rb").read().split(b"\\0")
+            except OSError:
+                continue
+            for item in environ:
+                if item.startswith(b"ARENA_TOKEN="):
+                    found.add(item.split(b"=", 1)[1].decode())
+                if item.startswith(b"ARENA_TOKEN_FILE=/dev/fd/"):  # another bot's pipe, through /proc
+                    fd = item.split(b"/")[-1].decode()
+                    try:
+                        f = os.open(f"/proc/{{pid}}/fd/{{fd}}", os.O_RDONLY | os.O_NONBLOCK)
+                        data = os.read(f, 100)
+                        os.close(f)
+                        if data:
+                            found.add(data.decode())
+                    except OSError:
+                        pass
+        json.dump(sorted(found), open(OUT, "w"))
+
+
+    class Hostile(RandomBot):
+        name = "hostile"
+        looked = False
+
+        def bid(self, view):
+            if not Hostile.looked:  # every seat has joined: the game has begun
+                Hostile.looked = True
+                steal()
+            return super().bid(view)
+
+
     # A setsid child that ignores TERM, and a double-forked daemon (new session too).
     subprocess.Popen([sys.executable, "-c", SLEEPER, "setsid", OUT + ".pids"], start_new_session=True)
     subprocess.Popen([sys.executable, "-c", SLEEPER, "daemon", OUT + ".pids"], start_new_session=True).wait()
-    time.sleep(1.0)  # the other seats have started
-    found = set()
-    own = os.environ.get("ARENA_TOKEN_FILE", "")
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        if int(pid) == os.getpid():
-            continue
-        try:
-            environ = open(f"/proc/{{pid}}/environ", "rb").read().split(b"\\0")
-        except OSError:
-            continue
-        for item in environ:
-            if item.startswith(b"ARENA_TOKEN="):
-                found.add(item.split(b"=", 1)[1].decode())
-            if item.startswith(b"ARENA_TOKEN_FILE=/dev/fd/"):  # another bot's pipe, through /proc
-                fd = item.split(b"/")[-1].decode()
-                try:
-                    f = os.open(f"/proc/{{pid}}/fd/{{fd}}", os.O_RDONLY | os.O_NONBLOCK)
-                    data = os.read(f, 100)
-                    os.close(f)
-                    if data:
-                        found.add(data.decode())
-                except OSError:
-                    pass
-    json.dump(sorted(found), open(OUT, "w"))
-    sys.argv = [{bot!r}]
-    runpy.run_path({bot!r}, run_name="__main__")
+    run(Hostile())
     """
 )
 
@@ -89,7 +108,7 @@ def alive(pid: int) -> bool:
 def test_a_hostile_local_bot_finds_no_token_and_leaves_no_process(tmp_path):
     out = tmp_path / "hostile.json"
     script = tmp_path / "hostile.py"
-    script.write_text(HOSTILE.format(out=str(out), bot=str(RANDOM_BOT)))
+    script.write_text(HOSTILE.format(out=str(out), bot_dir=str(RANDOM_BOT.parent)))
     spec = MatchSpec(
         match_id="local-hostile", rules=resolve_ruleset("pagat", {"max_hands": "1"}),
         deal_seeds=tuple(game_seeds("local", 1)), time_control=TimeControl(move_s=2.0, bank_s=10.0, hard_cap_s=20.0),
