@@ -17,7 +17,7 @@ from arena.match import TimeControl
 from arena.referee.botspec import BotSpec, BotSpecError
 from arena.referee.local_match import MatchConfig, run_match
 from arena.sandbox.build import DEFAULT_BASE_IMAGE, DEFAULT_BOT_BASE, BuildError, build_image, ensure_bot_base
-from arena.sandbox.docker import DockerUnavailable, ImageNotFound, docker_client, image_id
+from arena.sandbox.docker import DockerUnavailable, ImageNotFound, docker_client, image_id, image_volumes
 from arena_sdk.engine import resolve_ruleset
 
 app = typer.Typer(help="Build and check bot images.", no_args_is_help=True)
@@ -109,13 +109,21 @@ def check(
     """Start IMAGE, check its handshake, and play a short game against the random bot.
 
     Passes when every seat of the image joins and its side plays the game
-    without a strike or forfeit.  Exits 0 on pass, 1 on fail.
+    without a strike or forfeit.  Exits 0 on pass, 1 on fail.  Also reports
+    the image's VOLUME paths: seats get an empty read-only directory there.
     """
     start_seconds(timeout)
     try:
-        image_id(docker_client(), image)
-    except (DockerUnavailable, ImageNotFound) as exc:
+        client = docker_client()
+    except DockerUnavailable as exc:
         fail(str(exc))
+    try:
+        image_id(client, image)
+        volumes = image_volumes(client, image)
+    except ImageNotFound as exc:
+        fail(str(exc))
+    finally:
+        client.close()
     with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
         config = MatchConfig(
             bots=(BotSpec("docker", image), BotSpec("cmd", f"python {RANDOM_BOT}")),
@@ -147,6 +155,7 @@ def check(
         "bot": mine.name,
         "problems": problems,
         "ending": game.ending,
+        "volumes": volumes,
     }
     if as_json:
         print_json(verdict)
@@ -157,4 +166,9 @@ def check(
                 console.print(f"[dim]--- {name} (tail)\n{safe_text(text, keep_newlines=True)}[/]", highlight=False, soft_wrap=True)
     else:
         console.print(f"[green]PASS[/] {safe_text(image)}: bot {safe_text(repr(mine.name))} joined and played a game ({ending_in_words(game.ending)})", soft_wrap=True)
+    if volumes and not as_json:
+        console.print(
+            f"note: the image declares VOLUME {', '.join(volumes)}: seats get an empty read-only "
+            "directory there, not a volume (write to /tmp)", soft_wrap=True, highlight=False,
+        )  # fmt: skip
     raise typer.Exit(0 if not problems else 1)

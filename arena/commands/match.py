@@ -88,6 +88,9 @@ def run(
 
     Every record in OUT can be checked with `arena replay`.  Bot output goes to
     OUT/logs/seatN.log.
+
+    cmd: bots are local processes for development, NOT a sandbox: they run as
+    you, with your files and network.  Run bots you did not write as docker:.
     """
     with bad_input_exits():
         rules = resolve_ruleset(preset, parse_overrides(overrides or []))

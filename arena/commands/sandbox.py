@@ -17,6 +17,9 @@ def prune_command(
     match_id: Annotated[
         str | None, typer.Option("--match", help="Only containers whose match id starts with this (a tournament: NAME/).")
     ] = None,
+    run: Annotated[
+        str | None, typer.Option("--run", help="Only containers of this run (label arena.run).")
+    ] = None,
     running: Annotated[
         bool, typer.Option("--running", help="Also stop running ones (they may belong to a match in progress).")
     ] = False,
@@ -24,12 +27,17 @@ def prune_command(
 ) -> None:
     """Remove the containers the arena labelled (arena.managed) that are left over after a crash.
 
-    Running containers are kept unless --running is given.
+    Each goes with its anonymous volumes.  Running containers are kept unless
+    --running is given.  On an engine others use too, filter with --run or --match.
     """
     try:
-        removed = prune(docker_client(), match_id, include_running=running)
+        client = docker_client()
     except DockerUnavailable as exc:
         fail(str(exc))
+    try:
+        removed = prune(client, match_id, run=run, include_running=running)
+    finally:
+        client.close()
     if as_json:
         print_json({"removed": removed})
     else:

@@ -38,6 +38,9 @@ def run(
     Each pairing plays duplicate tables (the same deals with the partnerships
     swapped).  Results go to OUTPUT/results.sqlite as games finish; stopping
     (Ctrl-C) and running again resumes with only the missing games.
+
+    cmd: entries are local processes for development, NOT a sandbox: they run
+    as you, with your files and network.  Run entries you did not write as docker:.
     """
     try:
         config = load_config(file)

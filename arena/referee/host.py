@@ -45,11 +45,16 @@ Launcher = Callable[[int, str, str, Path | None], Awaitable[RunningBot]]
 
 
 def command_launcher(command: str, env: Mapping[str, str] | None = None) -> Launcher:
-    """A launcher that runs ``command`` as a local process (``env`` added to its environment)."""
+    """A launcher that runs ``command`` as a local process (``env`` added to its environment).
+
+    The token is not put in the environment (other local processes of the
+    user could read it there): the bot reads it from the pipe named by
+    ``ARENA_TOKEN_FILE`` (the SDK does).  Local bots are not sandboxed.
+    """
 
     async def launch(seat: int, address: str, token: str, log_path: Path | None) -> RunningBot:
         return await LocalProcess.start(
-            command, {**(env or {}), ENV_ADDRESS: address, ENV_TOKEN: token}, log_path=log_path
+            command, {**(env or {}), ENV_ADDRESS: address}, log_path=log_path, secrets={ENV_TOKEN: token}
         )
 
     return launch
@@ -62,8 +67,13 @@ def docker_launcher(
     match_id: str,
     limits: ContainerLimits,
     extra_env: Mapping[str, str] | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> Launcher:
-    """A launcher that runs ``image`` in a sandboxed container joined through ``socket_dir``."""
+    """A launcher that runs ``image`` in a sandboxed container joined through ``socket_dir``.
+
+    ``labels`` go on every container (e.g. ``arena.run``: the run that owns it).
+    In a container the token is in ``ARENA_TOKEN``: a seat sees only its own processes.
+    """
 
     async def launch(seat: int, address: str, token: str, log_path: Path | None) -> RunningBot:
         env = {
@@ -71,9 +81,9 @@ def docker_launcher(
             ENV_ADDRESS: f"unix:{SOCKET_DIR_IN_CONTAINER}/{SOCKET_NAME}",
             ENV_TOKEN: token,
         }
-        labels = {MATCH_LABEL: match_id, "arena.seat": str(seat)}
+        seat_labels = {**(labels or {}), MATCH_LABEL: match_id, "arena.seat": str(seat)}
         return await DockerProcess.start(
-            client, image, env, socket_dir, limits=limits, labels=labels, log_path=log_path
+            client, image, env, socket_dir, limits=limits, labels=seat_labels, log_path=log_path
         )
 
     return launch

@@ -6,9 +6,11 @@ a :class:`MatchReport` out, and the game records and bot logs on disk.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import secrets
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,7 @@ from arena.referee.host import (
 )
 from arena.referee.server import RefereeServer
 from arena.sandbox.docker import (
+    RUN_LABEL,
     ContainerLimits,
     DockerUnavailable,
     ImageNotFound,
@@ -145,24 +148,48 @@ def _totals(config: MatchConfig, seat_bots: list[int], games: list[GameOutcome],
     return totals
 
 
-def _launcher(spec: BotSpec, socket_dir: Path, match_id: str, limits: ContainerLimits, client: Any) -> Launcher:
+def _launcher(
+    spec: BotSpec, socket_dir: Path, match_id: str, limits: ContainerLimits, client: Any, labels: Mapping[str, str]
+) -> Launcher:
     if spec.kind == "cmd":
         return command_launcher(spec.target, dict(spec.env))
-    return docker_launcher(client, spec.target, socket_dir, match_id, limits, dict(spec.env))
+    return docker_launcher(client, spec.target, socket_dir, match_id, limits, dict(spec.env), labels)
 
 
 def _docker_client_for(specs: tuple[BotSpec, ...]) -> Any:
-    """A Docker client if any bot is an image (checking every image exists), else None."""
+    """A Docker client if any bot is an image (checking every image exists), else None.
+
+    The caller closes it (a client holds a connection pool: one per run, not per table).
+    """
     images = [s.target for s in specs if s.kind == "docker"]
     if not images:
         return None
+    client = None
     try:
         client = docker_client()
         for image in images:
             image_id(client, image)
     except (DockerUnavailable, ImageNotFound) as exc:
+        if client is not None:
+            client.close()
         raise BotSpecError(str(exc)) from None
     return client
+
+
+@contextlib.contextmanager
+def docker_client_for(specs: Sequence[BotSpec]) -> Iterator[Any]:
+    """One Docker client for a whole run (None if no bot is an image), closed at the end."""
+    client = _docker_client_for(tuple(specs))
+    try:
+        yield client
+    finally:
+        if client is not None:
+            client.close()
+
+
+def new_run_id() -> str:
+    """A random id for one run; its containers carry it as the ``arena.run`` label."""
+    return secrets.token_hex(8)
 
 
 async def play_seated(
@@ -175,20 +202,27 @@ async def play_seated(
     on_game_end: Callable[[GameOutcome], Any] | None = None,
     listen: Sequence[str] = (),
     client: Any = None,
+    labels: Mapping[str, str] | None = None,
 ) -> HostedMatch:
     """Play ``spec`` with one bot per seat: a referee on a private socket, bots started, cleaned up.
 
     This is the self-contained "play one match" call that both ``arena match
-    run`` and the tournament scheduler use.
+    run`` and the tournament scheduler use.  ``client``: the run's Docker
+    client to reuse (without one, a client is opened for this match and
+    closed after it).  ``labels`` go on every container (``arena.run``).
     """
-    if client is None:
-        client = _docker_client_for(tuple(seat_bots))
+    if client is None and any(b.kind == "docker" for b in seat_bots):
+        with docker_client_for(seat_bots) as own:
+            return await play_seated(
+                spec, seat_bots, log_dir=log_dir, limits=limits, start_timeout=start_timeout,
+                on_game_end=on_game_end, listen=listen, client=own, labels=labels,
+            )  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="arena-") as tmp:
         # The match's socket directory: only this match's containers mount it.
         socket_dir = Path(tmp)
         socket_path = socket_dir / SOCKET_NAME
         socket = f"unix:{socket_path}"
-        launchers = [_launcher(bot, socket_dir, spec.match_id, limits, client) for bot in seat_bots]
+        launchers = [_launcher(bot, socket_dir, spec.match_id, limits, client, labels or {}) for bot in seat_bots]
         server = await RefereeServer().start([socket, *listen])
         if client is not None:
             # Containers run as an unprivileged user: let it reach the socket.
@@ -208,7 +242,13 @@ async def run_match(
 ) -> MatchReport:
     """Start a referee, start the bots, play the match, write records; return the report."""
     seat_bots = seat_assignment(config.rules.players, len(config.bots))
-    client = _docker_client_for(config.bots)
+    with docker_client_for(config.bots) as client:
+        return await _run_match(config, seat_bots, client, on_game_end)
+
+
+async def _run_match(
+    config: MatchConfig, seat_bots: list[int], client: Any, on_game_end: Callable[[GameOutcome], Any] | None
+) -> MatchReport:
     spec = MatchSpec(
         match_id=config.match_id,
         rules=config.rules,
@@ -226,7 +266,7 @@ async def run_match(
     hosted = await play_seated(
         spec, [config.bots[b] for b in seat_bots],
         log_dir=out_dir / "logs", limits=config.limits, start_timeout=config.start_timeout,
-        on_game_end=saved, listen=config.listen, client=client,
+        on_game_end=saved, listen=config.listen, client=client, labels={RUN_LABEL: new_run_id()},
     )  # fmt: skip
     names = [""] * len(config.bots)
     for s, b in enumerate(seat_bots):

@@ -3,9 +3,22 @@
 Each container gets ``network_mode="none"``, the match's socket directory
 mounted at ``/arena`` (and nothing else of the host), a read-only root with a
 small tmpfs at ``/tmp``, no capabilities, ``no-new-privileges``, a non-root
-user, memory (= memory + swap), CPU and process limits, capped logs and a
-label to find leftovers.  Stopping sends TERM, waits, then KILL; containers
-are always removed.  Nothing here knows Spades.
+user, memory (= memory + swap), CPU and process limits, capped logs and
+labels to find leftovers (``arena.managed``, the match, the run).  Stopping
+sends TERM, waits, then KILL; containers are always removed, with any volume
+they had.
+
+Learned from a red team (docs/reliability.md, "Containment"):
+
+- an image's own ``VOLUME`` paths get an empty read-only tmpfs instead of a
+  writable anonymous volume (which would bypass the read-only root and the
+  /tmp limit, and be left behind on the host);
+- host-wide counters a seat could use to signal its partner are hidden:
+  ``/proc/loadavg``, ``/proc/stat``, ``/proc/meminfo``, ``/proc/uptime`` ...
+  are static files written by the runner (bind-mounted read-only), the
+  others (pressure, vmstat, interrupts, file-nr ...) are masked.
+
+Nothing here knows Spades.
 
 The Docker SDK is synchronous; its calls run in worker threads, never on the
 per-decision path.
@@ -14,15 +27,23 @@ per-decision path.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import dataclasses
 import os
-from collections.abc import Mapping
+import shutil
+import tempfile
+import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 LABEL = "arena.managed"
 MATCH_LABEL = "arena.match"
+#: The run (a tournament's run id, one ``arena match run``) that started a container.
+RUN_LABEL = "arena.run"
+#: Extra labels for every container, ``key=value,key=value`` (e.g. a CI job's own, to find its containers).
+LABELS_ENV = "ARENA_LABELS"
 SOCKET_DIR_IN_CONTAINER = "/arena"
 DEFAULT_USER = "10001:10001"
 #: How long the daemon gets to answer when a container ended mid-match.
@@ -37,6 +58,19 @@ class ImageNotFound(RuntimeError):
     """The image to run does not exist on this engine."""
 
 
+class BotStartFailed(OSError):
+    """The engine could not start the image's command: the bot's fault, like a missing executable.
+
+    An ``OSError`` so that the match host charges it to the seat as a crash
+    (as for a local command that cannot run).  Every other failure to start a
+    container is the platform's: :class:`SeatStartError`, never an ``OSError``.
+    """
+
+
+class SeatStartError(RuntimeError):
+    """The platform could not start a seat's container (daemon gone, engine error): void, not a crash."""
+
+
 @dataclasses.dataclass(frozen=True)
 class ContainerLimits:
     """Resource limits for one seat's container."""
@@ -47,6 +81,25 @@ class ContainerLimits:
     tmpfs_size: str = "16m"
     log_cap_bytes: int = 1 << 20
     user: str = DEFAULT_USER
+
+
+#: Files of ``/proc`` that Docker lets a bind mount cover (lxcfs's list): these get
+#: static contents.  Their live versions carry host-wide load, CPU and memory counters.
+STATIC_PROC_FILES = ("loadavg", "stat", "meminfo", "uptime", "diskstats", "swaps", "cpuinfo")
+#: Docker's own default masked paths (``MaskedPaths`` replaces them, so they are repeated).
+_DOCKER_MASKED = (
+    "/proc/asound", "/proc/acpi", "/proc/kcore", "/proc/keys", "/proc/latency_stats",
+    "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi", "/sys/firmware",
+)  # fmt: skip
+#: Host-wide counters that cannot be bind-mounted over: masked (an empty file or directory).
+HOST_COUNTERS_MASKED = (
+    "/proc/pressure", "/proc/vmstat", "/proc/zoneinfo", "/proc/buddyinfo", "/proc/pagetypeinfo",
+    "/proc/schedstat", "/proc/interrupts", "/proc/softirqs", "/proc/locks", "/proc/key-users",
+    "/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/sys/fs/dentry-state",
+    "/sys/devices/system/cpu/cpufreq", "/sys/class/thermal", "/sys/class/hwmon",
+    "/sys/devices/virtual/thermal", "/sys/devices/virtual/powercap",
+)  # fmt: skip
+MASKED_PATHS = (*_DOCKER_MASKED, *HOST_COUNTERS_MASKED)
 
 
 def docker_client() -> Any:
@@ -78,6 +131,81 @@ def image_id(client: Any, image: str) -> str:
         ) from None
 
 
+def image_volumes(client: Any, image: str) -> list[str]:
+    """The ``VOLUME`` paths ``image`` declares (its own and its base images'), sorted."""
+    attrs = client.images.get(image).attrs
+    declared = (attrs.get("Config") or {}).get("Volumes") or {}
+    return sorted(str(path) for path in declared)
+
+
+_proc_root: Path | None = None
+_proc_lock = threading.Lock()
+
+
+def static_proc_dir(limits: ContainerLimits) -> Path:
+    """The directory of static ``/proc`` files for seats with ``limits``; written once per process.
+
+    The numbers are plausible but fixed (an idle machine with the seat's own
+    memory limit), so nothing any seat does shows up in them.  The files live
+    outside the match's socket directory (a seat's ``/arena`` holds only the
+    referee's socket) in one directory per runner process, removed at exit.
+    """
+    global _proc_root
+    with _proc_lock:
+        if _proc_root is None or not _proc_root.is_dir():
+            _proc_root = Path(tempfile.mkdtemp(prefix="arena-proc-"))
+            _proc_root.chmod(0o755)
+            atexit.register(shutil.rmtree, _proc_root, True)
+        directory = _proc_root / f"mem-{_bytes(limits.memory)}"
+        if not directory.is_dir():
+            _write_proc_files(directory, limits)
+    return directory
+
+
+def _write_proc_files(directory: Path, limits: ContainerLimits) -> None:
+    tmp = directory.with_name(directory.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    tmp.chmod(0o755)
+    cpus = max(1, os.cpu_count() or 1)
+    memory_kb = _bytes(limits.memory) // 1024
+    files = {
+        "loadavg": "0.00 0.00 0.00 1/1 1\n",
+        "uptime": "1000.00 1000.00\n",
+        "stat": "".join(
+            [f"cpu  0 0 0 {100000 * cpus} 0 0 0 0 0 0\n"]
+            + [f"cpu{i} 0 0 0 100000 0 0 0 0 0 0\n" for i in range(cpus)]
+            + ["intr 0\nctxt 0\nbtime 1000000000\nprocesses 1\nprocs_running 1\nprocs_blocked 0\nsoftirq 0\n"]
+        ),
+        "meminfo": "".join(
+            f"{key}:{value:>16} kB\n"
+            for key, value in (
+                ("MemTotal", memory_kb), ("MemFree", memory_kb), ("MemAvailable", memory_kb),
+                ("Buffers", 0), ("Cached", 0), ("SwapCached", 0), ("Active", 0), ("Inactive", 0),
+                ("SwapTotal", 0), ("SwapFree", 0), ("Dirty", 0), ("Shmem", 0),
+            )
+        ),  # fmt: skip
+        "diskstats": "",
+        "swaps": "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n",
+        "cpuinfo": "".join(
+            f"processor\t: {i}\nmodel name\t: arena seat CPU\ncpu MHz\t\t: 1000.000\n\n" for i in range(cpus)
+        ),
+    }
+    for name in STATIC_PROC_FILES:
+        (tmp / name).write_text(files[name])
+        (tmp / name).chmod(0o444)
+    tmp.rename(directory)
+
+
+def _bytes(size: str) -> int:
+    """``256m`` -> bytes (Docker's units: b, k, m, g)."""
+    text = size.strip().lower()
+    units = {"b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    if text and text[-1] in units:
+        return int(float(text[:-1]) * units[text[-1]])
+    return int(text)
+
+
 def container_settings(
     image: str,
     env: Mapping[str, str],
@@ -85,13 +213,36 @@ def container_settings(
     limits: ContainerLimits,
     labels: Mapping[str, str],
     name: str | None = None,
+    *,
+    hidden_volumes: Sequence[str] = (),
+    proc_dir: Path | None = None,
 ) -> dict[str, Any]:
-    """The keyword arguments of ``containers.run`` for one seat (docs/architecture.md section 6)."""
+    """The keyword arguments of ``containers.run`` for one seat (docs/reliability.md).
+
+    ``hidden_volumes``: the image's ``VOLUME`` paths, each covered by an empty
+    read-only tmpfs so that no volume is created.  ``proc_dir``: static
+    ``/proc`` files (:func:`static_proc_dir`) mounted read-only over the live ones.
+    The masked paths (``MASKED_PATHS``) are not a ``containers.run`` argument:
+    :meth:`DockerProcess.start` adds them.
+    """
+    from docker.types import Mount
+
+    binds = {str(socket_dir): {"bind": SOCKET_DIR_IN_CONTAINER, "mode": "rw"}}
+    if proc_dir is not None:
+        for file in STATIC_PROC_FILES:
+            binds[str(proc_dir / file)] = {"bind": f"/proc/{file}", "mode": "ro"}
+    covered = {"/tmp", SOCKET_DIR_IN_CONTAINER}
+    mounts = [
+        Mount(target=path, source=None, type="tmpfs", read_only=True, tmpfs_size=4096)
+        for path in hidden_volumes
+        if path.rstrip("/") not in covered
+    ]
     return {
         "image": image,
         "environment": dict(env),
         "network_mode": "none",
-        "volumes": {str(socket_dir): {"bind": SOCKET_DIR_IN_CONTAINER, "mode": "rw"}},
+        "volumes": binds,
+        "mounts": mounts,
         "read_only": True,
         "tmpfs": {"/tmp": f"rw,noexec,nosuid,size={limits.tmpfs_size}"},
         "cap_drop": ["ALL"],
@@ -106,6 +257,39 @@ def container_settings(
         "detach": True,
         "name": name,
     }
+
+
+def env_labels() -> dict[str, str]:
+    """The labels ``ARENA_LABELS`` asks for (entries without ``=`` are ignored)."""
+    pairs = (item.partition("=") for item in os.environ.get(LABELS_ENV, "").split(","))
+    return {key.strip(): value.strip() for key, eq, value in pairs if eq and key.strip()}
+
+
+def _create_and_start(
+    client: Any, image: str, env: Mapping[str, str], socket_dir: Path, limits: ContainerLimits,
+    labels: Mapping[str, str],
+) -> Any:
+    """Create the seat's container (masked paths added), start it; remove it if the start fails."""
+    import docker.errors
+    from docker.models.containers import _create_container_args
+
+    settings = container_settings(
+        image, env, socket_dir, limits, {**env_labels(), **labels},
+        hidden_volumes=image_volumes(client, image), proc_dir=static_proc_dir(limits),
+    )  # fmt: skip
+    settings.pop("detach")
+    kwargs = _create_container_args({**settings, "version": client.api._version})
+    kwargs["host_config"]["MaskedPaths"] = list(MASKED_PATHS)
+    container_id = client.api.create_container(**kwargs)["Id"]
+    try:
+        client.api.start(container_id)
+        return client.containers.get(container_id)
+    except BaseException as exc:
+        with contextlib.suppress(Exception):
+            client.api.remove_container(container_id, force=True, v=True)
+        if isinstance(exc, docker.errors.APIError) and exc.is_client_error():
+            raise BotStartFailed(f"the container did not start: {exc.explanation or exc}") from None
+        raise
 
 
 def _ping_anew(client: Any) -> None:
@@ -154,10 +338,21 @@ class DockerProcess:
         labels: Mapping[str, str] | None = None,
         log_path: Path | None = None,
     ) -> DockerProcess:
-        """Start one seat's container."""
+        """Start one seat's container.
+
+        :class:`BotStartFailed` when the engine refuses to start the image's
+        command (the bot's own fault, e.g. its entrypoint does not exist); the
+        container it created is removed either way.
+        """
         limits = limits or ContainerLimits()
-        settings = container_settings(image, env, socket_dir, limits, labels or {})
-        container = await asyncio.to_thread(client.containers.run, **settings)
+        try:
+            container = await asyncio.to_thread(
+                _create_and_start, client, image, env, socket_dir, limits, labels or {}
+            )
+        except (BotStartFailed, SeatStartError):
+            raise
+        except Exception as exc:  # requests' ConnectionError is an OSError: it must not read as the bot's
+            raise SeatStartError(f"the Docker engine could not start a container: {type(exc).__name__}: {exc}") from exc
         return cls(client, container, log_path, limits)
 
     def _wait(self) -> None:
@@ -253,7 +448,8 @@ class DockerProcess:
             await self._save_log()
         finally:
             with contextlib.suppress(Exception):
-                await asyncio.to_thread(self.container.remove, force=True)
+                # v=True: anonymous volumes go with it (an image's VOLUME gets none, but never leave one).
+                await asyncio.to_thread(self.container.remove, force=True, v=True)
         return self._exit_code if self._exit_code is not None else -1
 
     async def _save_log(self) -> None:
@@ -270,25 +466,35 @@ class DockerProcess:
                     f.write(b"\n[arena: killed: out of memory]\n")
 
 
-def prune(client: Any, match_prefix: str | None = None, *, include_running: bool = False) -> list[str]:
-    """Remove the containers the arena labelled; returns their names.
+def prune(
+    client: Any,
+    match_prefix: str | None = None,
+    *,
+    run: str | None = None,
+    include_running: bool = False,
+) -> list[str]:
+    """Remove the containers the arena labelled, and their volumes; returns their names.
 
-    With ``match_prefix`` only those whose match id starts with it (a
-    tournament's tables are ``NAME/TABLE``), so other runs are left alone.
-    Running containers may belong to a match in progress: they are removed
-    only with ``include_running``.
+    With ``run`` only the containers of that run (label ``arena.run``): a
+    resumed tournament removes the leftovers of its own killed run and never
+    touches another run, even one of a tournament with the same name.  With
+    ``match_prefix`` only those whose match id starts with it.  Running
+    containers may belong to a match in progress: they are removed only with
+    ``include_running``.  Each container goes with its anonymous volumes
+    (``v=True``), so volumes an older version let an image create go too.
     """
     removed = []
+    labels = [LABEL] if run is None else [LABEL, f"{RUN_LABEL}={run}"]
     # The list's own fields (no inspect per container): a container another
     # run removes meanwhile must not make this fail.
-    for info in client.api.containers(all=True, filters={"label": [LABEL]}):
+    for info in client.api.containers(all=True, filters={"label": labels}):
         match = (info.get("Labels") or {}).get(MATCH_LABEL, "")
         if match_prefix is not None and not match.startswith(match_prefix):
             continue
         if info.get("State") == "running" and not include_running:
             continue
         with contextlib.suppress(Exception):
-            client.api.remove_container(info["Id"], force=True)
+            client.api.remove_container(info["Id"], force=True, v=True)
             removed.append(str((info.get("Names") or [info["Id"][:12]])[0]).lstrip("/"))
     return removed
 

@@ -1,8 +1,19 @@
 """Run a bot as a local process: for development and for machines without Docker.
 
-The process gets its referee address and token in the environment, its own
-process group (so a bot that forks is stopped whole), and its output goes to
-a capped log file.  Stopping sends TERM, waits a grace period, then KILL.
+Local processes are NOT a sandbox: every local bot runs as the user who runs
+the arena, with that user's files, network and processes.  Use them for your
+own bots; run strangers' bots as ``docker:`` images.  What is done anyway:
+
+- secrets (the seat's token) are not put in the environment, which every
+  process of the same user can read in ``/proc/PID/environ``: each goes
+  through an inherited pipe, named by ``NAME_FILE=/dev/fd/N``, that the bot
+  reads once (after that the pipe is empty);
+- the process gets its own session and process group, and a mark in its
+  environment; stopping sends TERM to the group, waits a grace period, then
+  KILLs the group and every process it started: its descendants, its
+  session, anything that still carries its mark (a ``setsid`` child that
+  ignores TERM included);
+- its output goes to a capped log file.
 """
 
 from __future__ import annotations
@@ -10,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets as _secrets
 import shlex
 import signal
 import sys
@@ -17,6 +29,11 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+#: The environment variable that marks every process a local bot started (inherited).
+MARK_ENV = "ARENA_PROCESS_MARK"
+#: How long stop() keeps looking for stragglers a bot's processes are still forking.
+STRAGGLER_WINDOW_S = 2.0
 
 #: Bytes of a bot's output kept in its log; the rest is counted and dropped.
 DEFAULT_LOG_CAP = 1 << 20
@@ -46,11 +63,15 @@ def _closed(log: Any) -> None:
 class LocalProcess:
     """A bot process started by :meth:`start`."""
 
-    def __init__(self, process: asyncio.subprocess.Process, log_path: Path | None, log_cap: int) -> None:
+    def __init__(
+        self, process: asyncio.subprocess.Process, log_path: Path | None, log_cap: int, mark: str = ""
+    ) -> None:
         self.process = process
         self.log_path = log_path
         self.log_cap = log_cap
         self.log_bytes_dropped = 0
+        self.mark = mark
+        self._started = _start_time(process.pid)
         self._pump = asyncio.ensure_future(self._copy_output())
 
     @classmethod
@@ -62,20 +83,39 @@ class LocalProcess:
         log_path: Path | None = None,
         log_cap: int = DEFAULT_LOG_CAP,
         cwd: Path | None = None,
+        secrets: Mapping[str, str] | None = None,
     ) -> LocalProcess:
-        """Start ``command`` with ``env`` added to this process's environment."""
+        """Start ``command`` with ``env`` added to this process's environment.
+
+        Each of ``secrets`` (name -> value) is written into a pipe the process
+        inherits, and the process gets ``NAME_FILE=/dev/fd/N`` instead of the
+        value: other processes of the user cannot read it from its environment.
+        """
         argv = parse_command(command)
-        full_env = {**os.environ, **env}
-        process = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            env=full_env,
-            cwd=cwd,
-            start_new_session=True,
-        )
-        return cls(process, log_path, log_cap)
+        mark = _secrets.token_hex(16)
+        full_env = {**os.environ, **env, MARK_ENV: mark}
+        pipes = []
+        try:
+            for name, value in (secrets or {}).items():
+                read_end, write_end = os.pipe()
+                pipes.append(read_end)
+                with os.fdopen(write_end, "wb") as w:  # a few bytes: never blocks on the pipe buffer
+                    w.write(value.encode())
+                full_env[f"{name}_FILE"] = f"/dev/fd/{read_end}"
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                env=full_env,
+                cwd=cwd,
+                start_new_session=True,
+                pass_fds=tuple(pipes),
+            )
+        finally:
+            for fd in pipes:
+                os.close(fd)
+        return cls(process, log_path, log_cap, mark)
 
     async def _copy_output(self) -> None:
         stream = self.process.stdout
@@ -124,7 +164,13 @@ class LocalProcess:
         return f"exited with code {code}"
 
     async def stop(self, grace: float = 2.0) -> int:
-        """TERM the process group, wait ``grace`` seconds, then KILL it; returns the exit code."""
+        """TERM the process group, wait ``grace`` seconds, then KILL every process the bot started.
+
+        Returns the bot's exit code.  The family (descendants, session,
+        marked processes) is taken before anything dies, while parent links
+        still lead from the bot to its children.
+        """
+        family = _family(self.process.pid, self._started, self.mark)
         if self.process.returncode is None:
             self._signal(signal.SIGTERM)
             try:
@@ -132,8 +178,9 @@ class LocalProcess:
             except TimeoutError:
                 self._signal(signal.SIGKILL)
                 await self.process.wait()
-        # Children left in the group (a bot that forked) go too.
+        # Children left in the group (a bot that forked) go too, and whatever left the group.
         self._signal(signal.SIGKILL)
+        await asyncio.to_thread(_kill_family, self.process.pid, self._started, self.mark, family)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._pump, 5)
         return self.process.returncode  # type: ignore[return-value]
@@ -153,3 +200,85 @@ class LocalProcess:
             return time.clock_gettime((~self.process.pid << 3) | 2)  # CPUCLOCK_SCHED of that pid
         except OSError:
             return None
+
+
+# ---------------------------------------------------------------- a bot's processes, from /proc
+#
+# A process can leave its group and session (setsid) and lose its parent, but
+# not undo what it inherited before: it is found by its place in the process
+# tree when stop() begins, by its session, or by the mark in its environment
+# (a bot can clear its environment before it execs: then only the first two
+# find it; docs/reliability.md says what local mode does not contain).
+
+_Proc = tuple[int, int]  # (pid, start time in clock ticks): a pid that is reused is another process
+
+
+def _stat(pid: int) -> tuple[int, int, int, int, str] | None:
+    """(ppid, pgid, sid, start time, state) of ``pid``; None if it is gone (or no /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            raw = f.read().decode(errors="replace")
+    except OSError:
+        return None
+    fields = raw[raw.rfind(")") + 2 :].split()  # the command name may hold spaces and parentheses
+    return int(fields[1]), int(fields[2]), int(fields[3]), int(fields[19]), fields[0]
+
+
+def _start_time(pid: int) -> int:
+    stat = _stat(pid)
+    return stat[3] if stat is not None else 0
+
+
+def _processes() -> dict[int, tuple[int, int, int, int, str]]:
+    table = {}
+    with contextlib.suppress(OSError):
+        for name in os.listdir("/proc"):
+            if name.isdigit() and (stat := _stat(int(name))) is not None:
+                table[int(name)] = stat
+    return table
+
+
+def _marked(pid: int, mark: str) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return f"{MARK_ENV}={mark}".encode() in f.read().split(b"\0")
+    except OSError:
+        return False
+
+
+def _family(root: int, started: int, mark: str) -> set[_Proc]:
+    """Every live process ``root`` started: descendants, its group and session, marked ones."""
+    table = _processes()
+    me = os.getpid()
+    family: set[int] = set()
+    for pid, (_, pgid, sid, start, state) in table.items():
+        if pid == me or state == "Z" or start < started:
+            continue  # never this process; nothing older than the bot can be its child
+        if pgid == root or sid == root or (mark and _marked(pid, mark)):
+            family.add(pid)
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, *_rest) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    todo = [root, *family]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in family and child != me:
+                family.add(child)
+                todo.append(child)
+    family.discard(root)
+    return {(pid, table[pid][3]) for pid in family}
+
+
+def _kill_family(root: int, started: int, mark: str, known: set[_Proc]) -> None:
+    """SIGKILL ``known`` and every process of the family found anew, until none is left."""
+    deadline = time.monotonic() + STRAGGLER_WINDOW_S
+    while True:
+        alive = {(pid, start) for pid, start in known if (st := _stat(pid)) is not None and st[3] == start and st[4] != "Z"}
+        alive |= _family(root, started, mark)
+        if not alive or time.monotonic() > deadline:
+            return
+        for pid, _ in alive:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        known = alive
+        time.sleep(0.02)

@@ -25,6 +25,8 @@ ENV_ADDRESS = "ARENA_ADDRESS"
 ENV_TOKEN = "ARENA_TOKEN"
 #: A read that returns faster than this found its message already waiting.
 QUEUED_READ_S = 0.0005
+#: Local bots get their token on an inherited pipe named here (``/dev/fd/N``), not in the environment.
+ENV_TOKEN_FILE = "ARENA_TOKEN_FILE"
 #: How long a bot waits for the referee to answer before giving up.
 DEFAULT_CONNECT_TIMEOUT_S = 60.0
 
@@ -103,6 +105,19 @@ async def play_match(
     return driver
 
 
+def token_from_env() -> str | None:
+    """The seat's token: ``ARENA_TOKEN``, else read once from the file ``ARENA_TOKEN_FILE`` names."""
+    token = os.environ.get(ENV_TOKEN)
+    path = os.environ.get(ENV_TOKEN_FILE)
+    if token or not path:
+        return token
+    try:
+        with open(path, encoding="utf-8") as f:  # a pipe: after this read it is empty
+            return f.read().strip() or None
+    except OSError:
+        return None
+
+
 def run(bot: Bot, argv: Sequence[str] | None = None) -> None:
     """Run ``bot`` against the referee; the entry point of a bot's ``main``.
 
@@ -112,8 +127,9 @@ def run(bot: Bot, argv: Sequence[str] | None = None) -> None:
     """
     parser = argparse.ArgumentParser(description=f"Run the {bot.name} bot against a referee.")
     parser.add_argument("--address", default=os.environ.get(ENV_ADDRESS), help="referee address: unix:/path/to.sock or host:port (env ARENA_ADDRESS)")
-    parser.add_argument("--token", default=os.environ.get(ENV_TOKEN), help="this seat's secret token (env ARENA_TOKEN)")
+    parser.add_argument("--token", help="this seat's secret token (env ARENA_TOKEN, or read from ARENA_TOKEN_FILE)")
     args = parser.parse_args(argv)
+    args.token = args.token or token_from_env()
     if not args.address or not args.token:
         parser.error(f"give --address and --token, or set {ENV_ADDRESS} and {ENV_TOKEN}")
     try:

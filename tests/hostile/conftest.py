@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 
 from arena.sandbox.build import build_image
-from arena.sandbox.docker import LABEL
-from docker_support import BASE_IMAGE, engine_or_skip
+from docker_support import BASE_IMAGE, engine_or_skip, remove_own
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -29,26 +28,18 @@ SOURCES = {
 }
 
 
-def _labelled(client: Any) -> list[Any]:
-    return client.containers.list(all=True, sparse=True, filters={"label": [LABEL]})
-
-
 @pytest.fixture(scope="session")
 def docker() -> Iterator[Any]:
-    """A client for the real engine; fails at the end if labelled containers of our images are left.
+    """A client for the real engine; fails at the end if this test run left containers.
 
-    Only containers of the images built here count: another test run on the
-    same engine (a developer's machine) may have containers of its own.
+    Only this test run's containers count (label ``arena.test``, see
+    ``tests/docker_support.py``): another run on the same engine may have
+    containers of its own.
     """
     client = engine_or_skip()
-    before = {c.id for c in _labelled(client)}
     yield client
-    ours = {tag for _, tag in SOURCES.values()}
-    left = [
-        c.attrs.get("Names", [c.id])[0]
-        for c in _labelled(client)
-        if c.id not in before and c.attrs.get("Image") in ours
-    ]
+    left = remove_own(client)
+    client.close()
     assert not left, f"containers left behind: {left}"
 
 

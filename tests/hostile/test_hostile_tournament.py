@@ -45,11 +45,14 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.sandbox.docker import LABEL, MATCH_LABEL, SOCKET_DIR_IN_CONTAINER
+from docker_support import TEST_LABEL, TEST_RUN
 
 pytestmark = pytest.mark.docker
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "reliability.md"
+#: docs/reliability.md from this line on is written by hand and kept when the table is rewritten.
+HAND_WRITTEN = "<!-- HAND_WRITTEN: below this line by hand; the generator keeps it -->"
 NAME = "hostile-zoo"
 BASELINE = "hostile-baseline"
 SEED = "hostile-bots"
@@ -505,7 +508,7 @@ class HealthProbe(threading.Thread):
 
     def sockets(self) -> set[str]:
         found = set()
-        for c in self.client.containers.list(sparse=True, filters={"label": [LABEL]}):
+        for c in self.client.containers.list(sparse=True, filters={"label": [LABEL, f"{TEST_LABEL}={TEST_RUN}"]}):
             if not c.attrs.get("Labels", {}).get(MATCH_LABEL, "").startswith(self.prefix):
                 continue
             for mount in c.attrs.get("Mounts", []):
@@ -572,7 +575,7 @@ def ours(client: Any) -> list[str]:
     """Containers of these tournaments still on the engine (`docker ps -a --filter label=arena.managed`)."""
     return [
         c.name
-        for c in client.containers.list(all=True, sparse=True, filters={"label": [LABEL]})
+        for c in client.containers.list(all=True, sparse=True, filters={"label": [LABEL, f"{TEST_LABEL}={TEST_RUN}"]})
         if c.attrs.get("Labels", {}).get(MATCH_LABEL, "").startswith((f"{NAME}/", f"{BASELINE}/"))
     ]
 
@@ -651,7 +654,8 @@ def test_a_tournament_of_hostile_bots(docker, images, tmp_path):
     text = reliability_doc(table, took, base_took)
     (tmp_path / "reliability.md").write_text(text)
     if os.environ.get("ARENA_WRITE_RELIABILITY") == "1":
-        DOC.write_text(text)
+        old = DOC.read_text() if DOC.exists() else ""
+        DOC.write_text(text + (old[old.index(HAND_WRITTEN):] if HAND_WRITTEN in old else ""))
     print(text)
     failed = [(row[0], row[4]) for row in table if not row[5]]
     assert not failed, failed
@@ -669,7 +673,7 @@ def reliability_doc(table: list[tuple[str, str, str, str, str, bool]], took: flo
         "",
         "Written by `tests/hostile/test_hostile_tournament.py` from a real run "
         "(`ARENA_WRITE_RELIABILITY=1 .venv/bin/python -m pytest tests/hostile/test_hostile_tournament.py`); "
-        "do not edit by hand.",
+        "do not edit this part by hand (the part after the line `HAND_WRITTEN` is kept).",
         "",
         f"Run: {datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%d %H:%M UTC')}, "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()}; "

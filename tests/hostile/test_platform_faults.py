@@ -306,7 +306,23 @@ class OwnDaemon:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)
             self._popen.wait(30)
-            self._kill_containerd()
+        # A containerd that outlived a killed daemon (and was adopted by the next one) goes too.
+        self._kill_containerd()
+        self.pid = None
+
+    def kill_containerd(self) -> None:
+        """SIGKILL the containerd of this daemon's exec root, if one is left (after a failed start)."""
+        self._kill_containerd()
+
+    def kill(self) -> None:
+        """SIGKILL to the recorded pid, as a crash or the OOM killer would: no shutdown at all.
+
+        Its containerd and the containers' shims live on; the next start adopts them.
+        """
+        if self.pid is None or self._popen is None:
+            return
+        os.kill(self.pid, signal.SIGKILL)
+        self._popen.wait(30)
         self.pid = None
 
     def _kill_containerd(self) -> None:
@@ -551,6 +567,29 @@ def test_a_seat_gone_before_joining_is_a_crash_unless_the_platform_took_it(fault
         assert fault in hosted.outcome.games[0].void["detail"]
 
 
+def daemon_tournament(tmp_path: Path, name: str) -> tuple[Path, set[str], Path]:
+    """A tournament file of the random bot against the fault bot: its path, game ids and store."""
+    entries = {"random": f"docker:{RANDOM_IMAGE}", "termbot": f"docker:{FAULT_IMAGE}"}
+    path = tmp_path / "t.toml"
+    path.write_text(tournament_text(name, entries, deals=4, concurrency=1, max_hands=4))
+    games = {g.game_id for g in schedule(load_config(path, check_images=False))}
+    return path, games, tmp_path / "out" / "results.sqlite"
+
+
+def assert_voided_and_replayed(summary: dict[str, Any], db: Path, total: int) -> list[tuple[str, int, str]]:
+    """Every game stored once, none forfeited, some voided and all of those played again; the voids."""
+    rows = results(db)
+    void_rows = voids(db)
+    print("\nvoids:", *void_rows, sep="\n  ")
+    assert summary["unfinished"] == [] and len(rows) == total, (summary, rows)
+    assert void_rows, "the daemon's fault voided games"
+    assert not any(r[3].startswith("forfeit:") for r in rows), [r for r in rows if r[3].startswith("forfeit:")]
+    assert {v[0] for v in void_rows} <= {r[0] for r in rows}, "every voided game was played again"
+    assert integrity(db) == "ok"
+    check_records(db.parent, stored_ids(db))
+    return void_rows
+
+
 def test_docker_daemon_restart_mid_tournament_voids_and_replays(own_daemon, tmp_path):
     """Stop the daemon mid-game, start it again: the games it broke are void and replayed.
 
@@ -563,12 +602,8 @@ def test_docker_daemon_restart_mid_tournament_voids_and_replays(own_daemon, tmp_
     """
     name = f"hd{ME}"
     prefix = f"{name}/"
-    entries = {"random": f"docker:{RANDOM_IMAGE}", "termbot": f"docker:{FAULT_IMAGE}"}
-    path = tmp_path / "t.toml"
-    path.write_text(tournament_text(name, entries, deals=4, concurrency=1, max_hands=4))
-    games = {g.game_id for g in schedule(load_config(path, check_images=False))}
+    path, games, db = daemon_tournament(tmp_path, name)
     total = len(games)
-    db = tmp_path / "out" / "results.sqlite"
     env = {"DOCKER_HOST": own_daemon.url}
 
     async def idle_through_shutdown() -> tuple[str | None, str, str]:
@@ -612,23 +647,68 @@ def test_docker_daemon_restart_mid_tournament_voids_and_replays(own_daemon, tmp_
     assert fault is not None and "does not answer" in fault, fault
     assert "137" in detail, detail
 
-    summary = json.loads(output)
-    rows = results(db)
-    void_rows = voids(db)
-    print("\nvoids:", *void_rows, sep="\n  ")
-    assert summary["unfinished"] == [] and len(rows) == total, (summary, rows)
-    assert void_rows, "the daemon's stop voided games"
-    assert not any(r[3].startswith("forfeit:") for r in rows), [r for r in rows if r[3].startswith("forfeit:")]
+    void_rows = assert_voided_and_replayed(json.loads(output), db, total)
     reasons = [v[2] for v in void_rows]
     assert any("Docker daemon does not answer" in r for r in reasons), "a running table lost its containers: void"
     assert any("no Docker engine answers" in r for r in reasons), "a table that could not start: void"
-    assert {v[0] for v in void_rows} <= {r[0] for r in rows}, "every voided game was played again"
-    assert integrity(db) == "ok"
-    check_records(tmp_path / "out", stored_ids(db))
     client = own_daemon.client()
     try:
         remove_all(client, f"{name}-idle")
         assert not labelled(client, prefix), "leftovers of the stopped daemon were removed"
+    finally:
+        client.close()
+
+
+def test_docker_daemon_sigkilled_mid_tournament_voids_and_replays(own_daemon, tmp_path):
+    """SIGKILL the daemon mid-game (no shutdown), start it again: broken games void and are replayed.
+
+    Unlike a stop, a killed daemon stops no container: the shims keep the
+    seats running, so the game in progress plays out and is stored (its
+    seats cannot be stopped or removed while the daemon is dead); tables
+    that start meanwhile cannot start a container (void).  When the daemon is
+    back it kills the orphaned containers (no live restore), the run removes
+    its leftovers and replays the voided games: every game stored once.
+    """
+    name = f"hsk{ME}"
+    prefix = f"{name}/"
+    path, games, db = daemon_tournament(tmp_path, name)
+    total = len(games)
+    proc = subprocess.Popen(
+        arena_argv("tournament", "run", str(path), "--json", "--no-show"), cwd=tmp_path,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=arena_env(DOCKER_HOST=own_daemon.url),
+    )  # fmt: skip
+    watcher = own_daemon.client()
+    try:
+        # Mid-game: a game stored and a table's seats running.
+        wait_for(
+            lambda: 1 <= count(db) < total // 2 and any(c["State"] == "running" for c in labelled(watcher, prefix)),
+            120, "a game stored while a table runs",
+        )  # fmt: skip
+        watcher.close()
+        own_daemon.kill()
+        # Round 0 ends: every game stored or voided; the run waits for the daemon.
+        wait_for(lambda: games <= stored_ids(db) | {v[0] for v in voids(db)}, 120, "round 0 to end")
+        # Same data and exec root.  A new containerd must take over the shims the old one
+        # left: on a loaded machine dockerd may give up waiting for it once; try again.
+        for attempt in range(3):
+            try:
+                own_daemon.start(timeout=120)
+                break
+            except AssertionError:
+                if attempt == 2:
+                    raise
+                own_daemon.kill_containerd()
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, f"{err}\n{own_daemon.tail()}"
+    finally:
+        watcher.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+    assert_voided_and_replayed(json.loads(out), db, total)
+    client = own_daemon.client()
+    try:
+        assert not labelled(client, prefix), "the killed daemon's containers were removed"
     finally:
         client.close()
 

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import grpc
+from arena_sdk.client import token_from_env
 from arena_sdk.wire import arena_pb2 as pb
 from arena_sdk.wire import arena_pb2_grpc as pb_grpc
 
@@ -368,7 +369,7 @@ def main(argv: list[str]) -> int:
     script = MODES[mode](arg)
     started = time.monotonic()
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(script.run(os.environ["ARENA_ADDRESS"], os.environ["ARENA_TOKEN"]))
+        asyncio.run(script.run(os.environ["ARENA_ADDRESS"], token_from_env() or ""))
     status = script.status.name if script.status is not None else "NONE"
     print(f"rawclient {mode}: status={status} details={script.details!r} "
           f"requests={len(script.requests)} in {time.monotonic() - started:.2f}s", flush=True)  # fmt: skip

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from arena.sandbox.build import build_image
-from arena.sandbox.docker import LABEL, DockerUnavailable
-from docker_support import BASE_IMAGE, engine_or_skip
+from arena.sandbox.docker import DockerUnavailable
+from docker_support import BASE_IMAGE, engine_or_skip, remove_own
 
 REPO = Path(__file__).resolve().parents[2]
 IMAGES = {
@@ -25,17 +25,17 @@ IMAGES = {
 }
 
 
-def _labelled(client: Any) -> list[Any]:
-    return client.containers.list(all=True, filters={"label": [LABEL]})
-
-
 @pytest.fixture(scope="session")
 def docker() -> Iterator[Any]:
-    """A client for the real engine; fails at the end if labelled containers are left."""
+    """A client for the real engine; fails at the end if this test run left containers.
+
+    Only this test run's containers count (label ``arena.test``): the engine
+    may be shared with other runs.
+    """
     client = engine_or_skip()
-    before = {c.id for c in _labelled(client)}
     yield client
-    left = [c.name for c in _labelled(client) if c.id not in before]
+    left = remove_own(client)
+    client.close()
     assert not left, f"containers left behind: {left}"
 
 

@@ -1,4 +1,8 @@
-"""compose.yaml: a referee and four example bots, no network, one match, then exit."""
+"""compose.yaml: a referee and four example bots, no network, one match, then exit.
+
+Seat tokens and the seed are never in the file: ``scripts/compose-env.sh``
+writes a fresh ``.env`` per run, and without one compose refuses to start.
+"""
 
 from __future__ import annotations
 
@@ -31,17 +35,47 @@ def compose_commands() -> list[list[str]]:
     return commands
 
 
+SECRETS = ("ARENA_TOKEN_N", "ARENA_TOKEN_E", "ARENA_TOKEN_S", "ARENA_TOKEN_W", "ARENA_SEED")
+
+
+def fresh_env(directory: Path) -> dict[str, str]:
+    """Run scripts/compose-env.sh in ``directory``; the values it wrote."""
+    subprocess.run([str(REPO / "scripts" / "compose-env.sh")], cwd=directory, check=True, capture_output=True)
+    assert (directory / ".env").stat().st_mode & 0o077 == 0, ".env is readable by its owner only"
+    lines = [line for line in (directory / ".env").read_text().splitlines() if "=" in line and not line.startswith("#")]
+    return dict(line.split("=", 1) for line in lines)
+
+
+def test_compose_has_no_secrets_and_refuses_to_start_without_them(tmp_path):
+    shutil.copy(REPO / "compose.yaml", tmp_path / "compose.yaml")
+    text = (tmp_path / "compose.yaml").read_text()
+    assert "compose-token" not in text and ":-compose" not in text
+    env = {k: v for k, v in os.environ.items() if k not in (*SECRETS, "ARENA_UID")}
+    for compose in compose_commands():
+        config = subprocess.run([*compose, "-p", "arenacfg", "config"], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert config.returncode != 0, "compose must not start with tokens and seed anyone can read"
+        assert "run scripts/compose-env.sh" in config.stderr, config.stderr
+    first, second = fresh_env(tmp_path), fresh_env(tmp_path)
+    assert set(SECRETS) <= set(first)
+    assert all(first[k] != second[k] for k in SECRETS), "fresh tokens and seed every time"
+    assert len({first[k] for k in SECRETS[:4]}) == 4 and all(len(first[k]) >= 32 for k in SECRETS[:4])
+    for compose in compose_commands():
+        config = subprocess.run([*compose, "-p", "arenacfg", "config"], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert config.returncode == 0, config.stderr
+        assert second["ARENA_TOKEN_N"] in config.stdout and second["ARENA_SEED"] in config.stdout
+
+
 @pytest.mark.parametrize("compose", compose_commands(), ids=lambda c: " ".join(c))
 def test_compose_plays_a_match_and_exits(images, tmp_path, compose):
     shutil.copy(REPO / "compose.yaml", tmp_path / "compose.yaml")
+    fresh_env(tmp_path)
     project = f"arenatest{uuid.uuid4().hex[:8]}"
     env = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if k not in (*SECRETS, "ARENA_UID")},
         "ARENA_REFEREE_IMAGE": images["referee"],
         "ARENA_BOT_NS": images["heuristic"],
         "ARENA_BOT_EW": images["random"],
         "ARENA_MAX_HANDS": "3",
-        "ARENA_UID": str(os.getuid()),
     }
     base = [*compose, "-p", project, "-f", str(tmp_path / "compose.yaml")]
     try:

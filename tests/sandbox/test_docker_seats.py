@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,9 @@ import pytest
 from arena.match import TimeControl
 from arena.referee.botspec import BotSpec
 from arena.referee.local_match import MatchConfig, run_match
-from arena.sandbox.docker import LABEL, ContainerLimits, DockerProcess
+from arena.sandbox.docker import LABEL, RUN_LABEL, ContainerLimits, DockerProcess
 from arena_sdk.engine import replay_record, resolve_ruleset
+from docker_support import TEST_LABEL, TEST_RUN
 
 pytestmark = pytest.mark.docker
 
@@ -151,8 +153,11 @@ def test_arena_bot_build_errors_are_clear(docker, run_cli, tmp_path):
 
 
 def test_prune_removes_labelled_leftovers(docker, images, run_cli):
-    leftover = docker.containers.create(images["probe"], labels={LABEL: "1"}, network_mode="none")
-    result = run_cli("sandbox", "prune", "--json")
+    # Filtered by a run of its own: the engine may be shared, never prune everything.
+    run = f"prune-test-{uuid.uuid4().hex[:8]}"
+    labels = {LABEL: "1", RUN_LABEL: run, TEST_LABEL: TEST_RUN}
+    leftover = docker.containers.create(images["probe"], labels=labels, network_mode="none")
+    result = run_cli("sandbox", "prune", "--run", run, "--json")
     assert result.returncode == 0, result.stderr
     assert leftover.name in json.loads(result.stdout)["removed"]
     assert not docker.containers.list(all=True, filters={"id": leftover.id})

@@ -32,6 +32,19 @@ def probe_fs() -> None:
     report(probe="fs", results=results, uid=os.getuid())
 
 
+def probe_write() -> None:
+    """Write to each of ARENA_PROBE_PATHS (comma-separated): what an image's VOLUME path allows."""
+    results = {}
+    for path in filter(None, os.environ.get("ARENA_PROBE_PATHS", "").split(",")):
+        try:
+            with open(path, "wb") as f:
+                f.write(b"x" * (1 << 20))
+            results[path] = "written"
+        except OSError as exc:
+            results[path] = type(exc).__name__ + ":" + str(exc.errno)
+    report(probe="write", results=results)
+
+
 def probe_net() -> None:
     interfaces = sorted(os.listdir("/sys/class/net")) if os.path.isdir("/sys/class/net") else []
     port = int(os.environ.get("ARENA_PROBE_PORT", "0"))
@@ -90,6 +103,8 @@ if __name__ == "__main__":
         probe_fs()
     elif PROBE == "net":
         probe_net()
+    elif PROBE == "write":
+        probe_write()
     elif PROBE == "fork":
         probe_fork()
     elif PROBE == "exit":
