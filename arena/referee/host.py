@@ -62,6 +62,7 @@ def docker_launcher(
     match_id: str,
     limits: ContainerLimits,
     extra_env: Mapping[str, str] | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> Launcher:
     """A launcher that runs ``image`` in a sandboxed container joined through ``socket_dir``."""
 
@@ -71,9 +72,9 @@ def docker_launcher(
             ENV_ADDRESS: f"unix:{SOCKET_DIR_IN_CONTAINER}/{SOCKET_NAME}",
             ENV_TOKEN: token,
         }
-        labels = {MATCH_LABEL: match_id, "arena.seat": str(seat)}
+        seat_labels = {**(labels or {}), MATCH_LABEL: match_id, "arena.seat": str(seat)}
         return await DockerProcess.start(
-            client, image, env, socket_dir, limits=limits, labels=labels, log_path=log_path
+            client, image, env, socket_dir, limits=limits, labels=seat_labels, log_path=log_path
         )
 
     return launch

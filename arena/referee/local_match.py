@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -143,10 +143,12 @@ def _totals(config: MatchConfig, seat_bots: list[int], games: list[GameOutcome],
     return totals
 
 
-def _launcher(spec: BotSpec, socket_dir: Path, match_id: str, limits: ContainerLimits, client: Any) -> Launcher:
+def _launcher(
+    spec: BotSpec, socket_dir: Path, match_id: str, limits: ContainerLimits, client: Any, labels: Mapping[str, str]
+) -> Launcher:
     if spec.kind == "cmd":
         return command_launcher(spec.target, dict(spec.env))
-    return docker_launcher(client, spec.target, socket_dir, match_id, limits, dict(spec.env))
+    return docker_launcher(client, spec.target, socket_dir, match_id, limits, dict(spec.env), labels)
 
 
 def _docker_client_for(specs: tuple[BotSpec, ...]) -> Any:
@@ -173,6 +175,7 @@ async def play_seated(
     on_game_end: Callable[[GameOutcome], Any] | None = None,
     listen: Sequence[str] = (),
     client: Any = None,
+    labels: Mapping[str, str] | None = None,
 ) -> HostedMatch:
     """Play ``spec`` with one bot per seat: a referee on a private socket, bots started, cleaned up.
 
@@ -186,7 +189,7 @@ async def play_seated(
         socket_dir = Path(tmp)
         socket_path = socket_dir / SOCKET_NAME
         socket = f"unix:{socket_path}"
-        launchers = [_launcher(bot, socket_dir, spec.match_id, limits, client) for bot in seat_bots]
+        launchers = [_launcher(bot, socket_dir, spec.match_id, limits, client, labels or {}) for bot in seat_bots]
         server = await RefereeServer().start([socket, *listen])
         if client is not None:
             # Containers run as an unprivileged user: let it reach the socket.

@@ -22,6 +22,8 @@ from typing import Any
 
 LABEL = "arena.managed"
 MATCH_LABEL = "arena.match"
+#: The run identity of the tournament (output directory) a container belongs to.
+RUN_LABEL = "arena.run"
 SOCKET_DIR_IN_CONTAINER = "/arena"
 DEFAULT_USER = "10001:10001"
 #: How long the daemon gets to answer when a container ended mid-match.
@@ -250,18 +252,26 @@ class DockerProcess:
                     f.write(b"\n[arena: killed: out of memory]\n")
 
 
-def prune(client: Any, match_prefix: str | None = None, *, include_running: bool = False) -> list[str]:
+def prune(
+    client: Any,
+    match_prefix: str | None = None,
+    *,
+    run: str | None = None,
+    include_running: bool = False,
+) -> list[str]:
     """Remove the containers the arena labelled; returns their names.
 
-    With ``match_prefix`` only those whose match id starts with it (a
-    tournament's tables are ``NAME/TABLE``), so other runs are left alone.
-    Running containers may belong to a match in progress: they are removed
-    only with ``include_running``.
+    With ``run`` only those labelled with that run identity (``arena.run``),
+    so another tournament (even one with the same name) is left alone; with
+    ``match_prefix`` only those whose match id starts with it.  Running
+    containers may belong to a match in progress: they are removed only with
+    ``include_running``.
     """
     removed = []
+    labels = [LABEL] if run is None else [LABEL, f"{RUN_LABEL}={run}"]
     # The list's own fields (no inspect per container): a container another
     # run removes meanwhile must not make this fail.
-    for info in client.api.containers(all=True, filters={"label": [LABEL]}):
+    for info in client.api.containers(all=True, filters={"label": labels}):
         match = (info.get("Labels") or {}).get(MATCH_LABEL, "")
         if match_prefix is not None and not match.startswith(match_prefix):
             continue
