@@ -254,6 +254,8 @@ def parse_config(
     c = _get(data, "cluster", dict, {}, "top level")
     _check_keys(c, _SECTIONS["cluster"], "cluster")
     scheduler = _get(c, "scheduler", str, None, "cluster")
+    if scheduler is not None and not re.fullmatch(r"(tcp|tls)://[^/\s]+:\d+", scheduler):
+        raise ConfigError(f"[cluster] scheduler must be tcp://HOST:PORT (or tls://HOST:PORT), got {scheduler!r}")
     return TournamentConfig(
         name=name,
         entries=tuple(entries),

@@ -19,7 +19,7 @@ import json
 import signal
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
@@ -109,19 +109,29 @@ def open_store(config: TournamentConfig) -> ResultsStore:
 
 
 def run_tournament(
-    config: TournamentConfig,
-    progress: Progress | None = None,
-    player: Callable[[TournamentConfig, ResultsStore], Awaitable[TablePlayer]] | None = None,
+    config: TournamentConfig, progress: Progress | None = None, scheduler: str | None = None
 ) -> RunReport:
     """Play every missing game of the tournament; returns when done or interrupted.
 
-    ``player`` makes the :class:`TablePlayer` (default: table processes here).
+    With ``scheduler`` (a Dask scheduler's address) the tables are tasks on
+    that cluster; it is reached before anything is stored
+    (:class:`~arena.tournament.cluster.ClusterError` if it cannot be used).
+    A run that cannot go on raises :class:`RunStopped` (what is stored is kept).
     """
-    store = open_store(config)
+    cluster = None
+    if scheduler is not None:
+        from arena.tournament.cluster import ClusterTables
+
+        cluster = ClusterTables.connect(scheduler)
     try:
-        return trio.run(_run, config, store, progress or Progress(), player)
+        store = open_store(config)
+        try:
+            return trio.run(_run, config, store, progress or Progress(), cluster or _local_tables(config))
+        finally:
+            store.close()
     finally:
-        store.close()
+        if cluster is not None:
+            cluster.close()
 
 
 def resolve_images(config: TournamentConfig, store: ResultsStore) -> dict[str, str | None]:
@@ -189,7 +199,7 @@ def table_spec(
     )
 
 
-async def _local_player(config: TournamentConfig, store: ResultsStore) -> TablePlayer:
+def _local_tables(config: TournamentConfig) -> LocalTables:
     uses_docker = any(e.bot.kind == "docker" for e in config.entries)
     return LocalTables(_prune_table if uses_docker else None)
 
@@ -210,13 +220,12 @@ async def _run(
     config: TournamentConfig,
     store: ResultsStore,
     progress: Progress,
-    make_player: Callable[[TournamentConfig, ResultsStore], Awaitable[TablePlayer]] | None,
+    player: TablePlayer,
 ) -> RunReport:
     games = schedule(config)
     by_id = {g.game_id: g for g in games}
     images = await trio.to_thread.run_sync(resolve_images, config, store)
     run_id = store.run_id
-    player = await (make_player or _local_player)(config, store)
     entries = {e.name: e for e in config.entries}
     done_before = store.finished_ids()
     progress.on_start(len(games), len(done_before & set(by_id)))

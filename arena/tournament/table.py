@@ -58,6 +58,7 @@ class ImageMismatch(RuntimeError):
     def __init__(self, entry: str, detail: str) -> None:
         super().__init__(f"entry {entry!r}: {detail}")
         self.entry = entry
+        self.detail = detail
 
 
 @dataclasses.dataclass(frozen=True)
@@ -205,6 +206,9 @@ def play_table(
         try:
             client = docker_client()
         except DockerUnavailable as exc:
+            if spec.check_tags:  # on a cluster: a machine without Docker lacks the images, another plays
+                entry = next(seat.entry for seat in spec.seats if seat.kind == "docker")
+                raise ImageMismatch(entry, f"no Docker engine here ({exc})") from None
             return TableResult(spec.table_id, [], {}, error=f"DockerUnavailable: {exc}", worker=worker_name())
         check_images(spec, client)
     try:
