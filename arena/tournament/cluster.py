@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import logging
 import socket
 import threading
 import uuid
@@ -112,6 +113,8 @@ class ClusterTables:
             raise ClusterError(
                 "running on a cluster needs Dask distributed: pip install -e '.[cluster]'"
             ) from None
+        # The run's own lines say what went wrong; Dask's client logs would repeat it with tracebacks.
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
         try:
             client = Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False, security=security)
         except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError, comm errors: one line
