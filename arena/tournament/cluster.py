@@ -137,6 +137,13 @@ class ClusterTables:
             if (info.get("resources") or {}).get(RESOURCE, 0) > 0
         }
 
+    def capacity(self, config: Any) -> int:
+        """The cluster's table slots (the file's ``concurrency`` is for one machine); all of them are used."""
+        try:
+            return int(sum(self.slots().values()))
+        except Exception:  # noqa: BLE001 - the scheduler is gone: the first table says so
+            return 1
+
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.client.close(timeout=5)

@@ -65,6 +65,10 @@ class Progress:
 class TablePlayer(Protocol):
     """Where tables are played: table processes on this machine, or a cluster."""
 
+    def capacity(self, config: TournamentConfig) -> int:
+        """How many tables to have running at once."""
+        ...
+
     async def play(
         self, spec: TableSpec, on_game: Callable[[TableGame], None], stop: threading.Event
     ) -> TableResult:
@@ -81,6 +85,9 @@ class LocalTables:
 
     def __init__(self, cleanup: Callable[[TableSpec], None] | None = None) -> None:
         self.cleanup = cleanup
+
+    def capacity(self, config: TournamentConfig) -> int:
+        return config.concurrency
 
     async def play(
         self, spec: TableSpec, on_game: Callable[[TableGame], None], stop: threading.Event
@@ -268,7 +275,7 @@ async def _run(
                     await trio.to_thread.run_sync(_docker_back, run_id, stop)
                 _apply_disqualifications(config, store, by_id, images, progress)
                 pending = _pending(games, store, config)
-                limiter = trio.CapacityLimiter(config.concurrency)
+                limiter = trio.CapacityLimiter(max(1, player.capacity(config)))
                 async with trio.open_nursery() as tables_nursery:
                     for table in tables(pending):
                         # start() returns once the table holds a slot: tables start in
