@@ -213,14 +213,7 @@ def _local_tables(config: TournamentConfig) -> LocalTables:
 
 def _prune_table(spec: TableSpec) -> None:
     """Remove a dead table process's containers (this run's, this table's)."""
-    try:
-        client = docker_client()
-    except DockerUnavailable:
-        return
-    try:
-        prune(client, spec.match_id, run=spec.run_id, include_running=True)
-    finally:
-        client.close()
+    _prune_leftovers(spec.run_id, spec.match_id)
 
 
 async def _run(
@@ -316,14 +309,14 @@ def _pending(games: list[ScheduledGame], store: ResultsStore, config: Tournament
     ]  # fmt: skip
 
 
-def _prune_leftovers(run_id: str) -> None:
-    """Remove this run's containers (no table is running): those a failed daemon left."""
+def _prune_leftovers(run_id: str, match_prefix: str | None = None) -> None:
+    """Remove this run's containers (of one table, with ``match_prefix``): those a failed daemon or table left."""
     try:
         client = docker_client()
     except DockerUnavailable:
         return
     try:
-        prune(client, run=run_id, include_running=True)
+        prune(client, match_prefix, run=run_id, include_running=True)
     except Exception:  # noqa: BLE001 - best effort: the next run prunes them
         pass
     finally:

@@ -8,8 +8,6 @@ start or lost mid-run stops the run cleanly, and running again resumes.
 
 from __future__ import annotations
 
-import os
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -20,11 +18,10 @@ from pathlib import Path
 import pytest
 
 from docker_support import BASE_IMAGE, engine_or_skip
+from tournament_support import arena, live_processes, own_bot, stored_rows
 
-REPO = Path(__file__).resolve().parents[2]
-BOTS = REPO / "example_bots"
+DOCKER_BOTS = Path(__file__).resolve().parents[2] / "example_bots"
 #: The columns that must agree between runs (not timings, not when).
-COMPARED = "game_id, side0, side1, ending, winner, score0, score1, hands, strikes0, strikes1, decisions, forfeit_reason"
 DOCKER_BOT = "arena-exec-cluster-random:test"
 
 
@@ -41,50 +38,23 @@ def tournament(tmp: Path, entries: dict[str, str], *, deals: int, max_hands: int
     return path
 
 
-def own_bot(tmp: Path, name: str = "random") -> str:
-    """A copy of an example bot at a path only this test uses (so its processes can be found)."""
-    target = tmp / f"bot-{name}"
-    shutil.copytree(BOTS / name, target)
-    return f"cmd:{sys.executable} {target / 'bot.py'}"
 
 
-def arena(cwd: Path, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-        env={**os.environ, "COLUMNS": "200"},
-    )  # fmt: skip
 
 
-def rows(out: Path) -> list[tuple]:
-    with sqlite3.connect(out / "results.sqlite") as db:
-        return db.execute(f"SELECT {COMPARED} FROM games ORDER BY game_id").fetchall()
 
 
-def processes_running(marker: str) -> list[str]:
-    """Command lines of live processes that mention ``marker``."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                stat = (proc / "stat").read_text()
-            except OSError:
-                continue
-            state = stat[stat.rindex(")") + 2 :].split()[:2]  # state, parent
-            if marker in cmd and state[0] != "Z":
-                found.append(f"{proc.name} {state} {cmd}")
-    return found
 
 
 def test_local_process_tournament_on_the_cluster_stores_the_local_rows(cluster, tmp_path):
-    path = tournament(tmp_path, {"random": own_bot(tmp_path), "greedy": own_bot(tmp_path, "greedy")}, deals=2)
+    path = tournament(tmp_path, {"random": own_bot(tmp_path, "random"), "greedy": own_bot(tmp_path, "greedy")}, deals=2)
     local = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "local")
     assert local.returncode == 0, local.stderr
     remote = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "remote", "--scheduler", cluster.address)
     assert remote.returncode == 0, remote.stderr
     assert f"on the cluster at {cluster.address}" in remote.stdout
-    assert rows(tmp_path / "remote") == rows(tmp_path / "local")
-    assert len(rows(tmp_path / "local")) == 4
+    assert stored_rows(tmp_path / "remote") == stored_rows(tmp_path / "local")
+    assert len(stored_rows(tmp_path / "local")) == 4
     assert sorted(p.name for p in (tmp_path / "remote" / "records").iterdir()) == sorted(
         p.name for p in (tmp_path / "local" / "records").iterdir()
     )
@@ -93,7 +63,7 @@ def test_local_process_tournament_on_the_cluster_stores_the_local_rows(cluster, 
 
 
 def test_a_worker_killed_mid_table_has_its_table_replayed_elsewhere(cluster, tmp_path):
-    bot = own_bot(tmp_path)
+    bot = own_bot(tmp_path, "random")
     path = tournament(tmp_path, {"a": bot, "b": bot}, deals=6, max_hands=4)
     reference = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "local")
     assert reference.returncode == 0, reference.stderr
@@ -120,20 +90,20 @@ def test_a_worker_killed_mid_table_has_its_table_replayed_elsewhere(cluster, tmp
         if run.poll() is None:
             run.kill()
     assert run.returncode == 0, err
-    got = rows(tmp_path / "remote")
-    assert got == rows(tmp_path / "local"), "the replayed table gives the same games, one row each"
+    got = stored_rows(tmp_path / "remote")
+    assert got == stored_rows(tmp_path / "local"), "the replayed table gives the same games, one row each"
     with sqlite3.connect(tmp_path / "remote" / "results.sqlite") as db:
         assert db.execute("SELECT COUNT(*), COUNT(DISTINCT game_id) FROM games").fetchone() == (12, 12)
     deadline = time.monotonic() + 30
-    while processes_running(str(tmp_path / "bot-random")) and time.monotonic() < deadline:
+    while live_processes(str(tmp_path / "bot-random")) and time.monotonic() < deadline:
         time.sleep(0.5)  # the killed worker's bots see their referee gone and end
-    assert not processes_running(str(tmp_path / "bot-random"))
+    assert not live_processes(str(tmp_path / "bot-random"))
 
 
 def test_scheduler_down_at_start_is_one_line_and_nothing_is_stored(tmp_path):
     from conftest import free_port
 
-    path = tournament(tmp_path, {"a": own_bot(tmp_path), "b": own_bot(tmp_path, "greedy")}, deals=1)
+    path = tournament(tmp_path, {"a": own_bot(tmp_path, "random"), "b": own_bot(tmp_path, "greedy")}, deals=1)
     result = arena(tmp_path, "tournament", "run", str(path), "--scheduler", f"tcp://127.0.0.1:{free_port()}")
     assert result.returncode == 2
     assert "no Dask scheduler answers at tcp://127.0.0.1:" in result.stderr
@@ -142,14 +112,14 @@ def test_scheduler_down_at_start_is_one_line_and_nothing_is_stored(tmp_path):
 
 
 def test_a_public_plain_tcp_scheduler_is_refused(tmp_path):
-    path = tournament(tmp_path, {"a": own_bot(tmp_path), "b": own_bot(tmp_path, "greedy")}, deals=1)
+    path = tournament(tmp_path, {"a": own_bot(tmp_path, "random"), "b": own_bot(tmp_path, "greedy")}, deals=1)
     result = arena(tmp_path, "tournament", "run", str(path), "--scheduler", "tcp://8.8.8.8:8786")
     assert result.returncode == 2 and "is public" in result.stderr and "tls://" in result.stderr
     assert not (tmp_path / "out").exists()
 
 
 def test_scheduler_lost_mid_run_stops_cleanly_and_the_run_resumes(cluster, tmp_path):
-    bot = own_bot(tmp_path)
+    bot = own_bot(tmp_path, "random")
     path = tournament(tmp_path, {"a": bot, "b": bot, "c": bot}, deals=3, max_hands=3)
     reference = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "local")
     assert reference.returncode == 0, reference.stderr
@@ -175,11 +145,11 @@ def test_scheduler_lost_mid_run_stops_cleanly_and_the_run_resumes(cluster, tmp_p
             run.kill()
     assert run.returncode == 2, err
     assert "lost the Dask scheduler" in err and "run again to resume" in err
-    stored = rows(tmp_path / "remote")
+    stored = stored_rows(tmp_path / "remote")
     assert 3 <= len(stored) < 18
     again = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "remote")
     assert again.returncode == 0, again.stderr
-    assert rows(tmp_path / "remote") == rows(tmp_path / "local")
+    assert stored_rows(tmp_path / "remote") == stored_rows(tmp_path / "local")
 
 
 @pytest.fixture(scope="module")
@@ -187,7 +157,7 @@ def docker_bot(tmp_path_factory: pytest.TempPathFactory) -> str:
     from arena.sandbox.build import build_image
 
     engine = engine_or_skip("cluster Docker tests")
-    build_image(BOTS / "random", tag=DOCKER_BOT, base_image=BASE_IMAGE, client=engine)
+    build_image(DOCKER_BOTS / "random", tag=DOCKER_BOT, base_image=BASE_IMAGE, client=engine)
     return f"docker:{DOCKER_BOT}"
 
 
@@ -198,7 +168,7 @@ def test_docker_tournament_on_the_cluster_stores_the_local_rows(docker_bot, clus
     assert local.returncode == 0, local.stderr
     remote = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "remote", "--scheduler", cluster.address)
     assert remote.returncode == 0, remote.stderr
-    assert rows(tmp_path / "remote") == rows(tmp_path / "local") and len(rows(tmp_path / "local")) == 4
+    assert stored_rows(tmp_path / "remote") == stored_rows(tmp_path / "local") and len(stored_rows(tmp_path / "local")) == 4
     with sqlite3.connect(tmp_path / "remote" / "results.sqlite") as db:
         images = {r[0] for r in db.execute("SELECT image0 FROM games")}
     assert len(images) == 1 and next(iter(images)).startswith("sha256:")
@@ -215,9 +185,9 @@ def test_a_worker_without_the_image_passes_the_table_on(docker_bot, bare_cluster
     assert alone.returncode == 2
     lines = alone.stderr.strip().splitlines()
     assert len(lines) == 1 and "no worker can play entry 'r1'" in lines[0] and "tcp://127.0.0.1:" in lines[0], alone.stderr
-    assert rows(tmp_path / "out") == [], "nothing played"
+    assert stored_rows(tmp_path / "out") == [], "nothing played"
     bare_cluster.start_worker("seeing")
     bare_cluster.wait_for_workers(2)
     again = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--scheduler", bare_cluster.address)
     assert again.returncode == 0, again.stderr
-    assert len(rows(tmp_path / "out")) == 2
+    assert len(stored_rows(tmp_path / "out")) == 2

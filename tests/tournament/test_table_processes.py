@@ -17,18 +17,10 @@ from pathlib import Path
 import pytest
 
 from arena.tournament.store import GameRow, ResultsStore
-
-REPO = Path(__file__).resolve().parents[2]
-BOTS = REPO / "example_bots"
-COMPARED = "game_id, side0, side1, ending, winner, score0, score1, hands, strikes0, strikes1, decisions, forfeit_reason"
+from tournament_support import arena, live_processes, own_bot, stored_rows
 
 
-def own_bot(tmp: Path, name: str) -> str:
-    """A copy of an example bot at a path only this test uses (so its processes can be found)."""
-    target = tmp / f"bot-{name}"
-    if not target.exists():
-        shutil.copytree(BOTS / name, target)
-    return f"cmd:{sys.executable} {target / 'bot.py'}"
+
 
 
 def tournament(tmp: Path, *, deals: int, concurrency: int, max_hands: int = 3, name: str = "tp") -> Path:
@@ -61,32 +53,10 @@ bot = "{own_bot(tmp, 'heuristic')}"
     return path
 
 
-def arena(cwd: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-        env={**os.environ, "COLUMNS": "200"},
-    )  # fmt: skip
 
 
-def rows(out: Path) -> list[tuple]:
-    with sqlite3.connect(out / "results.sqlite") as db:
-        return db.execute(f"SELECT {COMPARED} FROM games ORDER BY game_id").fetchall()
 
 
-def processes(marker: str) -> dict[int, int]:
-    """Live processes whose command line mentions ``marker``: pid -> parent pid."""
-    found = {}
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            stat = (proc / "stat").read_text()
-        except OSError:
-            continue
-        if marker in cmd and " Z " not in stat[stat.rindex(")") :][:4]:
-            found[int(proc.name)] = int(stat[stat.rindex(")") + 2 :].split()[1])
-    return found
 
 
 def test_same_rows_at_concurrency_1_and_2_and_the_output_is_named(tmp_path):
@@ -96,8 +66,8 @@ def test_same_rows_at_concurrency_1_and_2_and_the_output_is_named(tmp_path):
         tmp_path, "tournament", "run", str(tournament(tmp_path, deals=2, concurrency=2)), "--no-show", "--out", "two"
     )
     assert two.returncode == 0, two.stderr
-    assert rows(tmp_path / "out") == rows(tmp_path / "two")
-    assert len(rows(tmp_path / "two")) == 12
+    assert stored_rows(tmp_path / "out") == stored_rows(tmp_path / "two")
+    assert len(stored_rows(tmp_path / "two")) == 12
     assert two.stdout.splitlines()[0] == "results go to two"
     assert "results are in two; publish them with: arena ratings publish two" in two.stdout
     # The file's hash guard holds for --out: another file into the same directory is refused.
@@ -119,7 +89,7 @@ def test_a_killed_table_process_voids_its_game_which_is_replayed_without_leftove
         deadline = time.monotonic() + 120
         bots: dict[int, int] = {}
         while len(bots) < 4 and time.monotonic() < deadline:
-            bots = processes(marker)
+            bots = live_processes(marker)
             time.sleep(0.05)
         assert len(bots) == 4, "the first table's four bots started"
         (table_process,) = set(bots.values())
@@ -131,14 +101,14 @@ def test_a_killed_table_process_voids_its_game_which_is_replayed_without_leftove
         if run.poll() is None:
             run.kill()
     assert run.returncode == 0, err
-    assert rows(tmp_path / "out") == rows(tmp_path / "reference"), "the voided games were played again, same results"
+    assert stored_rows(tmp_path / "out") == stored_rows(tmp_path / "reference"), "the voided games were played again, same results"
     with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:
         voids = db.execute("SELECT reason FROM voids").fetchall()
     assert voids and all("the table process died (signal 9)" in r for (r,) in voids)
     deadline = time.monotonic() + 20
-    while processes(marker) and time.monotonic() < deadline:
+    while live_processes(marker) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not processes(marker), "no bot of the killed table is left"
+    assert not live_processes(marker), "no bot of the killed table is left"
 
 
 def test_entry_names_are_restricted_to_a_safe_set(tmp_path):
