@@ -1,10 +1,10 @@
 """The table task: play one table from a plain spec on this machine, return plain data.
 
-A *table* is one sitting (fixed seats playing a list of games, see
-``docs/tournaments.md``).  :func:`play_table` is the one function every way of
+A *table* is one sitting: fixed seats playing a list of games (the two
+duplicate tables of a pairing are two table tasks).  :func:`play_table` is the one function every way of
 running a tournament calls: a table process on this machine
 (:mod:`arena.tournament.processes`) and a Dask worker on another machine
-(:mod:`arena.tournament.cluster`).  It takes a :class:`TableSpec` made only of
+(:mod:`arena.tournament.cluster`, docs/cluster.md).  It takes a :class:`TableSpec` made only of
 plain values (it pickles anywhere the arena package is installed), runs the
 referee and the bots on its own asyncio event loop exactly as ``arena match
 run`` does, and returns a :class:`TableResult` of plain values: one
