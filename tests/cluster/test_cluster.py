@@ -46,6 +46,17 @@ def tournament(tmp: Path, entries: dict[str, str], *, deals: int, max_hands: int
 
 
 
+def local_then_on_the_cluster(tmp: Path, path: Path, address: str) -> subprocess.Popen[str]:
+    """Play ``path`` locally into ``local`` (the reference), then start it on the cluster into ``remote``."""
+    reference = arena(tmp, "tournament", "run", str(path), "--no-show", "--out", "local")
+    assert reference.returncode == 0, reference.stderr
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena", "tournament", "run", str(path), "--no-show", "--out", "remote",
+         "--scheduler", address],
+        cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
 def test_local_process_tournament_on_the_cluster_stores_the_local_rows(cluster, tmp_path):
     path = tournament(tmp_path, {"random": own_bot(tmp_path, "random"), "greedy": own_bot(tmp_path, "greedy")}, deals=2)
     local = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "local")
@@ -65,13 +76,7 @@ def test_local_process_tournament_on_the_cluster_stores_the_local_rows(cluster, 
 def test_a_worker_killed_mid_table_has_its_table_replayed_elsewhere(cluster, tmp_path):
     bot = own_bot(tmp_path, "random")
     path = tournament(tmp_path, {"a": bot, "b": bot}, deals=6, max_hands=4)
-    reference = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "local")
-    assert reference.returncode == 0, reference.stderr
-    run = subprocess.Popen(
-        [sys.executable, "-m", "arena", "tournament", "run", str(path), "--no-show", "--out", "remote",
-         "--scheduler", cluster.address],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    run = local_then_on_the_cluster(tmp_path, path, cluster.address)
     try:
         victim = None
         with cluster.client() as client:
@@ -121,13 +126,7 @@ def test_a_public_plain_tcp_scheduler_is_refused(tmp_path):
 def test_scheduler_lost_mid_run_stops_cleanly_and_the_run_resumes(cluster, tmp_path):
     bot = own_bot(tmp_path, "random")
     path = tournament(tmp_path, {"a": bot, "b": bot, "c": bot}, deals=3, max_hands=3)
-    reference = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "local")
-    assert reference.returncode == 0, reference.stderr
-    run = subprocess.Popen(
-        [sys.executable, "-m", "arena", "tournament", "run", str(path), "--no-show", "--out", "remote",
-         "--scheduler", cluster.address],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    run = local_then_on_the_cluster(tmp_path, path, cluster.address)
     try:
         db = tmp_path / "remote" / "results.sqlite"
         deadline = time.monotonic() + 120
