@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -29,10 +30,12 @@ def free_port() -> int:
 class Cluster:
     """A scheduler and its workers, each its own process; everything is stopped at the end."""
 
-    def __init__(self, log_dir: Path) -> None:
+    def __init__(self, log_dir: Path, tls: tuple[Path, Path] | None = None) -> None:
         self.log_dir = log_dir
         self.port = free_port()
-        self.address = f"tcp://127.0.0.1:{self.port}"
+        #: (certificate, key): the certificate is also the CA (self-signed for 127.0.0.1).
+        self.tls = tls
+        self.address = f"{'tls' if tls else 'tcp'}://127.0.0.1:{self.port}"
         self.scheduler: subprocess.Popen[bytes] | None = None
         self.workers: dict[str, subprocess.Popen[bytes]] = {}
 
@@ -40,9 +43,28 @@ class Cluster:
         log = (self.log_dir / f"{name}.log").open("wb")
         return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
 
+    def tls_args(self) -> list[str]:
+        if self.tls is None:
+            return []
+        cert, key = self.tls
+        return ["--tls-ca-file", str(cert), "--tls-cert", str(cert), "--tls-key", str(key)]
+
+    def tls_env(self) -> dict[str, str]:
+        """The coordinator's side of TLS, through Dask's configuration (docs/cluster.md)."""
+        if self.tls is None:
+            return {}
+        cert, key = self.tls
+        return {
+            "DASK_DISTRIBUTED__COMM__TLS__CA_FILE": str(cert),
+            "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": str(cert),
+            "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": str(key),
+        }
+
     def start_scheduler(self) -> None:
+        protocol = ["--protocol", "tls"] if self.tls else []
         self.scheduler = self._spawn(
-            [*DASK, "--host", "127.0.0.1", "--port", str(self.port), "--no-dashboard"], "scheduler"
+            [*DASK, "--host", "127.0.0.1", "--port", str(self.port), "--no-dashboard", *protocol, *self.tls_args()],
+            "scheduler",
         )
 
     def start_worker(self, name: str, tables: int = 1, env: Mapping[str, str] | None = None) -> None:
@@ -50,6 +72,7 @@ class Cluster:
             [
                 *WORKER, self.address, "--host", "127.0.0.1", "--name", name, "--nthreads", str(tables),
                 "--resources", f"TABLES={tables}", "--no-nanny", "--no-dashboard", "--death-timeout", "30",
+                *self.tls_args(),
             ],  # fmt: skip
             f"worker-{name}",
             env,
@@ -57,10 +80,16 @@ class Cluster:
 
     def client(self):  # type: ignore[no-untyped-def]
         from distributed import Client
+        from distributed.security import Security
 
-        return Client(self.address, timeout=30, set_as_default=False)
+        security = None
+        if self.tls is not None:
+            cert, key = self.tls
+            security = Security(tls_ca_file=str(cert), tls_client_cert=str(cert), tls_client_key=str(key))
+        # Generous: on a loaded machine a fresh interpreter takes long to import Dask.
+        return Client(self.address, timeout=180, set_as_default=False, security=security)
 
-    def wait_for_workers(self, n: int, timeout: float = 90) -> None:
+    def wait_for_workers(self, n: int, timeout: float = 180) -> None:
         with self.client() as client:
             client.wait_for_workers(n, timeout=timeout)
 
@@ -89,6 +118,28 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
         c.start_worker("w1")
         c.start_worker("w2")
         c.wait_for_workers(2)
+        yield c
+    finally:
+        c.stop()
+
+
+@pytest.fixture
+def tls_cluster(tmp_path: Path) -> Iterator[Cluster]:
+    """A scheduler and one worker that speak TLS only (a self-signed certificate for 127.0.0.1)."""
+    if shutil.which("openssl") is None:
+        pytest.skip("the TLS cluster test needs the openssl command")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+         "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    c = Cluster(tmp_path, tls=(cert, key))
+    try:
+        c.start_scheduler()
+        time.sleep(0.5)
+        c.start_worker("w1", tables=2)
+        c.wait_for_workers(1)
         yield c
     finally:
         c.stop()

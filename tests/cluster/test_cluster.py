@@ -8,6 +8,7 @@ start or lost mid-run stops the run cleanly, and running again resumes.
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 import subprocess
@@ -103,6 +104,19 @@ def test_a_worker_killed_mid_table_has_its_table_replayed_elsewhere(cluster, tmp
     while live_processes(str(tmp_path / "bot-random")) and time.monotonic() < deadline:
         time.sleep(0.5)  # the killed worker's bots see their referee gone and end
     assert not live_processes(str(tmp_path / "bot-random"))
+
+
+def test_a_tls_cluster_plays_the_tournament(tls_cluster, tmp_path):
+    path = tournament(tmp_path, {"a": own_bot(tmp_path, "random"), "b": own_bot(tmp_path, "greedy")}, deals=1)
+    plain = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "plain",
+                  "--scheduler", tls_cluster.address.replace("tls://", "tcp://"), timeout=120)  # fmt: skip
+    assert plain.returncode == 2, "the TLS scheduler does not talk plain TCP"
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", "run", str(path), "--no-show", "--scheduler", tls_cluster.address],
+        cwd=tmp_path, capture_output=True, text=True, timeout=240, env={**os.environ, **tls_cluster.tls_env()},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert len(stored_rows(tmp_path / "out")) == 2
 
 
 def test_scheduler_down_at_start_is_one_line_and_nothing_is_stored(tmp_path):
