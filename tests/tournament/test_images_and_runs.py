@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import io
 import os
+import signal
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -124,3 +127,69 @@ def test_only_this_runs_leftovers_are_pruned(engine, tmp_path, monkeypatch):
                 c.remove(force=True)
             except Exception:  # noqa: BLE001 - already removed
                 pass
+
+
+def test_a_killed_table_process_leaves_no_containers(engine, tmp_path):
+    from arena.sandbox.build import build_image
+    from tournament_support import BOTS, stored_rows
+
+    tag = "arena-exec-table-kill:test"
+    build_image(BOTS / "random", tag=tag, base_image=BASE_IMAGE, client=engine)
+    name = f"tablekill{os.getpid()}"  # this test's containers only, whatever else runs on the engine
+    path = tmp_path / "t.toml"
+    path.write_text(
+        f'[tournament]\nname = "{name}"\nseed = "s"\noutput = "out"\ndeals_per_pairing = 3\n\n'
+        '[rules]\npreset = "pagat"\nset = { max_hands = 4 }\n\n'
+        f'[[entry]]\nname = "a"\nbot = "docker:{tag}"\n\n[[entry]]\nname = "b"\nbot = "docker:{tag}"\n'
+    )
+    run = subprocess.Popen(
+        [sys.executable, "-m", "arena", "tournament", "run", str(path), "--no-show", "--json"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 180
+        seats: list = []
+        while len(seats) < 4 and time.monotonic() < deadline:
+            seats = engine.containers.list(filters={"label": f"{MATCH_LABEL}={name}/p000-t1", "status": "running"})
+            time.sleep(0.2)
+        assert len(seats) == 4, "the first table's four containers run"
+        tables = [pid for pid, parent in _children_of_forkserver(run.pid).items()]
+        assert len(tables) == 1
+        os.kill(tables[0], signal.SIGKILL)
+        ids = {c.id for c in seats}
+        deadline = time.monotonic() + 60
+        while ids & existing(engine) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not ids & existing(engine), "the dead table's containers are removed"
+        # ... at once, not by the clean-up before the voided games are replayed (the other table still plays).
+        assert count(tmp_path / "out" / "results.sqlite") < 3
+        out, err = run.communicate(timeout=600)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 0, err
+    assert len(stored_rows(tmp_path / "out")) == 6, "the voided games were played again"
+
+
+def existing(engine) -> set[str]:  # type: ignore[no-untyped-def]
+    """IDs of every container (the plain list: no inspect that another run's removal could fail)."""
+    return {c["Id"] for c in engine.api.containers(all=True)}
+
+
+def count(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+
+
+def _children_of_forkserver(coordinator: int) -> dict[int, int]:
+    """The table processes of a run: children of the forkserver the coordinator started."""
+    parents = {}
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                stat = (proc / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(proc.name)] = int(stat[stat.rindex(")") + 2 :].split()[1])
+    servers = [pid for pid, parent in parents.items() if parent == coordinator]
+    return {pid: parent for pid, parent in parents.items() if parent in servers}
