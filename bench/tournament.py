@@ -4,10 +4,14 @@ Measured in one run:
 
 1. games per second of a four-entry round robin of the example bots (random,
    greedy, heuristic, and a second random) as local processes, through the
-   whole platform (referee, gRPC, SDK, SQLite), at concurrency 1 and 2;
-2. the same games played in-process through the engine and the SDK's local
+   whole platform (referee, gRPC, SDK, SQLite), at concurrency 1 and 2 (each
+   table in its own process), and the ratio of the two;
+2. decisions per second, and CPU per decision: the platform's (coordinator
+   and table processes: referee, match loop, gRPC server) and the bots'
+   (sampled from /proc for every process the run started);
+3. the same games played in-process through the engine and the SDK's local
    harness (no gRPC, no processes): the baseline, and the ratio;
-3. the Bradley-Terry fit for 30 bots and 10,000 games.
+4. the Bradley-Terry fit for 30 bots and 10,000 games.
 
 Usage: python bench/tournament.py [--deals N] [--max-hands H] [--json]
 """
@@ -17,9 +21,12 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import random
+import resource
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -43,19 +50,81 @@ def tournament_file(directory: Path, deals: int, max_hands: int, concurrency: in
     return path
 
 
-def platform_rate(directory: Path, deals: int, max_hands: int, concurrency: int) -> tuple[float, int, int]:
-    """Games per second through the platform; also games and decisions played."""
+class CpuSampler:
+    """CPU seconds of every process descended from this one, split into bots and the rest (Linux /proc)."""
+
+    def __init__(self, every: float = 0.05) -> None:
+        self.every = every
+        self.cpu: dict[int, tuple[bool, float]] = {}
+        self.own = 0.0
+        self.stop = threading.Event()
+        self.tick = os.sysconf("SC_CLK_TCK")
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self.stop.wait(self.every):
+            self._sample()
+        self._sample()
+        self.own = time.thread_time()
+
+    def _sample(self) -> None:
+        parents: dict[int, int] = {}
+        stats: dict[int, list[str]] = {}
+        for proc in os.listdir("/proc"):
+            if proc.isdigit():
+                try:
+                    with open(f"/proc/{proc}/stat") as f:
+                        text = f.read()
+                except OSError:
+                    continue
+                fields = text[text.rindex(")") + 2 :].split()
+                parents[int(proc)] = int(fields[1])
+                stats[int(proc)] = fields
+        me = os.getpid()
+        for pid, fields in stats.items():
+            p, depth = pid, 0
+            while p not in (me, 0, 1) and depth < 20:
+                p, depth = parents.get(p, 0), depth + 1
+            if p != me or pid == me:
+                continue
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    is_bot = b"bot.py" in f.read()
+            except OSError:
+                continue
+            cpu = (int(fields[11]) + int(fields[12])) / self.tick
+            self.cpu[pid] = (is_bot, max(cpu, self.cpu.get(pid, (is_bot, 0.0))[1]))
+
+    def split(self) -> tuple[float, float]:
+        """CPU seconds of (the bots, the other descendants)."""
+        bots = sum(c for is_bot, c in self.cpu.values() if is_bot)
+        return bots, sum(c for is_bot, c in self.cpu.values() if not is_bot)
+
+
+def platform_rate(directory: Path, deals: int, max_hands: int, concurrency: int) -> dict[str, float]:
+    """Games per second through the platform; games, decisions and CPU seconds (platform, bots)."""
     from arena.tournament import load_config, run_tournament
     from arena.tournament.store import ResultsStore
 
     config = load_config(tournament_file(directory, deals, max_hands, concurrency))
+    sampler = CpuSampler()
+    self_before = resource.getrusage(resource.RUSAGE_SELF)
+    sampler.thread.start()
     start = time.perf_counter()
     report = run_tournament(config)
     elapsed = time.perf_counter() - start
+    sampler.stop.set()
+    sampler.thread.join()
+    self_after = resource.getrusage(resource.RUSAGE_SELF)
+    coordinator = (self_after.ru_utime + self_after.ru_stime - self_before.ru_utime - self_before.ru_stime) - sampler.own
+    bots, tables = sampler.split()
     store = ResultsStore(config.output / "results.sqlite")
     decisions = sum(r.decisions for r in store.games())
     store.close()
-    return report.played / elapsed, report.played, decisions
+    return {
+        "rate": report.played / elapsed, "games": report.played, "decisions": decisions, "seconds": elapsed,
+        "platform_cpu": coordinator + tables, "bots_cpu": bots,
+    }  # fmt: skip
 
 
 def load_bot(name: str) -> Any:
@@ -115,31 +184,50 @@ def fit_time(players: int = 30, games: int = 10_000) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=2, help="deals per pairing (2 games each)")
+    parser.add_argument("--deals", type=int, default=6, help="deals per pairing (2 games each)")
     parser.add_argument("--max-hands", type=int, default=10, help="hand cap per game")
     parser.add_argument("--json", action="store_true", help="print only JSON")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         base, base_games = in_process_rate(args.deals, args.max_hands)
-        c1, games1, decisions1 = platform_rate(Path(tmp), args.deals, args.max_hands, 1)
-        c2, games2, _ = platform_rate(Path(tmp), args.deals, args.max_hands, 2)
+        one = platform_rate(Path(tmp), args.deals, args.max_hands, 1)
+        two = platform_rate(Path(tmp), args.deals, args.max_hands, 2)
     fit_s = fit_time()
+    c1, c2 = one["rate"], two["rate"]
+    us = {
+        f"c{n}_{kind}_cpu_us_per_decision": round(1e6 * run[f"{kind}_cpu"] / run["decisions"], 1)
+        for n, run in ((1, one), (2, two)) for kind in ("platform", "bots")
+    }  # fmt: skip
     data = {
         "benchmark": "tournament",
-        "games": games1,
-        "decisions": decisions1,
+        "cores": os.cpu_count(),
+        "games": one["games"],
+        "decisions": one["decisions"],
         "in_process_games_per_s": round(base, 2),
         "concurrency1_games_per_s": round(c1, 2),
         "concurrency2_games_per_s": round(c2, 2),
+        "ratio_c2_to_c1": round(c2 / c1, 3),
+        "concurrency1_decisions_per_s": round(one["decisions"] / one["seconds"], 1),
+        "concurrency2_decisions_per_s": round(two["decisions"] / two["seconds"], 1),
+        **us,
         "ratio_c1_to_in_process": round(c1 / base, 3),
         "ratio_c2_to_in_process": round(c2 / base, 3),
         "fit_30_bots_10000_games_s": round(fit_s, 3),
     }
     if not args.json:
-        print(f"four-entry round robin, {games1} games of at most {args.max_hands} hands ({decisions1} decisions)")
+        print(
+            f"four-entry round robin, {one['games']} games of at most {args.max_hands} hands "
+            f"({one['decisions']} decisions), {os.cpu_count()} cores"
+        )
         print(f"  in-process (engine + SDK harness, no gRPC): {base:8.2f} games/s  ({base_games} games)")
-        print(f"  platform, concurrency 1:                    {c1:8.2f} games/s  ratio {c1 / base:.2f}x")
-        print(f"  platform, concurrency 2:                    {c2:8.2f} games/s  ratio {c2 / base:.2f}x")
+        for n, run in ((1, one), (2, two)):
+            print(
+                f"  platform, concurrency {n}: {run['rate']:8.2f} games/s "
+                f"{run['decisions'] / run['seconds']:8.0f} decisions/s  ratio to in-process {run['rate'] / base:.2f}x  "
+                f"CPU per decision: platform {us[f'c{n}_platform_cpu_us_per_decision']:.0f} us, "
+                f"bots {us[f'c{n}_bots_cpu_us_per_decision']:.0f} us"
+            )
+        print(f"  concurrency 2 / concurrency 1: {c2 / c1:.2f}x (goal on 2 free cores: >= 1.6x)")
         print(f"rating fit, 30 bots, 10,000 games: {fit_s * 1000:.0f} ms (bar: under 1 s)")
     print(json.dumps(data))
     return 0

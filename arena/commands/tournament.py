@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import shlex
 from pathlib import Path
 from typing import Annotated
 
@@ -20,6 +22,8 @@ from arena.commands.common import console, fail, print_json
 from arena.publish.safe_text import safe_text
 from arena.tournament import ConfigError, StoreError, load_config, run_tournament
 from arena.tournament import Progress as RunProgress
+from arena.tournament.cluster import ClusterError
+from arena.tournament.runner import RunStopped
 
 app = typer.Typer(help="Run round-robin tournaments.", no_args_is_help=True)
 
@@ -32,6 +36,18 @@ def run(
     file: Annotated[Path, typer.Argument(help="The tournament file (TOML; see tournaments/example.toml).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the run's summary as JSON.")] = False,
     show: Annotated[bool, typer.Option("--show/--no-show", help="Show the leaderboard at the end.")] = True,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Output directory (instead of the file's [tournament] output)."),
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            help="Play the tables on a Dask cluster: its scheduler's tcp://HOST:PORT (see docs/cluster.md). "
+            "Overrides the file's [cluster] scheduler.",
+        ),
+    ] = None,
 ) -> None:
     """Play every missing game of FILE's round robin and show the leaderboard.
 
@@ -46,6 +62,13 @@ def run(
         config = load_config(file)
     except ConfigError as exc:
         fail(str(exc))
+    if out is not None:
+        config = dataclasses.replace(config, output=out)
+    scheduler = scheduler or config.scheduler
+    publish = f"arena ratings publish {shlex.quote(str(config.output))}"
+    if not as_json:
+        where = f" on the cluster at {scheduler}" if scheduler else ""
+        console.print(f"results go to {config.output}{where}", highlight=False, markup=False)
     columns = (
         TextColumn(f"[bold]{safe_text(config.name)}[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
         TaskProgressColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
@@ -67,14 +90,13 @@ def run(
 
     try:
         with bar:
-            report = run_tournament(config, RunProgress(on_start, on_game, on_void))
-    except StoreError as exc:
-        fail(str(exc))
-    except ConfigError as exc:
+            report = run_tournament(config, RunProgress(on_start, on_game, on_void), scheduler=scheduler)
+    except (StoreError, ConfigError, RunStopped, ClusterError) as exc:
         fail(str(exc))
     summary = {
         "name": config.name,
         "output": str(config.output),
+        "publish": publish,
         "games": report.total,
         "already_done": report.already_done,
         "played": report.played,
@@ -93,5 +115,6 @@ def run(
             from arena.commands.ratings import show_directory
 
             show_directory(config.output)
+        console.print(f"results are in {config.output}; publish them with: {publish}", highlight=False, markup=False)
     if report.interrupted:
         raise typer.Exit(EXIT_INTERRUPTED)

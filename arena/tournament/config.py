@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import math
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -64,6 +66,10 @@ class TournamentConfig:
     start_timeout: float
     file_hash: str
     source: Path
+    scheduler: str | None = None
+    """A Dask scheduler to play the tables on (``[cluster] scheduler``); None: this machine."""
+    legacy_hashes: tuple[str, ...] = ()
+    """Hashes an older version gave this file (the raw bytes): a store claimed under one still resumes."""
 
     @property
     def games_per_pairing(self) -> int:
@@ -78,7 +84,19 @@ _SECTIONS: dict[str, set[str]] = {
     "limits": {"memory", "cpus", "pids", "tmpfs", "log_bytes"},
     "faults": {"strikes_per_game", "disqualify_share", "disqualify_min_games", "void_retries"},
     "entry": {"name", "bot", "env", "opponents"},
+    "cluster": {"scheduler"},
 }
+
+#: Entry names: a letter or digit, then letters, digits, ``.``, ``_`` or ``-``; at most 64 in all.
+#: They are file names (logs), SQL values and labels: nothing that needs quoting anywhere.
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+SAFE_NAME_TEXT = "1-64 characters: letters, digits, '.', '_' or '-', starting with a letter or digit"
+
+
+def tournament_hash(data: Mapping[str, Any]) -> str:
+    """The hash a store is bound to: the file's content less ``[cluster]`` (where it runs is not what it is)."""
+    content = {k: v for k, v in data.items() if k != "cluster"}
+    return hashlib.sha256(json.dumps(content, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def _check_keys(table: Mapping[str, Any], allowed: set[str], where: str) -> None:
@@ -124,7 +142,8 @@ def load_config(path: Path, *, check_images: bool = True) -> TournamentConfig:
         data = tomllib.loads(raw_bytes.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from None
-    return parse_config(data, source=path, file_hash=hashlib.sha256(raw_bytes).hexdigest(), check_images=check_images)
+    config = parse_config(data, source=path, file_hash=tournament_hash(data), check_images=check_images)
+    return dataclasses.replace(config, legacy_hashes=(hashlib.sha256(raw_bytes).hexdigest(),))
 
 
 def parse_config(
@@ -208,8 +227,8 @@ def parse_config(
             raise ConfigError(f"[[entry]] number {i + 1} must be a table")
         _check_keys(item, _SECTIONS["entry"], where)
         entry_name = _get(item, "name", str, _REQUIRED, where).strip()
-        if not entry_name or len(entry_name) > 64:
-            raise ConfigError(f"[{where}] name must be 1-64 characters")
+        if not SAFE_NAME.fullmatch(entry_name):
+            raise ConfigError(f"[{where}] name {entry_name!r} is not allowed: use {SAFE_NAME_TEXT}")
         if entry_name in seen:
             raise ConfigError(f"[{where}] duplicate entry name {entry_name!r}")
         seen.add(entry_name)
@@ -237,6 +256,11 @@ def parse_config(
                 raise ConfigError(f"entry {entry.name!r}: opponents: {other!r} is not another entry")
     if check_images:
         _check_images(entries)
+    c = _get(data, "cluster", dict, {}, "top level")
+    _check_keys(c, _SECTIONS["cluster"], "cluster")
+    scheduler = _get(c, "scheduler", str, None, "cluster")
+    if scheduler is not None and not re.fullmatch(r"(tcp|tls)://[^/\s]+:\d+", scheduler):
+        raise ConfigError(f"[cluster] scheduler must be tcp://HOST:PORT (or tls://HOST:PORT), got {scheduler!r}")
     return TournamentConfig(
         name=name,
         entries=tuple(entries),
@@ -251,6 +275,7 @@ def parse_config(
         start_timeout=start_timeout,
         file_hash=file_hash,
         source=source,
+        scheduler=scheduler,
     )
 
 

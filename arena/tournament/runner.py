@@ -1,16 +1,18 @@
 """Run a tournament: tables in parallel under a concurrency limit, resumable.
 
-Orchestration is trio; each table (a match with fixed seats) runs its gRPC
-referee and match loop on its own asyncio event loop in a worker thread, and
-meets the scheduler once per game (to store the result) — never once per
-decision.  Results go to SQLite as games finish, so a run stopped at any point
-(Ctrl-C, SIGTERM, even SIGKILL) resumes by playing only the missing games.
+Orchestration is trio.  Each table (fixed seats playing a list of games) is
+one call of the table task (:func:`arena.tournament.table.play_table`) made
+from a plain spec: locally in its own process (:mod:`arena.tournament.processes`,
+so ``concurrency = N`` uses N cores), or on a Dask cluster
+(:mod:`arena.tournament.cluster`).  The coordinator meets a table once per
+game (to store the result), never once per decision, and is the only writer
+of the results.  Results go to SQLite as games finish, so a run stopped at
+any point (Ctrl-C, SIGTERM, even SIGKILL) resumes by playing only the missing
+games.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import dataclasses
 import errno
 import json
@@ -19,16 +21,16 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 import trio
 
-from arena.match import GameOutcome, MatchSpec
 from arena.match.output import write_record
-from arena.referee.local_match import play_seated
 from arena.sandbox.docker import DockerUnavailable, docker_client, image_id, prune
 from arena.tournament.config import Entry, TournamentConfig
 from arena.tournament.schedule import ScheduledGame, Table, schedule, tables
 from arena.tournament.store import GameRow, ResultsStore, StoreError, now, storage_error
+from arena.tournament.table import ImageMismatch, SeatSpec, TableGame, TableResult, TableSpec
 from arena_sdk import __version__ as SDK_VERSION
 from arena_sdk.engine import ENGINE_VERSION, team_of
 
@@ -60,6 +62,41 @@ class Progress:
     on_void: Callable[[str, str], None] = lambda game_id, reason: None
 
 
+class TablePlayer(Protocol):
+    """Where tables are played: table processes on this machine, or a cluster."""
+
+    def capacity(self, config: TournamentConfig) -> int:
+        """How many tables to have running at once."""
+        ...
+
+    async def play(
+        self, spec: TableSpec, on_game: Callable[[TableGame], None], stop: threading.Event
+    ) -> TableResult:
+        """Play one table; ``on_game`` may be called per game as it ends (on the trio thread)."""
+        ...
+
+
+class RunStopped(Exception):
+    """The run cannot go on (the cluster is gone, no machine has an image): one line for the organiser."""
+
+
+class LocalTables:
+    """Each table in its own process on this machine."""
+
+    def __init__(self, cleanup: Callable[[TableSpec], None] | None = None) -> None:
+        self.cleanup = cleanup
+
+    def capacity(self, config: TournamentConfig) -> int:
+        return config.concurrency
+
+    async def play(
+        self, spec: TableSpec, on_game: Callable[[TableGame], None], stop: threading.Event
+    ) -> TableResult:
+        from arena.tournament.processes import play_table_in_process
+
+        return await play_table_in_process(spec, on_game, stop, self.cleanup)
+
+
 def store_path(config: TournamentConfig) -> Path:
     return config.output / "results.sqlite"
 
@@ -67,55 +104,154 @@ def store_path(config: TournamentConfig) -> Path:
 def open_store(config: TournamentConfig) -> ResultsStore:
     """The tournament's store, bound to this file (refuses another file's store)."""
     store = ResultsStore(store_path(config))
-    store.claim(config.file_hash, config.name, config.rules.hash, json.dumps(config.rules.to_dict()))
+    try:
+        store.claim(
+            config.file_hash, config.name, config.rules.hash, json.dumps(config.rules.to_dict()),
+            aliases=config.legacy_hashes,
+        )  # fmt: skip
+    except BaseException:
+        store.close()
+        raise
     return store
 
 
-def run_tournament(config: TournamentConfig, progress: Progress | None = None) -> RunReport:
-    """Play every missing game of the tournament; returns when done or interrupted."""
-    store = open_store(config)
+def run_tournament(
+    config: TournamentConfig, progress: Progress | None = None, scheduler: str | None = None
+) -> RunReport:
+    """Play every missing game of the tournament; returns when done or interrupted.
+
+    With ``scheduler`` (a Dask scheduler's address) the tables are tasks on
+    that cluster; it is reached before anything is stored
+    (:class:`~arena.tournament.cluster.ClusterError` if it cannot be used).
+    A run that cannot go on raises :class:`RunStopped` (what is stored is kept).
+    """
+    cluster = None
+    if scheduler is not None:
+        from arena.tournament.cluster import ClusterTables
+
+        cluster = ClusterTables.connect(scheduler)
     try:
-        return trio.run(_run, config, store, progress or Progress())
+        store = open_store(config)
+        try:
+            return trio.run(_run, config, store, progress or Progress(), cluster or _local_tables(config))
+        finally:
+            store.close()
     finally:
-        store.close()
+        if cluster is not None:
+            cluster.close()
 
 
-def _images(config: TournamentConfig) -> dict[str, str | None]:
-    """Each entry's image ID (provenance), None for local commands."""
+def resolve_images(config: TournamentConfig, store: ResultsStore) -> dict[str, str | None]:
+    """Each entry's image ID (provenance, and what its containers start from), None for local commands.
+
+    The first run of an output directory records them; a resumed run refuses
+    an entry whose tag now names another image (its games would compare two
+    different bots under one name).  Leftovers of an earlier, killed run of
+    this directory are removed first: only this run's (``arena.run`` label).
+    """
     ids: dict[str, str | None] = {e.name: None for e in config.entries}
     docker_entries = [e for e in config.entries if e.bot.kind == "docker"]
-    if docker_entries:
-        client = docker_client()
-        # Leftovers of an earlier run that was killed: remove them before resuming.
-        prune(client, f"{config.name}/", include_running=True)
+    if not docker_entries:
+        return ids
+    client = docker_client()
+    try:
+        meta = store.meta()
         for entry in docker_entries:
-            ids[entry.name] = image_id(client, entry.bot.target)
+            found = image_id(client, entry.bot.target)
+            before = meta.get(f"image:{entry.name}")
+            if before is not None and before != found:
+                raise StoreError(
+                    f"entry {entry.name!r}: {entry.bot.target} is now image {found}, but this tournament "
+                    f"was started with {before}; restore that image (or tag) to resume, or use another output directory"
+                )
+            ids[entry.name] = found
+        for entry in docker_entries:
+            if f"image:{entry.name}" not in meta:
+                store.set_meta(f"image:{entry.name}", str(ids[entry.name]))
+        prune(client, run=store.run_id, include_running=True)
+    finally:
+        client.close()
     return ids
 
 
-async def _run(config: TournamentConfig, store: ResultsStore, progress: Progress) -> RunReport:
+def table_spec(
+    config: TournamentConfig,
+    table: Table,
+    entries: dict[str, Entry],
+    images: dict[str, str | None],
+    run_id: str,
+    *,
+    local: bool = True,
+) -> TableSpec:
+    """The plain spec of one table (``local``: the bots' logs go straight to the output directory)."""
+    n = config.rules.players
+    sides = (table.side0, table.side1)
+    seats = []
+    for s in range(n):
+        entry = entries[sides[team_of(n, s)]]
+        seats.append(SeatSpec(entry.name, entry.bot.kind, entry.bot.target, entry.bot.env, images.get(entry.name)))
+    return TableSpec(
+        table_id=table.table_id,
+        match_id=f"{config.name}/{table.table_id}",
+        run_id=run_id,
+        rules=config.rules.to_dict(),
+        game_ids=tuple(g.game_id for g in table.games),
+        deal_seeds=tuple(g.deal_seed for g in table.games),
+        time_control=dataclasses.asdict(config.time_control),
+        limits=dataclasses.asdict(config.limits),
+        start_timeout=config.start_timeout,
+        seats=tuple(seats),
+        log_dir=str((config.output / "logs" / table.table_id).resolve()) if local else None,
+        check_tags=not local,
+    )
+
+
+def _local_tables(config: TournamentConfig) -> LocalTables:
+    uses_docker = any(e.bot.kind == "docker" for e in config.entries)
+    return LocalTables(_prune_table if uses_docker else None)
+
+
+def _prune_table(spec: TableSpec) -> None:
+    """Remove a dead table process's containers (this run's, this table's)."""
+    _prune_leftovers(spec.run_id, spec.match_id)
+
+
+async def _run(
+    config: TournamentConfig,
+    store: ResultsStore,
+    progress: Progress,
+    player: TablePlayer,
+) -> RunReport:
     games = schedule(config)
     by_id = {g.game_id: g for g in games}
-    images = await trio.to_thread.run_sync(_images, config)
+    images = await trio.to_thread.run_sync(resolve_images, config, store)
+    run_id = store.run_id
     entries = {e.name: e for e in config.entries}
     done_before = store.finished_ids()
     progress.on_start(len(games), len(done_before & set(by_id)))
     stop = threading.Event()
     state = {"played": 0, "voided": 0}
-    #: A write that cannot be made (disk full): the run stops and raises it.
-    fatal: list[StoreError] = []
+    #: A write that cannot be made (disk full), or a run that cannot go on: it stops and raises it.
+    fatal: list[Exception] = []
     uses_docker = any(e.bot.kind == "docker" for e in config.entries)
 
-    def store_outcome(game: ScheduledGame, outcome: GameOutcome) -> None:
-        if outcome.void is not None:
-            store.record_void(game.game_id, f"{outcome.ending}: {outcome.void.get('detail', '')}")
+    def store_game(game: ScheduledGame, played: TableGame) -> None:
+        if game.game_id in store.finished_ids():
+            return  # a late copy of a game already stored (a table replayed elsewhere): dropped
+        if played.void is not None:
+            store.record_void(game.game_id, played.void)
             state["voided"] += 1
-            progress.on_void(game.game_id, outcome.ending)
+            progress.on_void(game.game_id, played.ending)
             return
-        row = _row(config, game, outcome, images)
-        store.record_game(row)
-        state["played"] += 1
-        progress.on_game(row)
+        records = config.output / "records"
+        try:  # first the record, then the row that points to it
+            write_record(records, played)  # type: ignore[arg-type]  # it reads only game_id and record
+        except OSError as exc:
+            raise storage_error(exc, records) from None
+        row = _row(config, game, played, images)
+        if store.record_game(row):
+            state["played"] += 1
+            progress.on_game(row)
         # Disqualify as soon as an entry is over the share: its tables not yet
         # started are skipped (and stored as forfeits at the end of the round).
         _mark_disqualified(config, store, (game.side0, game.side1))
@@ -129,17 +265,18 @@ async def _run(config: TournamentConfig, store: ResultsStore, progress: Progress
                     break
                 if round_no > 0 and uses_docker:
                     # Replaying voids: the engine may be restarting; leftovers of voided tables go.
-                    await trio.to_thread.run_sync(_docker_back, config, stop)
+                    await trio.to_thread.run_sync(_docker_back, run_id, stop)
                 _apply_disqualifications(config, store, by_id, images, progress)
                 pending = _pending(games, store, config)
-                limiter = trio.CapacityLimiter(config.concurrency)
+                limiter = trio.CapacityLimiter(max(1, player.capacity(config)))
                 async with trio.open_nursery() as tables_nursery:
                     for table in tables(pending):
                         # start() returns once the table holds a slot: tables start in
                         # schedule order (trio runs new tasks in no fixed order), so the
                         # two tables of a pairing play at the same time.
+                        spec = table_spec(config, table, entries, images, run_id, local=isinstance(player, LocalTables))
                         await tables_nursery.start(
-                            _run_table, config, table, entries, limiter, stop, store_outcome, store, fatal
+                            _run_table, config, table, spec, player, limiter, stop, store_game, store, fatal
                         )
                 if fatal:
                     break
@@ -148,7 +285,7 @@ async def _run(config: TournamentConfig, store: ResultsStore, progress: Progress
             fatal.append(exc)
         nursery.cancel_scope.cancel()
     if uses_docker:
-        await trio.to_thread.run_sync(_prune_leftovers, config)
+        await trio.to_thread.run_sync(_prune_leftovers, run_id)
     if fatal:
         raise fatal[0]
     unfinished = sorted(set(by_id) - store.finished_ids())
@@ -172,13 +309,21 @@ def _pending(games: list[ScheduledGame], store: ResultsStore, config: Tournament
     ]  # fmt: skip
 
 
-def _prune_leftovers(config: TournamentConfig) -> None:
-    """Remove this tournament's containers (no table is running): those a failed daemon left."""
-    with contextlib.suppress(Exception):
-        prune(docker_client(), f"{config.name}/", include_running=True)
+def _prune_leftovers(run_id: str, match_prefix: str | None = None) -> None:
+    """Remove this run's containers (of one table, with ``match_prefix``): those a failed daemon or table left."""
+    try:
+        client = docker_client()
+    except DockerUnavailable:
+        return
+    try:
+        prune(client, match_prefix, run=run_id, include_running=True)
+    except Exception:  # noqa: BLE001 - best effort: the next run prunes them
+        pass
+    finally:
+        client.close()
 
 
-def _docker_back(config: TournamentConfig, stop: threading.Event) -> None:
+def _docker_back(run_id: str, stop: threading.Event) -> None:
     """Wait (at most ``DOCKER_WAIT_S``) for the Docker engine to answer, then prune leftovers."""
     deadline = time.monotonic() + DOCKER_WAIT_S
     while not stop.is_set() and time.monotonic() < deadline:
@@ -187,7 +332,7 @@ def _docker_back(config: TournamentConfig, stop: threading.Event) -> None:
             break
         except DockerUnavailable:
             time.sleep(0.5)
-    _prune_leftovers(config)
+    _prune_leftovers(run_id)
 
 
 def _storage_failure(exc: BaseException, where: Path) -> StoreError | None:
@@ -210,12 +355,13 @@ async def _watch_signals(stop: threading.Event, scope: trio.CancelScope) -> None
 async def _run_table(
     config: TournamentConfig,
     table: Table,
-    entries: dict[str, Entry],
+    spec: TableSpec,
+    player: TablePlayer,
     limiter: trio.CapacityLimiter,
     stop: threading.Event,
-    store_outcome: Callable[[ScheduledGame, GameOutcome], None],
+    store_game: Callable[[ScheduledGame, TableGame], None],
     store: ResultsStore,
-    fatal: list[StoreError],
+    fatal: list[Exception],
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     async with limiter:
@@ -226,93 +372,60 @@ async def _run_table(
         if table.side0 in disqualified or table.side1 in disqualified:
             return  # recorded as forfeits by _apply_disqualifications
         games = {g.game_id: g for g in table.games}
+        seen: set[str] = set()
 
-        def on_game(outcome: GameOutcome) -> None:  # runs in the table's thread
-            records = config.output / "records"
+        def on_game(played: TableGame) -> None:
+            if played.game_id in seen or played.game_id not in games:
+                return
+            seen.add(played.game_id)
             try:
-                write_record(records, outcome)  # first the record, then the row that points to it
-            except OSError as exc:
-                raise storage_error(exc, records) from None
-            trio.from_thread.run_sync(store_outcome, games[outcome.game_id], outcome)
+                store_game(games[played.game_id], played)
+            except Exception as exc:
+                failure = _storage_failure(exc, config.output)
+                if failure is None:
+                    raise
+                # The results cannot be written: stop every table (their games in
+                # progress are not stored and will be played on resume).
+                if not fatal:
+                    fatal.append(failure)
+                stop.set()
 
         try:
+            result = await player.play(spec, on_game, stop)
+        except (RunStopped, ImageMismatch) as exc:
+            if not fatal:
+                fatal.append(exc if isinstance(exc, RunStopped) else RunStopped(str(exc)))
+            stop.set()
+            return
+        for played in result.games:  # a player that returns the games only at the end
+            on_game(played)
+        if result.error is not None and not fatal:
+            # The platform failed for the whole table: void what is left.
             try:
-                await trio.to_thread.run_sync(_play_table_blocking, config, table, entries, stop, on_game)
-            except Exception as exc:
-                if _storage_failure(exc, config.output) is not None:
-                    raise
-                # The platform failed for the whole table: void what is left.
                 finished = store.finished_ids()
                 for game in table.games:
-                    if game.game_id not in finished:
-                        store.record_void(game.game_id, f"void:platform: {type(exc).__name__}: {exc}")
-        except Exception as exc:
-            failure = _storage_failure(exc, config.output)
-            if failure is None:
-                raise
-            # The results cannot be written: stop every table (their games in
-            # progress are not stored and will be played on resume).
-            fatal.append(failure)
-            stop.set()
+                    if game.game_id not in finished and game.game_id not in seen:
+                        store.record_void(game.game_id, f"void:platform: {result.error}")
+            except StoreError as exc:
+                fatal.append(exc)
+                stop.set()
+        if result.logs:
+            _write_logs(config.output / "logs" / table.table_id, result.logs)
 
 
-def _play_table_blocking(
-    config: TournamentConfig,
-    table: Table,
-    entries: dict[str, Entry],
-    stop: threading.Event,
-    on_game: Callable[[GameOutcome], None],
-) -> None:
-    """Play one table on a fresh asyncio loop in this worker thread."""
-    asyncio.run(_play_table(config, table, entries, stop, on_game))
+def _write_logs(directory: Path, logs: dict[str, bytes]) -> None:
+    """The bots' logs a remote table returned, next to the local ones."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        for name, data in logs.items():
+            (directory / Path(name).name).write_bytes(data)
+    except OSError:
+        pass  # logs are a courtesy; the results are what must not be lost
 
 
-async def _play_table(
-    config: TournamentConfig,
-    table: Table,
-    entries: dict[str, Entry],
-    stop: threading.Event,
-    on_game: Callable[[GameOutcome], None],
-) -> None:
-    n = config.rules.players
-    sides = (entries[table.side0].bot, entries[table.side1].bot)
-    seat_bots = [sides[team_of(n, s)] for s in range(n)]
-    spec = MatchSpec(
-        match_id=f"{config.name}/{table.table_id}",
-        rules=config.rules,
-        deal_seeds=tuple(g.deal_seed for g in table.games),
-        time_control=config.time_control,
-        game_ids=tuple(g.game_id for g in table.games),
-    )
-    play = asyncio.ensure_future(
-        play_seated(
-            spec, seat_bots,
-            log_dir=config.output / "logs" / table.table_id, limits=config.limits,
-            start_timeout=config.start_timeout, on_game_end=on_game,
-        )  # fmt: skip
-    )
-    while not play.done():
-        if stop.is_set():
-            play.cancel()  # host_match stops and removes the bots on the way out
-            with contextlib.suppress(asyncio.CancelledError):
-                await play
-            return
-        await asyncio.wait({play}, timeout=0.1)
-    play.result()
-
-
-def _row(config: TournamentConfig, game: ScheduledGame, outcome: GameOutcome, images: dict[str, str | None]) -> GameRow:
-    n = config.rules.players
+def _row(config: TournamentConfig, game: ScheduledGame, played: TableGame, images: dict[str, str | None]) -> GameRow:
     sides = (game.side0, game.side1)
-    forfeit = outcome.forfeit
-    forfeit_entry = None
-    if forfeit is not None:
-        teams = forfeit["teams"]
-        names = [sides[0] if t in ("NS", "A") else sides[1] for t in teams]
-        forfeit_entry = ",".join(names)
-    strikes = [0, 0]
-    for s, st in enumerate(outcome.stats):
-        strikes[team_of(n, s)] += st.strikes
+    charged = tuple(sides[side] for side in played.forfeit_sides)
     return GameRow(
         game_id=game.game_id,
         pairing=game.pairing,
@@ -322,18 +435,18 @@ def _row(config: TournamentConfig, game: ScheduledGame, outcome: GameOutcome, im
         side0=game.side0,
         side1=game.side1,
         deal_seed=game.deal_seed,
-        ending=outcome.ending,
-        winner=None if outcome.winner is None else sides[outcome.winner],
-        score0=outcome.result.scores[0],
-        score1=outcome.result.scores[1],
-        hands=outcome.result.hands,
-        forfeit_entry=forfeit_entry,
-        forfeit_reason=None if forfeit is None else forfeit["reason"],
-        forfeit_detail=None if forfeit is None else str(forfeit.get("detail", ""))[:500],
-        strikes0=strikes[0],
-        strikes1=strikes[1],
-        decisions=sum(st.decisions for st in outcome.stats),
-        think_seconds=round(sum(st.think_s for st in outcome.stats), 6),
+        ending=played.ending,
+        winner=None if played.winner is None else sides[played.winner],
+        score0=played.scores[0],
+        score1=played.scores[1],
+        hands=played.hands,
+        forfeit_entry=charged[0] if len(charged) == 1 else None,
+        forfeit_reason=played.forfeit_reason,
+        forfeit_detail=played.forfeit_detail,
+        strikes0=played.strikes[0],
+        strikes1=played.strikes[1],
+        decisions=played.decisions,
+        think_seconds=played.think_seconds,
         ruleset_hash=config.rules.hash,
         engine_version=ENGINE_VERSION,
         sdk_version=SDK_VERSION,
@@ -341,6 +454,7 @@ def _row(config: TournamentConfig, game: ScheduledGame, outcome: GameOutcome, im
         image1=images.get(game.side1),
         record=f"records/{game.game_id}.json",
         finished_at=now(),
+        forfeit_entries=charged,
     )
 
 
@@ -354,7 +468,7 @@ def _mark_disqualified(
         if entry in already:
             continue
         played = [r for r in store.games_of(entry) if r.ending != DISQUALIFIED]
-        forfeits = [r for r in played if r.forfeit_entry and entry in r.forfeit_entry.split(",")]
+        forfeits = [r for r in played if entry in r.forfeit_entries]
         if len(played) >= policy.disqualify_min_games and len(forfeits) > policy.disqualify_share * len(played):
             store.disqualify(entry, f"forfeited {len(forfeits)} of {len(played)} games")
 
@@ -383,7 +497,8 @@ def _apply_disqualifications(
             game_id=game.game_id, pairing=game.pairing, deal=game.deal, table_no=game.table,
             cluster=game.cluster, side0=game.side0, side1=game.side1, deal_seed=game.deal_seed,
             ending=DISQUALIFIED, winner=winner, score0=0, score1=0, hands=0,
-            forfeit_entry=",".join(out), forfeit_reason="disqualified",
+            forfeit_entry=out[0] if len(out) == 1 else None, forfeit_entries=tuple(out),
+            forfeit_reason="disqualified",
             forfeit_detail=f"disqualified: {disqualified[out[0]]}", strikes0=0, strikes1=0,
             decisions=0, think_seconds=0.0, ruleset_hash=config.rules.hash,
             engine_version=ENGINE_VERSION, sdk_version=SDK_VERSION,
@@ -393,4 +508,7 @@ def _apply_disqualifications(
         progress.on_game(row)
 
 
-__all__ = ["DISQUALIFIED", "Progress", "RunReport", "open_store", "run_tournament"]
+__all__ = [
+    "DISQUALIFIED", "LocalTables", "Progress", "RunReport", "RunStopped", "TablePlayer", "open_store",
+    "resolve_images", "run_tournament", "table_spec",
+]  # fmt: skip

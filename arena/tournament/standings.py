@@ -16,7 +16,7 @@ def load_standings(directory: Path) -> Standings:
     path = directory / STORE_NAME
     if not path.is_file():
         raise StoreError(f"{directory} is not a tournament output directory (no {STORE_NAME})")
-    store = ResultsStore(path)
+    store = ResultsStore.open_read_only(path)  # reading never writes: a read-only directory works
     try:
         meta = store.meta()
         rows = store.games()
@@ -39,8 +39,8 @@ def load_standings(directory: Path) -> Standings:
         score = 0.5 if row.winner is None else (1.0 if row.winner == row.side0 else 0.0)
         games.append(GameRow(row.game_id, row.side0, row.side1, score, row.ending, row.cluster, row.score0, row.score1,
                              row.hands, pairing=row.pairing, deal=row.deal, table=row.table_no, record=row.record))
-        if row.forfeit_entry and row.forfeit_reason:
-            for entry in row.forfeit_entry.split(","):
+        if row.forfeit_reason:
+            for entry in row.forfeit_entries:
                 counts = faults.setdefault(entry, {})
                 counts[row.forfeit_reason] = counts.get(row.forfeit_reason, 0) + 1
         for side, strikes in ((row.side0, row.strikes0), (row.side1, row.strikes1)):

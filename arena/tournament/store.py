@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import errno
+import secrets
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -54,6 +55,11 @@ CREATE TABLE IF NOT EXISTS voids (
     reason TEXT NOT NULL,
     at TEXT NOT NULL,
     PRIMARY KEY (game_id, attempt)
+);
+CREATE TABLE IF NOT EXISTS forfeits (
+    game_id TEXT NOT NULL,
+    entry TEXT NOT NULL,
+    PRIMARY KEY (game_id, entry)
 );
 CREATE TABLE IF NOT EXISTS disqualified (
     entry TEXT PRIMARY KEY,
@@ -124,6 +130,16 @@ class GameRow:
     image1: str | None
     record: str | None
     finished_at: str
+    forfeit_entries: tuple[str, ...] = ()
+    """Every entry charged with the game's forfeit (stored in the ``forfeits`` table, one row each).
+
+    ``forfeit_entry`` is kept for readers of the games table alone: the
+    forfeiting entry when there is exactly one, else NULL.
+    """
+
+
+#: The columns of the games table (every GameRow field but the structural forfeit list).
+COLUMNS = tuple(f.name for f in dataclasses.fields(GameRow) if f.name != "forfeit_entries")
 
 
 def now() -> str:
@@ -134,20 +150,42 @@ def now() -> str:
 class ResultsStore:
     """The tournament's SQLite database."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
+        self.read_only = read_only
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(SCHEMA)
+            if read_only:
+                self.db = _connect_read_only(path)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self.db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db.executescript(SCHEMA)
+                self._migrate_forfeits()
         except sqlite3.Error as exc:
             if getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL":
                 raise storage_error(exc, path) from None
             raise StoreError(f"cannot open the results store {path}: {exc}") from None
         except OSError as exc:
             raise storage_error(exc, path.parent) from None
+
+    @classmethod
+    def open_read_only(cls, path: Path) -> ResultsStore:
+        """Open for reading only: no schema, no WAL switch, nothing written (a read-only directory works)."""
+        return cls(path, read_only=True)
+
+    def _migrate_forfeits(self) -> None:
+        """A store written before forfeits were structural: fill the forfeits table once."""
+        if self.db.execute("SELECT 1 FROM forfeits LIMIT 1").fetchone() is not None:
+            return
+        old = self.db.execute("SELECT game_id, forfeit_entry FROM games WHERE forfeit_entry IS NOT NULL").fetchall()
+        if old:
+            with self.transaction() as db:
+                db.executemany(
+                    "INSERT OR IGNORE INTO forfeits(game_id, entry) VALUES (?, ?)",
+                    [(g, e) for g, joined in old for e in joined.split(",")],
+                )
 
     def close(self) -> None:
         self.db.close()
@@ -173,8 +211,10 @@ class ResultsStore:
 
     # ------------------------------------------------------------ meta
 
-    def claim(self, file_hash: str, name: str, ruleset_hash: str, ruleset_json: str = "{}") -> bool:
-        """Bind the store to a tournament file; True if it is new.
+    def claim(
+        self, file_hash: str, name: str, ruleset_hash: str, ruleset_json: str = "{}", aliases: tuple[str, ...] = ()
+    ) -> bool:
+        """Bind the store to a tournament file (``aliases``: hashes it had before); True if it is new.
 
         Raises :class:`StoreError` if the store belongs to another file.
         """
@@ -186,32 +226,50 @@ class ResultsStore:
                     [
                         ("file_hash", file_hash), ("name", name), ("ruleset_hash", ruleset_hash),
                         ("ruleset", ruleset_json), ("created", now()),
+                        ("run_id", secrets.token_hex(8)),
                     ],  # fmt: skip
                 )
             return True
-        if row[0] != file_hash:
+        if row[0] != file_hash and row[0] not in aliases:
             raise StoreError(
                 f"{self.path} holds a tournament played from a different file "
                 f"(hash {row[0][:12]}, this file {file_hash[:12]}); "
                 f"use another output directory, or restore the original file to resume"
             )
+        if self.meta().get("run_id") is None:  # a store from before run identities
+            self.set_meta("run_id", secrets.token_hex(8))
         return False
+
+    @property
+    def run_id(self) -> str:
+        """This output directory's run identity (created once, with the store)."""
+        return self.meta()["run_id"]
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
     def meta(self) -> dict[str, str]:
         return dict(self.db.execute("SELECT key, value FROM meta").fetchall())
 
     # ------------------------------------------------------------ games
 
-    def record_game(self, row: GameRow) -> None:
-        """Store a finished game (idempotent on its id: a replay of the same game is ignored)."""
-        fields = dataclasses.fields(GameRow)
-        names = ", ".join(f.name for f in fields)
-        marks = ", ".join("?" for _ in fields)
+    def record_game(self, row: GameRow) -> bool:
+        """Store a finished game; False if it was already stored (a replay of the same game is ignored)."""
+        names = ", ".join(COLUMNS)
+        marks = ", ".join("?" for _ in COLUMNS)
         with self.transaction() as db:
-            db.execute(
+            cursor = db.execute(
                 f"INSERT OR IGNORE INTO games ({names}) VALUES ({marks})",
-                [getattr(row, f.name) for f in fields],
+                [getattr(row, name) for name in COLUMNS],
             )
+            if cursor.rowcount == 0:
+                return False
+            db.executemany(
+                "INSERT OR IGNORE INTO forfeits(game_id, entry) VALUES (?, ?)",
+                [(row.game_id, entry) for entry in row.forfeit_entries],
+            )
+        return True
 
     def record_void(self, game_id: str, reason: str) -> int:
         """Note a void attempt; returns how many there have been for this game."""
@@ -230,19 +288,20 @@ class ResultsStore:
         return {r[0] for r in self.db.execute("SELECT game_id FROM games")}
 
     def games(self) -> list[GameRow]:
-        cursor = self.db.execute(
-            f"SELECT {', '.join(f.name for f in dataclasses.fields(GameRow))} FROM games ORDER BY game_id"
-        )
-        return [GameRow(*row) for row in cursor.fetchall()]
+        return self._rows("", ())
 
     def games_of(self, entry: str) -> list[GameRow]:
         """The finished games ``entry`` took part in."""
-        cursor = self.db.execute(
-            f"SELECT {', '.join(f.name for f in dataclasses.fields(GameRow))} FROM games "
-            "WHERE side0=? OR side1=? ORDER BY game_id",
-            (entry, entry),
-        )
-        return [GameRow(*row) for row in cursor.fetchall()]
+        return self._rows("WHERE side0=? OR side1=?", (entry, entry))
+
+    def _rows(self, where: str, args: tuple[str, ...]) -> list[GameRow]:
+        cursor = self.db.execute(f"SELECT {', '.join(COLUMNS)} FROM games {where} ORDER BY game_id", args)
+        rows = cursor.fetchall()
+        charged: dict[str, list[str]] = {}
+        forfeits = f"SELECT forfeits.game_id, entry FROM forfeits JOIN games USING (game_id) {where} ORDER BY entry"
+        for game_id, entry in self.db.execute(forfeits, args):
+            charged.setdefault(game_id, []).append(entry)
+        return [GameRow(*row, forfeit_entries=tuple(charged.get(row[0], ()))) for row in rows]
 
     # ------------------------------------------------------------ disqualification
 
@@ -259,6 +318,23 @@ class ResultsStore:
     def integrity(self) -> str:
         """SQLite's own integrity check (``ok`` when sound)."""
         return str(self.db.execute("PRAGMA integrity_check").fetchone()[0])
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A connection that never writes: ``mode=ro``; ``immutable`` where SQLite cannot even make its WAL index.
+
+    A WAL database in a read-only directory cannot get its ``-shm`` file, and
+    nobody can be writing there, so reading it as immutable is safe.
+    """
+    if not path.is_file():
+        raise StoreError(f"no results store at {path}")
+    uri = path.resolve().as_uri()
+    try:
+        db = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+        db.execute("SELECT COUNT(*) FROM meta").fetchone()
+        return db
+    except sqlite3.OperationalError:
+        return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None, check_same_thread=False)
 
 
 def row_values(row: GameRow) -> dict[str, Any]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sqlite3
 import subprocess
@@ -15,6 +14,7 @@ import pytest
 
 from arena.tournament import ConfigError, load_config, schedule
 from arena.tournament.schedule import tables
+from tournament_support import arena
 
 REPO = Path(__file__).resolve().parents[2]
 BOTS = REPO / "example_bots"
@@ -52,11 +52,6 @@ def write(tmp: Path, text: str = TOURNAMENT, name: str = "t.toml") -> Path:
     return path
 
 
-def arena(cwd: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-        env={**os.environ, "COLUMNS": "200"},
-    )  # fmt: skip
 
 
 def results(db: Path) -> list[tuple]:

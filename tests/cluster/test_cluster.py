@@ -1,0 +1,206 @@
+"""Tournaments on a real Dask cluster (scheduler and workers as separate processes on 127.0.0.1).
+
+Each must store the same rows as the same file run locally; a worker killed
+mid-table has its table replayed elsewhere (one row per game); a worker
+without an entry's image passes the table on; a scheduler that is down at
+start or lost mid-run stops the run cleanly, and running again resumes.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from docker_support import BASE_IMAGE, engine_or_skip
+from tournament_support import arena, live_processes, own_bot, stored_rows
+
+DOCKER_BOTS = Path(__file__).resolve().parents[2] / "example_bots"
+#: The columns that must agree between runs (not timings, not when).
+DOCKER_BOT = "arena-exec-cluster-random:test"
+
+
+def tournament(tmp: Path, entries: dict[str, str], *, deals: int, max_hands: int = 3, move: float = 1.0) -> Path:
+    lines = [
+        "[tournament]", 'name = "c"', 'seed = "cluster"', f"deals_per_pairing = {deals}", "concurrency = 2",
+        'output = "out"', "", "[rules]", 'preset = "pagat"', f"set = {{ max_hands = {max_hands} }}", "",
+        "[time]", f"move = {move}",
+    ]  # fmt: skip
+    for name, bot in entries.items():
+        lines += ["", "[[entry]]", f'name = "{name}"', f'bot = "{bot}"']
+    path = tmp / "c.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+
+
+
+
+
+
+
+
+def local_then_on_the_cluster(tmp: Path, path: Path, address: str) -> subprocess.Popen[str]:
+    """Play ``path`` locally into ``local`` (the reference), then start it on the cluster into ``remote``."""
+    reference = arena(tmp, "tournament", "run", str(path), "--no-show", "--out", "local")
+    assert reference.returncode == 0, reference.stderr
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena", "tournament", "run", str(path), "--no-show", "--out", "remote",
+         "--scheduler", address],
+        cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def test_local_process_tournament_on_the_cluster_stores_the_local_rows(cluster, tmp_path):
+    path = tournament(tmp_path, {"random": own_bot(tmp_path, "random"), "greedy": own_bot(tmp_path, "greedy")}, deals=2)
+    local = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "local")
+    assert local.returncode == 0, local.stderr
+    remote = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "remote", "--scheduler", cluster.address)
+    assert remote.returncode == 0, remote.stderr
+    assert f"on the cluster at {cluster.address}" in remote.stdout
+    assert stored_rows(tmp_path / "remote") == stored_rows(tmp_path / "local")
+    assert len(stored_rows(tmp_path / "local")) == 4
+    assert sorted(p.name for p in (tmp_path / "remote" / "records").iterdir()) == sorted(
+        p.name for p in (tmp_path / "local" / "records").iterdir()
+    )
+    logs = list((tmp_path / "remote" / "logs").rglob("seat*.log"))
+    assert len(logs) == 8, "every seat's log comes back from the worker"
+
+
+def test_a_worker_killed_mid_table_has_its_table_replayed_elsewhere(cluster, tmp_path):
+    bot = own_bot(tmp_path, "random")
+    path = tournament(tmp_path, {"a": bot, "b": bot}, deals=6, max_hands=4)
+    run = local_then_on_the_cluster(tmp_path, path, cluster.address)
+    try:
+        victim = None
+        with cluster.client() as client:
+            deadline = time.monotonic() + 120
+            while victim is None and time.monotonic() < deadline:
+                for worker, keys in client.processing().items():
+                    if any(str(k).startswith("table-") for k in keys):
+                        victim = client.scheduler_info()["workers"][worker]["name"]
+                        break
+                time.sleep(0.2)
+        assert victim is not None, "no table started on the cluster"
+        time.sleep(1.0)  # mid-table: its bots are playing
+        cluster.workers[victim].send_signal(signal.SIGKILL)
+        out, err = run.communicate(timeout=240)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 0, err
+    got = stored_rows(tmp_path / "remote")
+    assert got == stored_rows(tmp_path / "local"), "the replayed table gives the same games, one row each"
+    with sqlite3.connect(tmp_path / "remote" / "results.sqlite") as db:
+        assert db.execute("SELECT COUNT(*), COUNT(DISTINCT game_id) FROM games").fetchone() == (12, 12)
+    deadline = time.monotonic() + 30
+    while live_processes(str(tmp_path / "bot-random")) and time.monotonic() < deadline:
+        time.sleep(0.5)  # the killed worker's bots see their referee gone and end
+    assert not live_processes(str(tmp_path / "bot-random"))
+
+
+def test_a_tls_cluster_plays_the_tournament(tls_cluster, tmp_path):
+    path = tournament(tmp_path, {"a": own_bot(tmp_path, "random"), "b": own_bot(tmp_path, "greedy")}, deals=1)
+    plain = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "plain",
+                  "--scheduler", tls_cluster.address.replace("tls://", "tcp://"), timeout=120)  # fmt: skip
+    assert plain.returncode == 2, "the TLS scheduler does not talk plain TCP"
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", "run", str(path), "--no-show", "--scheduler", tls_cluster.address],
+        cwd=tmp_path, capture_output=True, text=True, timeout=240, env={**os.environ, **tls_cluster.tls_env()},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert len(stored_rows(tmp_path / "out")) == 2
+
+
+def test_scheduler_down_at_start_is_one_line_and_nothing_is_stored(tmp_path):
+    from conftest import free_port
+
+    path = tournament(tmp_path, {"a": own_bot(tmp_path, "random"), "b": own_bot(tmp_path, "greedy")}, deals=1)
+    result = arena(tmp_path, "tournament", "run", str(path), "--scheduler", f"tcp://127.0.0.1:{free_port()}")
+    assert result.returncode == 2
+    assert "no Dask scheduler answers at tcp://127.0.0.1:" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_public_plain_tcp_scheduler_is_refused(tmp_path):
+    path = tournament(tmp_path, {"a": own_bot(tmp_path, "random"), "b": own_bot(tmp_path, "greedy")}, deals=1)
+    result = arena(tmp_path, "tournament", "run", str(path), "--scheduler", "tcp://8.8.8.8:8786")
+    assert result.returncode == 2 and "is public" in result.stderr and "tls://" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_scheduler_lost_mid_run_stops_cleanly_and_the_run_resumes(cluster, tmp_path):
+    bot = own_bot(tmp_path, "random")
+    path = tournament(tmp_path, {"a": bot, "b": bot, "c": bot}, deals=3, max_hands=3)
+    run = local_then_on_the_cluster(tmp_path, path, cluster.address)
+    try:
+        db = tmp_path / "remote" / "results.sqlite"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # some tables stored, others still to play
+            if db.exists():
+                with sqlite3.connect(db) as conn:
+                    if conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] >= 3:
+                        break
+            time.sleep(0.2)
+        assert cluster.scheduler is not None
+        cluster.scheduler.send_signal(signal.SIGKILL)
+        out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 2, err
+    assert "lost the Dask scheduler" in err and "run again to resume" in err
+    stored = stored_rows(tmp_path / "remote")
+    assert 3 <= len(stored) < 18
+    again = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "remote")
+    assert again.returncode == 0, again.stderr
+    assert stored_rows(tmp_path / "remote") == stored_rows(tmp_path / "local")
+
+
+@pytest.fixture(scope="module")
+def docker_bot(tmp_path_factory: pytest.TempPathFactory) -> str:
+    from arena.sandbox.build import build_image
+
+    engine = engine_or_skip("cluster Docker tests")
+    build_image(DOCKER_BOTS / "random", tag=DOCKER_BOT, base_image=BASE_IMAGE, client=engine)
+    return f"docker:{DOCKER_BOT}"
+
+
+@pytest.mark.docker
+def test_docker_tournament_on_the_cluster_stores_the_local_rows(docker_bot, cluster, tmp_path):
+    path = tournament(tmp_path, {"r1": docker_bot, "r2": docker_bot}, deals=2)
+    local = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "local")
+    assert local.returncode == 0, local.stderr
+    remote = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "remote", "--scheduler", cluster.address)
+    assert remote.returncode == 0, remote.stderr
+    assert stored_rows(tmp_path / "remote") == stored_rows(tmp_path / "local") and len(stored_rows(tmp_path / "local")) == 4
+    with sqlite3.connect(tmp_path / "remote" / "results.sqlite") as db:
+        images = {r[0] for r in db.execute("SELECT image0 FROM games")}
+    assert len(images) == 1 and next(iter(images)).startswith("sha256:")
+
+
+@pytest.mark.docker
+def test_a_worker_without_the_image_passes_the_table_on(docker_bot, bare_cluster, tmp_path):
+    # This worker's Docker engine is not there: it lacks every image (as a machine
+    # whose engine has another image under the tag does; see test_table_task.py).
+    bare_cluster.start_worker("blind", env={"DOCKER_HOST": f"unix://{tmp_path}/no-docker.sock"})
+    bare_cluster.wait_for_workers(1)
+    path = tournament(tmp_path, {"r1": docker_bot, "r2": docker_bot}, deals=1)
+    alone = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--scheduler", bare_cluster.address)
+    assert alone.returncode == 2
+    lines = alone.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no worker can play entry 'r1'" in lines[0] and "tcp://127.0.0.1:" in lines[0], alone.stderr
+    assert stored_rows(tmp_path / "out") == [], "nothing played"
+    bare_cluster.start_worker("seeing")
+    bare_cluster.wait_for_workers(2)
+    again = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--scheduler", bare_cluster.address)
+    assert again.returncode == 0, again.stderr
+    assert len(stored_rows(tmp_path / "out")) == 2
