@@ -78,18 +78,30 @@ def test_sampled_worlds_play_on_to_the_end_of_the_hand():
 
 
 def _exact_frequencies(view, sampler):
-    """Brute force: every allocation of the hidden cards that fits sizes and voids."""
+    """Brute force: every split of the hidden cards over the holders that fits sizes and voids."""
     voids = voids_of(view)
-    cards = [c for g in sampler.groups for c in g.cards]
+    cards = sorted(c for g in sampler.groups for c in g.cards)
     holders, sizes = sampler.holders, sampler.sizes
     counts = {(c, h): 0 for c in cards for h in holders}
     total = 0
-    for perm in set(itertools.permutations([h for h, k in zip(holders, sizes) for _ in range(k)])):
-        if any(isinstance(h, int) and c // 13 in voids[h] for c, h in zip(cards, perm)):
-            continue
-        total += 1
-        for c, h in zip(cards, perm):
-            counts[c, h] += 1
+
+    def fits(h, chosen):
+        return not (isinstance(h, int) and any(c // 13 in voids[h] for c in chosen))
+
+    def rec(i, left, placed):
+        nonlocal total
+        if i == len(holders):
+            total += 1
+            for h, chosen in placed:
+                for c in chosen:
+                    counts[c, h] += 1
+            return
+        for chosen in itertools.combinations(left, sizes[i]):
+            if fits(holders[i], chosen):
+                rest = [c for c in left if c not in chosen]
+                rec(i + 1, rest, placed + [(holders[i], chosen)])
+
+    rec(0, cards, [])
     return total, {k: v / total for k, v in counts.items()}
 
 

@@ -2,7 +2,8 @@
 
 Bids its aces, kings and spades beyond three (rounded, with a little noise);
 follows with its lowest card unless it can win the trick with its highest,
-leads high cards first; one decision in five is a random legal one.
+leads high cards first; one decision in five is a random legal one, and
+one blind-nil question in ten is answered yes.
 Clearly better than random, clearly worse than Medium.
 """
 
@@ -15,6 +16,8 @@ from arena_sdk.view import View
 
 #: Share of play decisions made at random.
 NOISE = 0.2
+#: Chance of a (reckless) blind nil where one is allowed.
+BLIND_NIL_RATE = 0.1
 
 
 class EasyBot(Bot):
@@ -26,6 +29,9 @@ class EasyBot(Bot):
     def bid(self, view: View) -> int:
         estimate = quick_tricks([int(c) for c in view.hand], view.players)
         return max(1, min(13, round(estimate + self.rng.uniform(-0.7, 0.7))))
+
+    def blind_nil(self, view: View) -> bool:
+        return self.rng.random() < BLIND_NIL_RATE
 
     def play(self, view: View) -> Card:
         legal = view.legal_cards()
