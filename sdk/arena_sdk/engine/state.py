@@ -39,7 +39,6 @@ from arena_sdk.engine.cards import (
     SUIT_MASKS,
     Card,
     cards_of,
-    indices_of,
 )
 from arena_sdk.engine.errors import IllegalActionError, MalformedInputError
 from arena_sdk.engine.ruleset import Ruleset
@@ -61,6 +60,25 @@ _BEATS = tuple(
     for w in range(NUM_CARDS)
 )
 _new_tuple = tuple.__new__  # builds a named tuple without its Python-level __new__
+#: Per suit: the 13-bit pattern of a hand's cards in that suit -> those cards (filled on use).
+_SUIT_CARDS: tuple[dict[int, tuple[Card, ...]], ...] = ({}, {}, {}, {})
+
+
+def _suit_cards(suit: int, bits: int) -> tuple[Card, ...]:
+    cards = tuple(CARDS[13 * suit + i] for i in range(13) if bits >> i & 1)
+    _SUIT_CARDS[suit][bits] = cards
+    return cards
+
+
+def _cards_list(mask: int) -> list[Card]:
+    """The cards of ``mask`` in canonical order, a suit at a time from a cache."""
+    out: list[Card] = []
+    for suit in range(4):
+        bits = mask >> (13 * suit) & 0x1FFF
+        if bits:
+            got = _SUIT_CARDS[suit].get(bits)
+            out += got if got is not None else _suit_cards(suit, bits)
+    return out
 MAX_EXCHANGE = 3
 TRICKS_PER_HAND = 13
 
@@ -365,7 +383,7 @@ class GameState:
         """The legal actions of the seat to move, in canonical order (empty when over)."""
         kind = self.decision
         if kind is Decision.PLAY:
-            return [CARDS[i] for i in indices_of(self._legal_play_mask())]
+            return _cards_list(self._legal_play_mask())
         if kind is Decision.BID:
             return [*_BIDS]
         if kind is Decision.BLIND_NIL:
