@@ -7,7 +7,6 @@ they only avoid building lists where a bitmask will do.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 
 from arena_sdk.engine.cards import CARDS
 from arena_sdk.engine.state import Decision, GameState
@@ -23,19 +22,6 @@ def random_action(state: GameState, rng: random.Random) -> object:
             mask &= mask - 1
         return CARDS[(mask & -mask).bit_length() - 1]
     return rng.choice(state.legal_actions())
-
-
-def random_picker(rng: random.Random) -> Callable[[int, int], int]:
-    """A ``pick(seat, legal_mask)`` for :meth:`GameState.play_out_hand`: a uniform legal card."""
-    randbelow = rng._randbelow  # what randrange(n) calls, without its checks
-
-    def pick(_seat: int, mask: int) -> int:
-        # The k-th set bit: cheaper than building the list of cards.
-        for _ in range(randbelow(mask.bit_count())):
-            mask &= mask - 1
-        return (mask & -mask).bit_length() - 1
-
-    return pick
 
 
 def play_random_hand(state: GameState, rng: random.Random) -> None:
