@@ -64,3 +64,21 @@ def test_builtin_spec_parsing():
         parse_bot_spec("builtin:expert")
     with pytest.raises(BotSpecError, match="builtin:"):
         parse_bot_spec("nope:x")
+
+
+def test_tournament_files_take_builtin_entries(tmp_path):
+    from arena.tournament.config import ConfigError, load_config
+
+    path = tmp_path / "t.toml"
+    path.write_text(
+        '[tournament]\nname = "b"\nseed = "s"\n\n[rules]\npreset = "pagat"\n\n'
+        '[[entry]]\nname = "easy"\nbot = "builtin:easy"\n\n'
+        '[[entry]]\nname = "hard"\nbot = "builtin:hard"\nenv = { ARENA_HARD_BUDGET_S = "0.1" }\n'
+    )
+    config = load_config(path)
+    assert [(e.bot.kind, e.bot.target, e.bot.local) for e in config.entries] == [
+        ("builtin", "easy", True), ("builtin", "hard", True),
+    ]  # fmt: skip
+    path.write_text(path.read_text().replace("builtin:easy", "builtin:expert"))
+    with pytest.raises(ConfigError, match="unknown built-in bot"):
+        load_config(path)
