@@ -6,12 +6,13 @@ Play
     card plays the hand out with the bid-aware rollout policy
     (:mod:`arena_sdk.bots.rollout`).  In the last tricks (two with four
     players, four with two) each world is searched exactly instead
-    (minimax on the hand score).  The card with the best mean value wins.
+    (minimax on the hand score).  Medium's card stands unless another
+    gains clearly in the same worlds (over 1.5 standard errors, at least six worlds).
 Bidding
-    By simulation: Medium's bid and its neighbours (and nil on a weak hand)
-    (and nil on a hand Medium calls safe) are each tried in the same sampled
-    worlds, the other seats bidding by
-    their trick estimate; Medium's bid stands unless another is clearly better.
+    By simulation: Medium's bid and its neighbours (and nil on a hand Medium
+    calls safe) are each tried in the same sampled worlds, the other seats
+    bidding by their trick estimate; Medium's bid stands unless another is
+    clearly better.
 Objective
     The hand's real score difference (contract, nil, bags and the bag
     penalty, through the engine's own scoring) plus a bonus for winning the
