@@ -27,7 +27,7 @@ BotOption = Annotated[
     typer.Option(
         "--bot",
         help="A bot: cmd:COMMAND (a local process, e.g. cmd:'python example_bots/random/bot.py') "
-        "or docker:IMAGE. Four players: two bots (team mode: the first is N/S) or four (N, E, S, W). "
+        "docker:IMAGE or builtin:easy|medium|hard. Four players: two bots (team mode: the first is N/S) or four (N, E, S, W). "
         "Two players: two bots.",
         show_default=False,
     ),

@@ -1,11 +1,20 @@
-"""Bot specifications on the command line: ``cmd:COMMAND`` or ``docker:IMAGE``."""
+"""Bot specifications: ``cmd:COMMAND``, ``docker:IMAGE`` or ``builtin:TIER``.
+
+``builtin:easy|medium|hard`` names one of the SDK's built-in bots
+(:mod:`arena_sdk.bots`); it runs as a local process,
+``python -m arena_sdk.bots TIER`` with this Python, and talks to the referee
+over gRPC like any other bot.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import shlex
+import sys
 
-KINDS = ("cmd", "docker")
+KINDS = ("cmd", "docker", "builtin")
+#: The built-in tiers (kept in step with ``arena_sdk.bots.TIERS``; the arena never imports bots).
+BUILTIN_TIERS = ("easy", "medium", "hard")
 
 
 class BotSpecError(ValueError):
@@ -22,10 +31,24 @@ class BotSpec:
     """Extra environment for the bot (tests and the hostile-bot suite use it)."""
 
     @property
+    def command(self) -> str:
+        """The local command that starts the bot (``cmd`` and ``builtin`` bots)."""
+        if self.kind == "builtin":
+            return shlex.join([sys.executable, "-m", "arena_sdk.bots", self.target])
+        return self.target
+
+    @property
+    def local(self) -> bool:
+        """True for a bot that runs as a local process (not in a container)."""
+        return self.kind in ("cmd", "builtin")
+
+    @property
     def label(self) -> str:
         """A short name for tables, until the bot tells its own."""
         if self.kind == "docker":
             return self.target
+        if self.kind == "builtin":
+            return f"builtin-{self.target}"
         words = shlex.split(self.target)
         script = next((w for w in reversed(words) if w.endswith(".py")), words[-1] if words else "")
         parts = script.replace("\\", "/").split("/")
@@ -35,13 +58,20 @@ class BotSpec:
 
 
 def parse_bot_spec(text: str) -> BotSpec:
-    """Parse ``cmd:python bot.py`` or ``docker:IMAGE``."""
+    """Parse ``cmd:python bot.py``, ``docker:IMAGE`` or ``builtin:easy|medium|hard``."""
     kind, sep, target = text.partition(":")
     if not sep or kind not in KINDS:
         raise BotSpecError(
-            f"bot {text!r} must start with cmd: (a local command, e.g. cmd:'python bot.py') "
-            f"or docker: (an image, e.g. docker:mybot:1)"
+            f"bot {text!r} must start with cmd: (a local command, e.g. cmd:'python bot.py'), "
+            f"docker: (an image, e.g. docker:mybot:1) or builtin: (builtin:easy, medium or hard)"
         )
+    if kind == "builtin":
+        tier = target.strip().lower()
+        if tier not in BUILTIN_TIERS:
+            raise BotSpecError(
+                f"bot {text!r}: unknown built-in bot; choose builtin:{', builtin:'.join(BUILTIN_TIERS)}"
+            )
+        return BotSpec(kind, tier)
     if not target.strip():
         raise BotSpecError(f"bot {text!r} names no {'command' if kind == 'cmd' else 'image'}")
     if kind == "cmd":

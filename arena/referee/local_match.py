@@ -151,8 +151,8 @@ def _totals(config: MatchConfig, seat_bots: list[int], games: list[GameOutcome],
 def _launcher(
     spec: BotSpec, socket_dir: Path, match_id: str, limits: ContainerLimits, client: Any, labels: Mapping[str, str]
 ) -> Launcher:
-    if spec.kind == "cmd":
-        return command_launcher(spec.target, dict(spec.env))
+    if spec.local:  # cmd: and builtin: bots are local processes
+        return command_launcher(spec.command, dict(spec.env))
     return docker_launcher(client, spec.target, socket_dir, match_id, limits, dict(spec.env), labels)
 
 

@@ -48,7 +48,11 @@ Bad answers
 
 Command line::
 
-    python -m arena_sdk.testing path/to/bot.py:MyBot [--against random] [--games 10] [--rules pagat]
+    python -m arena_sdk.testing path/to/bot.py:MyBot [--against random|easy|medium|hard] [--games 10] [--rules pagat]
+
+Built-in opponents: pass ``"easy"``, ``"medium"`` or ``"hard"`` (or
+``"builtin:hard"``) wherever a bot is expected, or the classes of
+:mod:`arena_sdk.bots`.
 """
 
 from __future__ import annotations
@@ -93,8 +97,9 @@ from arena_sdk.protocol import (
 from arena_sdk.view import View
 from arena_sdk.wire import arena_pb2 as pb
 
-#: A bot instance, a Bot subclass, or a callable returning a fresh bot.
-BotSpec = Bot | type[Bot] | Callable[[], Bot]
+#: A bot instance, a Bot subclass, a callable returning a fresh bot, or a
+#: built-in name: ``"random"``, ``"easy"``, ``"medium"``, ``"hard"``.
+BotSpec = Bot | type[Bot] | Callable[[], Bot] | str
 
 DEFAULT_MOVE_MS = 1000
 DEFAULT_BANK_MS = 30_000
@@ -209,9 +214,18 @@ def bot_seed_for(game_seed: int | str, seat: int) -> int:
 
 
 def _make_bot(spec: BotSpec) -> Bot:
-    """A fresh bot from a class or factory, or the instance itself."""
+    """A fresh bot from a class or factory, a tier name, or the instance itself."""
     if isinstance(spec, Bot):
         return spec
+    if isinstance(spec, str):
+        if spec == "random":
+            return RandomBot()
+        from arena_sdk.bots import make_bot
+
+        try:
+            return make_bot(spec.removeprefix("builtin:"))
+        except ValueError as exc:
+            raise TypeError(f"{exc} (or 'random')") from None
     if inspect.isclass(spec) or callable(spec):
         bot = spec()
         if not isinstance(bot, Bot):
@@ -608,9 +622,15 @@ class RandomBot(Bot):
 
 
 def load_bot(spec: str) -> type[Bot] | Callable[[], Bot]:
-    """``random``, or ``path/to/bot.py:ClassName`` (the class may be omitted if there is one)."""
+    """``random``, a built-in tier (``easy``, ``medium``, ``hard``, also as ``builtin:TIER``),
+    or ``path/to/bot.py:ClassName`` (the class may be omitted if there is one)."""
     if spec == "random":
         return RandomBot
+    from arena_sdk.bots import TIERS  # the tiers import this module's neighbours, not it
+
+    tier = spec.removeprefix("builtin:").lower()
+    if tier in TIERS:
+        return TIERS[tier]
     path_text, _, class_name = spec.partition(":")
     path = Path(path_text)
     if not path.is_file():
@@ -644,8 +664,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "print the results. Four players: team mode (each bot fills both seats of "
         "its side); the sides swap every other game, on the same deals.",
     )
-    parser.add_argument("bot", help="path/to/bot.py:ClassName, or 'random'")
-    parser.add_argument("--against", default="random", help="the opponent (default: random)")
+    parser.add_argument("bot", help="path/to/bot.py:ClassName, 'random', or a tier: easy, medium, hard")
+    parser.add_argument(
+        "--against", default="random",
+        help="the opponent: random (default), easy, medium, hard, or path/to/bot.py:ClassName",
+    )  # fmt: skip
     parser.add_argument("--games", type=int, default=10, help="games to play (default 10)")
     parser.add_argument("--rules", default="pagat", help="ruleset preset (default pagat)")
     parser.add_argument(

@@ -113,7 +113,7 @@ def oracle_team_score(
     new_bags += nil_bags
     running = bags + new_bags
     penalties = 0
-    while running >= rules.bag_threshold:  # one penalty each time the threshold is reached
+    while rules.bag_penalty and running >= rules.bag_threshold:  # penalty 0 = off: no reset
         running -= rules.bag_threshold
         penalties += 1
         hand_points -= rules.bag_penalty
@@ -187,6 +187,8 @@ CONFIGS: list[tuple[str, dict[str, object]]] = [
     # small bag thresholds: several penalties in one hand become likely
     ("pagat", {"spade_lead": "trumped", "bag_threshold": 2, "bag_penalty": 50}),
     ("two-player", {"spade_lead": "trumped", "bag_threshold": 3}),
+    # bag_penalty 0 is off: the count passes the threshold and keeps growing
+    ("pagat", {"bag_threshold": 2, "bag_penalty": 0}),
 ]
 PRESET_NAMES = ("pagat", "wikipedia", "cards4", "two-player")
 

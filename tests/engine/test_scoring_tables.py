@@ -112,7 +112,8 @@ def test_penalty_threshold_and_value_options():
     assert (s.bags, s.penalties, s.penalty_points, s.bags_after) == (3, 1, -50, 1)
     off = resolve_ruleset("pagat", {"bag_penalty": "0"})
     s = team(off, (2, 2), (4, 9), bags=8)
-    assert (s.penalties, s.penalty_points, s.bags_after, s.points) == (1, 0, 7, 40 + 9)
+    # Off means no penalty and no reset (the rule book): 8 + 9 bags = 17.
+    assert (s.penalties, s.penalty_points, s.bags_after, s.points) == (0, 0, 17, 40 + 9)
 
 
 def test_bags_with_negative_scores_use_the_counter_not_the_score():
@@ -219,3 +220,34 @@ def test_target_reached_by_running_total_not_by_one_hand():
     # NS: contract 13 made exactly: 130 -> 510.  EW: two nils made: 200.
     assert state.result is not None
     assert (state.result.ending, state.result.winner, state.result.scores) == ("target", 0, (510, 200))
+
+
+def test_bag_penalty_zero_is_off_and_the_count_keeps_growing():
+    # Rule book: with bag_penalty = 0 there is no penalty and no reset.
+    off = resolve_ruleset("pagat", {"bag_penalty": 0})
+    s = team(off, (5, 4), (7, 4), score=337, bags=8)  # 2 overtricks: 8 -> 10 bags
+    assert (s.penalties, s.penalty_points, s.points, s.bags_after) == (0, 0, 92, 10)
+    s = team(off, (1, 1), (13, 0), score=0, bags=25)  # far past the threshold
+    assert (s.penalties, s.bags_after, s.score_after) == (0, 36, 31)
+    # Two-player (a one-seat team) follows the same rule.
+    two = resolve_ruleset("two-player", {"bag_penalty": 0, "bag_threshold": 3})
+    s = score_team(two, (0,), (2,), (False,), (9,), 0, 2)
+    assert (s.penalties, s.bags_after, s.score_after) == (0, 9, 27)
+
+
+def test_bag_penalty_zero_in_a_played_game():
+    """Bags carried through whole games: never reset, never penalised."""
+    import random
+
+    from arena_sdk.engine.playout import play_random_game
+
+    off = resolve_ruleset("pagat", {"bag_penalty": 0, "bag_threshold": 3, "max_hands": 30})
+    state = GameState.new(off, 11)
+    play_random_game(state, random.Random(3))
+    total = [0, 0]
+    for h in state.hand_results:
+        for t, ts in enumerate(h.teams):
+            total[t] += ts.bags
+            assert ts.penalties == 0 and ts.bags_after == total[t]
+    assert max(state.bags) >= off.bag_threshold  # the test says something
+    assert list(state.bags) == total

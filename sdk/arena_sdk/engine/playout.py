@@ -27,18 +27,15 @@ def random_action(state: GameState, rng: random.Random) -> object:
 def play_random_hand(state: GameState, rng: random.Random) -> None:
     """Play random decisions until the current hand is scored (or the game ends).
 
-    Card plays are picked from the legal mask and played with
-    :meth:`GameState.play_legal`, so they are not validated a second time.
+    The card play runs in :meth:`GameState.play_out_hand` (picked from the
+    legal-play bitmask, not validated a second time); bids and the
+    two-player decisions go through :meth:`GameState.apply`.
     """
     hand = state.hand_number
-    randbelow = rng._randbelow  # what randrange(n) calls, without its checks
     play = Decision.PLAY
     while state.decision is not None and state.hand_number == hand:
         if state.decision is play:
-            mask = state.legal_play_mask()
-            for _ in range(randbelow(mask.bit_count())):
-                mask &= mask - 1
-            state.play_legal(state.to_move, (mask & -mask).bit_length() - 1)  # type: ignore[arg-type]
+            state.play_out_hand(None, rng)
         else:
             state.apply(rng.choice(state.legal_actions()))
 

@@ -90,8 +90,13 @@ def score_team(
     bag_points = bags
     nil_points = sum(r[3] for r in nil_results)
     running_bags = bags_before + bags
-    penalties = running_bags // rules.bag_threshold
-    running_bags -= penalties * rules.bag_threshold
+    if rules.bag_penalty:
+        penalties = running_bags // rules.bag_threshold
+        running_bags -= penalties * rules.bag_threshold
+    else:
+        # bag_penalty = 0 is "off" (docs/rules.md): no penalty and no reset,
+        # the count keeps growing and is shown for information only.
+        penalties = 0
     penalty_points = -penalties * rules.bag_penalty
     points = contract_points + bag_points + nil_points + penalty_points
     return TeamHandScore(

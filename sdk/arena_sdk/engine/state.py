@@ -27,7 +27,7 @@ import enum
 import hashlib
 import itertools
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from arena_sdk.engine.cards import (
@@ -39,7 +39,6 @@ from arena_sdk.engine.cards import (
     SUIT_MASKS,
     Card,
     cards_of,
-    indices_of,
 )
 from arena_sdk.engine.errors import IllegalActionError, MalformedInputError
 from arena_sdk.engine.ruleset import Ruleset
@@ -47,7 +46,39 @@ from arena_sdk.engine.scoring import TeamHandScore, game_ending, score_team
 from arena_sdk.engine.seats import seat_name, team_members, team_of
 
 MAX_BID = 13
+_BIDS = tuple(range(MAX_BID + 1))
 _BITS = tuple(1 << i for i in range(NUM_CARDS))
+_FIRST_SPADE = SPADES * 13
+#: ``_SUIT_OF_MASK[c]``: the mask of card ``c``'s suit.
+_SUIT_OF_MASK = tuple(SUIT_MASKS[c // 13] for c in range(NUM_CARDS))
+#: ``_BEATS[w][c]``: does card ``c`` played later take the trick from ``w``?
+_BEATS = tuple(
+    tuple(
+        (c // 13 == w // 13 and c > w) or (c // 13 == SPADES and w // 13 != SPADES)
+        for c in range(NUM_CARDS)
+    )
+    for w in range(NUM_CARDS)
+)
+_new_tuple = tuple.__new__  # builds a named tuple without its Python-level __new__
+#: Per suit: the 13-bit pattern of a hand's cards in that suit -> those cards (filled on use).
+_SUIT_CARDS: tuple[dict[int, tuple[Card, ...]], ...] = ({}, {}, {}, {})
+
+
+def _suit_cards(suit: int, bits: int) -> tuple[Card, ...]:
+    cards = tuple(CARDS[13 * suit + i] for i in range(13) if bits >> i & 1)
+    _SUIT_CARDS[suit][bits] = cards
+    return cards
+
+
+def _cards_list(mask: int) -> list[Card]:
+    """The cards of ``mask`` in canonical order, a suit at a time from a cache."""
+    out: list[Card] = []
+    for suit in range(4):
+        bits = mask >> (13 * suit) & 0x1FFF
+        if bits:
+            got = _SUIT_CARDS[suit].get(bits)
+            out += got if got is not None else _suit_cards(suit, bits)
+    return out
 MAX_EXCHANGE = 3
 TRICKS_PER_HAND = 13
 
@@ -65,6 +96,7 @@ class Decision(str, enum.Enum):
         return self.value
 
 
+_PLAY = Decision.PLAY
 Action = bool | int | Card | tuple[Card, ...]
 
 
@@ -151,19 +183,45 @@ def chance_rng(seed: object, *tags: object) -> random.Random:
     return random.Random(chance_text(seed, *tags))
 
 
+def _radix_chunks() -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """The radices 52, 51, ..., 2 grouped so that each group's product fits in 62 bits."""
+    chunks: list[tuple[int, tuple[int, ...]]] = []
+    radices: list[int] = []
+    product = 1
+    for radix in range(NUM_CARDS, 1, -1):
+        if product * radix >= 1 << 62:
+            chunks.append((product, tuple(radices)))
+            radices, product = [], 1
+        radices.append(radix)
+        product *= radix
+    chunks.append((product, tuple(radices)))
+    return tuple(chunks)
+
+
+_RADIX_CHUNKS = _radix_chunks()
+
+
 def shuffled_deck(seed: object, hand: int) -> list[int]:
     """The deck order (deal order, or two-player stock) of hand ``hand``.
 
     A Fisher-Yates shuffle driven by the digits of one 256-bit number in
     mixed radix (52, 51, ..., 2).  52! is about 2**226, so every order is
     reachable and the bias is below 2**-30; written out here so that no
-    library change can alter recorded deals.
+    library change can alter recorded deals.  The digits are the same as
+    ``x, j = divmod(x, i + 1)`` for i = 51..1; they are taken a machine-word
+    chunk at a time because one big-number division per chunk is much
+    cheaper than one per digit.
     """
     deck = list(range(NUM_CARDS))
     x = chance_int(seed, "deck", hand)
-    for i in range(NUM_CARDS - 1, 0, -1):
-        x, j = divmod(x, i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
+    i = NUM_CARDS - 1
+    for product, radices in _RADIX_CHUNKS:
+        x, r = divmod(x, product)
+        for radix in radices:
+            j = r % radix
+            r //= radix
+            deck[i], deck[j] = deck[j], deck[i]
+            i -= 1
     return deck
 
 
@@ -325,9 +383,9 @@ class GameState:
         """The legal actions of the seat to move, in canonical order (empty when over)."""
         kind = self.decision
         if kind is Decision.PLAY:
-            return [CARDS[i] for i in indices_of(self._legal_play_mask())]
+            return _cards_list(self._legal_play_mask())
         if kind is Decision.BID:
-            return list(range(MAX_BID + 1))
+            return [*_BIDS]
         if kind is Decision.BLIND_NIL:
             return [False, True]
         if kind is Decision.DRAW:
@@ -402,7 +460,7 @@ class GameState:
             return
         if kind is Decision.BID:
             bid = _check_bid(action)
-            self.history.append(ActionEntry(self.hand_number, seat, kind, bid))
+            self.history.append(_new_tuple(ActionEntry, (self.hand_number, seat, kind, bid)))
             self.bids[seat] = bid
             self.bid_pos += 1
             self._next_bidder()
@@ -618,37 +676,115 @@ class GameState:
         """Play ``card`` for ``seat`` without checking it: for playouts that pick
         from :meth:`legal_play_mask` themselves.  Anything else must use :meth:`apply`.
         """
-        self.history.append(ActionEntry(self.hand_number, seat, Decision.PLAY, CARDS[card]))
-        self.hands[seat] &= ~(1 << card)
+        self.history.append(_new_tuple(ActionEntry, (self.hand_number, seat, _PLAY, CARDS[card])))
+        self.hands[seat] ^= _BITS[card]
         trick = self.trick
-        suit = card // 13
         if not trick:
             self.win_card = card
             self.win_seat = seat
-            if suit == SPADES and self.rules.spade_lead == "broken":
+            if card >= _FIRST_SPADE and self.rules.spade_lead == "broken":
                 self.spades_broken = True
         else:
-            win_suit = self.win_card // 13
-            if (suit == win_suit and card > self.win_card) or (
-                suit == SPADES and win_suit != SPADES
-            ):
+            win = self.win_card
+            if _BEATS[win][card]:
                 self.win_card = card
                 self.win_seat = seat
-            if suit == SPADES and trick[0] // 13 != SPADES:
+            if card >= _FIRST_SPADE and trick[0] < _FIRST_SPADE:
                 self.spades_broken = True
         trick.append(card)
         n = self.players
         if len(trick) < n:
             self.to_move = (seat + 1) % n
             return
+        self._end_trick()
+
+    def _end_trick(self) -> None:
         winner = self.win_seat
-        self.tricks.append(Trick(self.leader, tuple([CARDS[c] for c in trick]), winner))
+        self.tricks.append(
+            _new_tuple(Trick, (self.leader, tuple(map(CARDS.__getitem__, self.trick)), winner))
+        )
         self.tricks_won[winner] += 1
         self.trick = []
         self.leader = winner
         self.to_move = winner
         if len(self.tricks) == TRICKS_PER_HAND:
             self._finish_hand()
+
+    def play_out_hand(
+        self, pick: Callable[[int, int], int] | None, rng: random.Random | None = None
+    ) -> None:
+        """Play every remaining card of the hand, each chosen by ``pick(seat, legal_mask)``.
+
+        ``pick`` must return the index of a card in the mask (unchecked); with
+        ``pick=None`` each card is drawn uniformly from the legal ones with
+        ``rng`` (inlined: the hot loop of random playouts).  It
+        is the play phase of :meth:`play_legal` with every attribute in a
+        local, for random playouts and rollouts; the state ends the same as
+        after the same plays through :meth:`apply`.  Call only when
+        :attr:`decision` is ``PLAY``.
+        """
+        hands = self.hands
+        trick = self.trick
+        history = self.history
+        tricks = self.tricks
+        tricks_won = self.tricks_won
+        n = self.players
+        number = self.hand_number
+        lead_breaks = self.rules.spade_lead == "broken"
+        lead_anything = self.rules.spade_lead == "always"
+        broken = self.spades_broken
+        seat = self.to_move
+        leader = self.leader
+        win_card = self.win_card
+        win_seat = self.win_seat
+        append = history.append
+        randbelow = None if pick is not None else rng._randbelow  # type: ignore[union-attr]
+        while True:
+            hand = hands[seat]  # type: ignore[index]
+            if trick:
+                legal = hand & _SUIT_OF_MASK[trick[0]] or hand
+            elif broken or lead_anything or not hand & NON_SPADE_MASK:
+                legal = hand
+            else:
+                legal = hand & NON_SPADE_MASK
+            if randbelow is None:
+                card = pick(seat, legal)  # type: ignore[arg-type,misc]
+            else:
+                count = legal.bit_count()
+                if count > 1:  # the k-th set bit: cheaper than a list of cards
+                    for _ in range(randbelow(count)):
+                        legal &= legal - 1
+                card = (legal & -legal).bit_length() - 1
+            append(_new_tuple(ActionEntry, (number, seat, _PLAY, CARDS[card])))
+            hands[seat] = hand ^ _BITS[card]  # type: ignore[index]
+            if not trick:
+                win_card = card
+                win_seat = seat
+                if card >= _FIRST_SPADE and lead_breaks:
+                    broken = True
+            else:
+                if _BEATS[win_card][card]:
+                    win_card = card
+                    win_seat = seat
+                if card >= _FIRST_SPADE and trick[0] < _FIRST_SPADE:
+                    broken = True
+            trick.append(card)
+            if len(trick) < n:
+                seat = (seat + 1) % n  # type: ignore[operator]
+                continue
+            tricks.append(_new_tuple(Trick, (leader, tuple(map(CARDS.__getitem__, trick)), win_seat)))
+            tricks_won[win_seat] += 1
+            trick.clear()
+            leader = seat = win_seat
+            if len(tricks) == TRICKS_PER_HAND:
+                break
+        self.spades_broken = broken
+        self.win_card = win_card
+        self.win_seat = win_seat
+        self.trick = []
+        self.leader = leader
+        self.to_move = leader
+        self._finish_hand()
 
     def _finish_hand(self) -> None:
         n = self.players
@@ -782,6 +918,8 @@ def _two_ints(name: str, values: Sequence[int] | None) -> list[int]:
 
 
 def _check_bid(action: object) -> int:
+    if action.__class__ is int and 0 <= action <= MAX_BID:  # type: ignore[operator]
+        return action  # type: ignore[return-value]
     if not isinstance(action, int) or isinstance(action, bool):
         raise MalformedInputError(f"a bid must be a whole number 0-{MAX_BID}, got {action!r}")
     if not 0 <= action <= MAX_BID:

@@ -1,0 +1,210 @@
+#!/usr/bin/env python
+"""Strength of the built-in bots: duplicate games in-process.
+
+Each *game pair* deals the same cards twice (the deal of hand k is a function
+of the game seed and k): once with bot A as N/S (or A) and once with A as E/W
+(or B).  Every hand number played at both tables is one *duplicate deal*.
+
+Printed per pairing:
+
+- points per table-hand: A's hand points minus B's at the same table,
+  averaged over the two tables of each duplicate deal (mean, 95% interval);
+- share of duplicate game-pair points: a won game is 1, a draw 1/2; A's share
+  of the pair's 2 points (mean over pairs, 95% interval);
+- nil bids made/attempted and contracts set, per bot;
+- time per decision, per bot: p50, p99, max.
+
+Intervals are normal approximations (1.96 standard errors).  Hands of one
+game are not independent, so the per-hand interval is a little optimistic;
+the game-pair interval is not.
+
+Run: ``python bench/strength.py hard medium --pairs 200 [--budget 0.05]
+[--preset pagat] [--minutes 30] [--max-hands N]``.  ``--minutes`` stops
+starting new pairs after that long and reports what was played; a progress
+line is printed every ``--every`` pairs.  Bots: easy, medium, hard, random.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena_sdk.bot import Bot
+from arena_sdk.bots import TIERS, HardBot
+from arena_sdk.testing import RandomBot, play_game
+
+
+@dataclass
+class Tally:
+    """What one bot did over the run."""
+
+    times: list[float] = field(default_factory=list)
+    nil_tried: int = 0
+    nil_made: int = 0
+    contracts: int = 0
+    contracts_set: int = 0
+    opponents_set: int = 0
+
+
+def timed(factory: Callable[[], Bot], tally: Tally) -> Callable[[], Bot]:
+    """A factory whose bots record the time of each decision in ``tally``."""
+
+    def make() -> Bot:
+        bot = factory()
+        for method in ("bid", "play", "blind_nil", "draw", "exchange"):
+            inner = getattr(bot, method)
+
+            def wrapper(view: Any, _inner: Any = inner) -> Any:
+                started = time.perf_counter()
+                try:
+                    return _inner(view)
+                finally:
+                    tally.times.append(time.perf_counter() - started)
+
+            setattr(bot, method, wrapper)
+        return bot
+
+    return make
+
+
+def factory_for(name: str, budget: float | None) -> Callable[[], Bot]:
+    if name == "random":
+        return RandomBot
+    if name not in TIERS:
+        raise SystemExit(f"unknown bot {name!r}: choose easy, medium, hard or random")
+    if name == "hard":
+        return lambda: HardBot(budget)
+    return TIERS[name]
+
+
+def interval(values: list[float]) -> tuple[float, float]:
+    """Mean and the half-width of its 95% interval."""
+    if not values:
+        return math.nan, math.nan
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, math.nan
+    return mean, 1.96 * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def tally_hands(record: dict[str, Any], team_bot: dict[str, Tally], seats: list[str]) -> dict[int, float]:
+    """Per hand number: team 0's points minus team 1's; nil and contract counts."""
+    names = list(record["hands"][0]["result"]["teams"]) if record["hands"] else []
+    out: dict[int, float] = {}
+    for hand in record["hands"]:
+        res = hand["result"]
+        teams = res["teams"]
+        a, b = (teams[n] for n in names)
+        out[hand["number"]] = a["points"] - b["points"]
+        for t, name in enumerate(names):
+            tally = team_bot[name]
+            other = teams[names[1 - t]]
+            team = teams[name]
+            for nil in team["nil_results"]:
+                tally.nil_tried += 1
+                tally.nil_made += bool(nil["made"])
+            if team["contract"]:
+                tally.contracts += 1
+                tally.contracts_set += not team["made"]
+            if other["contract"] and not other["made"]:
+                tally.opponents_set += 1
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Duplicate-game strength of two bots.")
+    parser.add_argument("a")
+    parser.add_argument("b")
+    parser.add_argument("--pairs", type=int, default=100, help="game pairs (default 100)")
+    parser.add_argument("--preset", default="pagat")
+    parser.add_argument("--budget", type=float, default=None, help="Hard's seconds per move")
+    parser.add_argument("--max-hands", type=int, default=None, help="cap hands per game")
+    parser.add_argument("--seed", type=int, default=1000, help="seed of the first pair")
+    parser.add_argument("--minutes", type=float, default=None, help="stop starting pairs after this")
+    parser.add_argument("--every", type=int, default=10, help="progress line every N pairs")
+    parser.add_argument("--json", action="store_true", help="print the summary as one JSON line too")
+    args = parser.parse_args(argv)
+    if args.pairs < 1:
+        parser.error("--pairs must be at least 1")
+    tallies = {args.a + "#A": Tally(), args.b + "#B": Tally()}
+    ta, tb = tallies[args.a + "#A"], tallies[args.b + "#B"]
+    fa, fb = timed(factory_for(args.a, args.budget), ta), timed(factory_for(args.b, args.budget), tb)
+    per_hand: list[float] = []
+    pair_share: list[float] = []
+    started = time.monotonic()
+    stop_at = started + args.minutes * 60 if args.minutes else math.inf
+    pairs = 0
+    for p in range(args.pairs):
+        if time.monotonic() > stop_at:
+            break
+        seed = args.seed + p
+        diffs = []
+        points = 0.0
+        for swap in (False, True):
+            bots = [fb, fa] if swap else [fa, fb]
+            res = play_game(bots, args.preset, seed, max_hands=args.max_hands, match_id=f"strength-{seed}-{int(swap)}")
+            team_a = 1 if swap else 0
+            names = list(res.record["hands"][0]["result"]["teams"])
+            by_team = {names[team_a]: ta, names[1 - team_a]: tb}
+            d = tally_hands(res.record, by_team, names)
+            diffs.append({k: (v if team_a == 0 else -v) for k, v in d.items()})
+            if res.winner is None:
+                points += 0.5
+            elif res.winner == team_a:
+                points += 1.0
+        for k in set(diffs[0]) & set(diffs[1]):
+            per_hand.append((diffs[0][k] + diffs[1][k]) / 2)
+        pair_share.append(points / 2)
+        pairs += 1
+        if pairs % args.every == 0:
+            report(args, pairs, per_hand, pair_share, ta, tb, time.monotonic() - started, progress=True)
+    report(args, pairs, per_hand, pair_share, ta, tb, time.monotonic() - started, progress=False)
+    return 0
+
+
+def report(args: argparse.Namespace, pairs: int, per_hand: list[float], share: list[float],
+           ta: Tally, tb: Tally, elapsed: float, *, progress: bool) -> None:
+    """Print the summary (or a one-line progress note)."""
+    m, h = interval(per_hand)
+    s, sh = interval(share)
+    line = (
+        f"{args.a} vs {args.b} ({args.preset}, budget {args.budget}): {pairs} pairs, "
+        f"{len(per_hand)} duplicate deals, points/table-hand {m:+.2f} ± {h:.2f}, "
+        f"game-pair share {100 * s:.1f}% ± {100 * sh:.1f}%, {elapsed / 60:.1f} min"
+    )
+    if progress:
+        print("progress: " + line, flush=True)
+        return
+    print(line)
+    for name, t in ((args.a, ta), (args.b, tb)):
+        print(
+            f"  {name:7} nil made/attempted {t.nil_made}/{t.nil_tried}; contracts set "
+            f"{t.contracts_set}/{t.contracts}; set the opponents {t.opponents_set}; "
+            f"time per decision p50 {1000 * pct(t.times, 0.5):.1f} ms, p99 "
+            f"{1000 * pct(t.times, 0.99):.1f} ms, max {1000 * max(t.times, default=math.nan):.1f} ms "
+            f"({len(t.times)} decisions)"
+        )
+    if args.json:
+        print(json.dumps({
+            "a": args.a, "b": args.b, "preset": args.preset, "budget": args.budget, "pairs": pairs,
+            "deals": len(per_hand), "points_per_table_hand": [m, h], "pair_share": [s, sh],
+        }))  # fmt: skip
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

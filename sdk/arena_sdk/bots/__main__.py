@@ -1,0 +1,48 @@
+"""``python -m arena_sdk.bots TIER``: run a built-in bot against the referee.
+
+It connects like any SDK bot, through ``ARENA_ADDRESS`` and ``ARENA_TOKEN``.
+``--budget SECONDS`` (or the environment variable ``ARENA_HARD_BUDGET_S``)
+sets Hard's per-move budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from arena_sdk.bots import TIERS, HardBot, make_bot
+from arena_sdk.client import run
+
+
+BUDGET_ENV = "ARENA_HARD_BUDGET_S"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m arena_sdk.bots", description=__doc__.splitlines()[0])
+    parser.add_argument("tier", help=f"one of: {', '.join(TIERS)}")
+    parser.add_argument("--budget", type=float, default=None, help="Hard: seconds per move")
+    args, rest = parser.parse_known_args(argv)  # --address/--token go to run()
+    try:
+        bot = make_bot(args.tier)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.budget is None and isinstance(bot, HardBot) and os.environ.get(BUDGET_ENV):
+        try:
+            args.budget = float(os.environ[BUDGET_ENV])
+        except ValueError:
+            print(f"error: {BUDGET_ENV} must be seconds, got {os.environ[BUDGET_ENV]!r}", file=sys.stderr)
+            return 2
+    if args.budget is not None:
+        if not isinstance(bot, HardBot) or args.budget <= 0:
+            print("error: --budget takes seconds > 0 and applies to hard only", file=sys.stderr)
+            return 2
+        bot.budget_s = args.budget
+    run(bot, rest)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,495 @@
+"""Deal sampling: full game states consistent with what one seat knows.
+
+A search bot cannot see the other hands, so it plays its candidate moves in
+many *worlds*: complete deals that agree with everything its seat has seen.
+:class:`DealSampler` draws such worlds from a :class:`~arena_sdk.view.View`
+(or an engine :class:`~arena_sdk.engine.SeatView`) and returns ordinary
+engine :class:`~arena_sdk.engine.GameState` objects at the same decision, so
+they can be played forward with ``apply``, ``play_out_hand`` or ``clone``.
+
+What a world respects:
+
+- your own cards, every card played this hand and who played it;
+- voids: a seat that did not follow suit holds no card of that suit;
+- a spade led while spades were not broken (where the rule restricts spade
+  leads) means the leader held nothing but spades then;
+- the two-player draw: the discards you saw stay in the discards (unless
+  the opponent exchanged after a blind nil: then at most as many of them as
+  it exchanged may be in its hand), the offered card is on the stock, the
+  stock and the unseen discards are random;
+- blind nil: a hand you have not looked at is unknown to you too.
+
+Without a bid model every consistent world is equally likely: the sampler
+counts the ways exactly (per suit, by dynamic programming over how many
+cards of each suit each hand holds) and draws from that count, so the draw is
+exactly uniform, however many voids there are.  With a bid model
+(:func:`honour_bid_model`, or your own ``(rules, seat, start_hand, bid) ->
+likelihood``) worlds are re-weighted by how well each hand explains its bid
+(sampling-importance-resampling).
+
+>>> sampler = DealSampler(view)                 # doctest: +SKIP
+>>> worlds = sampler.states(32, rng)            # doctest: +SKIP
+>>> worlds[0].hands                             # doctest: +SKIP
+
+See docs/sampling.md for a search bot built on it.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from arena_sdk.engine import CARDS, Card, Decision, GameState, Ruleset, Trick
+from arena_sdk.engine.cards import NUM_CARDS
+
+#: ``(rules, seat, hand at the start of the hand, bid) -> relative likelihood``.
+BidModel = Callable[[Ruleset, int, Sequence[int], int], float]
+
+DISCARD = "discard"
+STOCK = "stock"
+Holder = int | str
+
+
+class InconsistentView(ValueError):
+    """The view admits no deal at all (it contradicts itself)."""
+
+
+def _played_by(players: int, tricks: Sequence[Trick], current: Sequence[tuple[int, Card]]) -> list[list[int]]:
+    out: list[list[int]] = [[] for _ in range(players)]
+    for t in tricks:
+        for i, c in enumerate(t.cards):
+            out[(t.leader + i) % players].append(int(c))
+    for seat, c in current:
+        out[seat].append(int(c))
+    return out
+
+
+def voids_of(view: Any) -> list[set[int]]:
+    """Suits (0 clubs .. 3 spades) each seat is known to lack, from this hand's play."""
+    n = view.rules.players
+    voids: list[set[int]] = [set() for _ in range(n)]
+    lead_rule = view.rules.spade_lead
+    broken = False
+    plays: list[list[tuple[int, int]]] = [
+        [((t.leader + i) % n, int(c)) for i, c in enumerate(t.cards)] for t in view.tricks
+    ]
+    if view.current_trick:
+        plays.append([(s, int(c)) for s, c in view.current_trick])
+    for trick in plays:
+        leader, lead = trick[0]
+        led = lead // 13
+        if led == 3 and not broken and lead_rule != "always":
+            voids[leader].update((0, 1, 2))  # it held nothing but spades
+        if led == 3 and lead_rule == "broken":
+            broken = True
+        for seat, card in trick[1:]:
+            if card // 13 != led:
+                voids[seat].add(led)
+                if card // 13 == 3:
+                    broken = True
+    return voids
+
+
+class _Group:
+    """Hidden cards that share the same possible holders."""
+
+    __slots__ = ("cards", "allowed", "capped")
+
+    def __init__(self, cards: list[int], allowed: tuple[int, ...], capped: int | None) -> None:
+        self.cards = cards
+        self.allowed = allowed  # holder indices
+        self.capped = capped  # holder index whose share also uses up the cap, or None
+
+
+class DealSampler:
+    """Draws worlds consistent with one seat's view; see the module docstring.
+
+    ``view`` is the SDK :class:`~arena_sdk.view.View` a bot receives (or an
+    engine ``SeatView``) at a decision of that seat.  Building the sampler
+    does the counting once; each draw is then cheap.
+    """
+
+    def __init__(self, view: Any, bid_model: BidModel | None = None, *, oversample: int = 4) -> None:
+        self.view = view
+        self.rules: Ruleset = view.rules
+        self.n = n = self.rules.players
+        self.me: int = view.seat
+        self.bid_model = bid_model
+        self.oversample = max(1, oversample)
+        kind = getattr(view, "kind", None) or getattr(view, "decision", None)
+        self.kind: Decision | None = kind
+        hidden = getattr(view, "hand_hidden", None)
+        self.hand_hidden = (view.hand is None) if hidden is None else bool(hidden)
+        self.my_hand = [] if self.hand_hidden or view.hand is None else [int(c) for c in view.hand]
+        self.played = _played_by(n, view.tricks, view.current_trick)
+        self.voids = voids_of(view)
+        self.draw_turns = 0  # two players: completed draw turns (26 once the draw is over)
+        self.offered: int | None = None
+        self._setup()
+        self._memo: dict[tuple[int, tuple[int, ...]], int] = {}
+        self.count = self._ways(0, tuple(self.sizes) + (self.cap,))
+        if self.count == 0:
+            raise InconsistentView(f"no deal is consistent with the view of seat {self.me}")
+        self._template: GameState | None = None
+
+    # ------------------------------------------------------------------ knowledge
+
+    def _setup(self) -> None:
+        n, me = self.n, self.me
+        known = set(self.my_hand)
+        for cards in self.played:
+            known.update(cards)
+        seen = {int(c) for c in self.view.seen_discards} - known
+        holders: list[Holder] = []
+        sizes: list[int] = []
+        fixed_discards: list[int] = []
+        self.cap = 0
+        capped_seen = False
+        if n == 4:
+            for s in range(4):
+                if s != me or self.hand_hidden:
+                    holders.append(s)
+                    sizes.append(13 - len(self.played[s]))
+        else:
+            opp = 1 - me
+            in_draw = self.kind in (Decision.DRAW, Decision.BLIND_NIL)
+            if in_draw:
+                mine = len(self.my_hand)
+                t = 2 * mine + (0 if self.view.first == me else 1)
+                self.draw_turns = t
+                opp_kept = t - mine
+                offered = getattr(self.view, "offered_card", None)
+                self.offered = None if offered is None else int(offered)
+                if self.offered is not None:
+                    known.add(self.offered)
+                holders += [opp, DISCARD, STOCK]
+                sizes += [opp_kept, opp_kept, NUM_CARDS - 2 * t - (self.offered is not None)]
+                fixed_discards = sorted(seen)
+                known |= seen
+            else:
+                self.draw_turns = 26
+                holders += [opp, DISCARD]
+                opp_exchanged = self.view.exchanged[opp] if self.view.exchanged else 0
+                sizes += [13 - len(self.played[opp]), 26]
+                if opp_exchanged:
+                    self.cap = opp_exchanged
+                    capped_seen = True
+                else:
+                    fixed_discards = sorted(seen)
+                    known |= seen
+                    sizes[1] -= len(seen)
+        self.holders = holders
+        self.sizes = sizes
+        self.fixed_discards = fixed_discards
+        groups: list[_Group] = []
+        seen_free = seen if capped_seen else set()
+        for suit in range(4):
+            allowed = tuple(
+                i for i, h in enumerate(holders) if not (isinstance(h, int) and suit in self.voids[h])
+            )
+            free = [c for c in range(suit * 13, suit * 13 + 13) if c not in known and c not in seen_free]
+            if free:
+                groups.append(_Group(free, allowed, None))
+            capped = [c for c in range(suit * 13, suit * 13 + 13) if c in seen_free]
+            if capped:
+                opp_index = holders.index(1 - me)
+                allowed_c = tuple(i for i in allowed if holders[i] in (1 - me, DISCARD))
+                groups.append(_Group(capped, allowed_c, opp_index if opp_index in allowed_c else None))
+        # Suits with the same possible holders count as one group: with no
+        # voids shown that is a single group, and the counting is immediate.
+        merged: dict[tuple[tuple[int, ...], int | None], _Group] = {}
+        for g in groups:
+            key = (g.allowed, g.capped)
+            if key in merged:
+                merged[key].cards.extend(g.cards)
+            else:
+                merged[key] = g
+        self.groups = list(merged.values())
+
+    # ------------------------------------------------------------------ exact counting
+
+    def _compositions(self, g: _Group, caps: tuple[int, ...]) -> list[tuple[tuple[int, ...], int]]:
+        """Ways to split group ``g`` over its holders within ``caps``: (counts, multinomial)."""
+        k = len(g.cards)
+        allowed = g.allowed
+        out: list[tuple[tuple[int, ...], int]] = []
+        counts = [0] * len(caps)
+
+        def rec(i: int, left: int, coeff: int) -> None:
+            if i == len(allowed) - 1:
+                h = allowed[i]
+                limit = caps[h]
+                if g.capped == h:
+                    limit = min(limit, caps[-1])
+                if left <= limit:
+                    counts[h] = left
+                    out.append((tuple(counts), coeff))
+                    counts[h] = 0
+                return
+            h = allowed[i]
+            limit = min(left, caps[h])
+            if g.capped == h:
+                limit = min(limit, caps[-1])
+            for x in range(limit + 1):
+                counts[h] = x
+                rec(i + 1, left - x, coeff * math.comb(left, x))
+            counts[h] = 0
+
+        if not allowed:
+            return []
+        rec(0, k, 1)
+        return out
+
+    def _after(self, g: _Group, caps: tuple[int, ...], counts: tuple[int, ...]) -> tuple[int, ...]:
+        new = [c - x for c, x in zip(caps[:-1], counts[: len(caps) - 1], strict=False)]
+        cap = caps[-1] - (counts[g.capped] if g.capped is not None else 0)
+        return (*new, cap)
+
+    def _ways(self, gi: int, caps: tuple[int, ...]) -> int:
+        if gi == len(self.groups):
+            return 1 if not any(caps[:-1]) else 0
+        key = (gi, caps)
+        got = self._memo.get(key)
+        if got is not None:
+            return got
+        g = self.groups[gi]
+        total = 0
+        for counts, coeff in self._compositions(g, caps[:-1] + (caps[-1],)):
+            total += coeff * self._ways(gi + 1, self._after(g, caps, counts))
+        self._memo[key] = total
+        return total
+
+    def sample_hidden(self, rng: random.Random) -> dict[Holder, list[int]]:
+        """One uniform allocation of the hidden cards: holder -> cards (unweighted)."""
+        caps = tuple(self.sizes) + (self.cap,)
+        out: dict[Holder, list[int]] = {h: [] for h in self.holders}
+        for gi, g in enumerate(self.groups):
+            options = []
+            for counts, coeff in self._compositions(g, caps):
+                after = self._after(g, caps, counts)
+                w = coeff * self._ways(gi + 1, after)
+                if w:
+                    options.append((w, counts, after))
+            total = sum(w for w, _, _ in options)
+            pick = rng.randrange(total)
+            for w, counts, after in options:
+                if pick < w:
+                    break
+                pick -= w
+            cards = g.cards[:]
+            rng.shuffle(cards)
+            pos = 0
+            for h, x in enumerate(counts[: len(self.holders)]):
+                if x:
+                    out[self.holders[h]].extend(cards[pos : pos + x])
+                    pos += x
+            caps = after
+        if DISCARD in out:
+            out[DISCARD].extend(self.fixed_discards)
+        return out
+
+    # ------------------------------------------------------------------ weighting
+
+    def _weight(self, alloc: dict[Holder, list[int]]) -> float:
+        model = self.bid_model
+        if model is None:
+            return 1.0
+        w = 1.0
+        for s in range(self.n):
+            bid = self.view.bids[s]
+            if s == self.me or bid is None or self.view.blind[s]:
+                continue
+            start = alloc.get(s, []) + self.played[s]
+            w *= model(self.rules, s, start, bid)
+        return w
+
+    def sample_allocation(self, rng: random.Random) -> dict[Holder, list[int]]:
+        """One allocation, re-weighted by the bid model when there is one."""
+        if self.bid_model is None:
+            return self.sample_hidden(rng)
+        candidates = [self.sample_hidden(rng) for _ in range(self.oversample)]
+        weights = [self._weight(a) for a in candidates]
+        if sum(weights) <= 0:
+            return candidates[0]
+        return rng.choices(candidates, weights)[0]
+
+    # ------------------------------------------------------------------ states
+
+    def sample(self, rng: random.Random) -> GameState:
+        """One world as an engine state at the same decision as the view."""
+        return self._state(self.sample_allocation(rng), rng)
+
+    def states(self, count: int, rng: random.Random) -> list[GameState]:
+        """``count`` worlds (independent draws)."""
+        return [self.sample(rng) for _ in range(count)]
+
+    def _hands(self, alloc: dict[Holder, list[int]]) -> list[list[int]]:
+        """Current hands per seat in a world."""
+        hands = []
+        for s in range(self.n):
+            if s == self.me and not self.hand_hidden:
+                hands.append(list(self.my_hand))
+            else:
+                hands.append(list(alloc.get(s, [])))
+        return hands
+
+    def _state(self, alloc: dict[Holder, list[int]], rng: random.Random) -> GameState:
+        hands = self._hands(alloc)
+        in_draw = self.n == 2 and self.draw_turns < 26
+        if self._template is None or in_draw:
+            state = self._build(hands, alloc, rng)
+            if not in_draw:
+                self._template = state.clone()
+            return state
+        state = self._template.clone()
+        for s in range(self.n):
+            mask = 0
+            for c in hands[s]:
+                mask |= 1 << c
+            state.hands[s] = mask
+        if self.n == 2:
+            state.discards = list(alloc[DISCARD])
+        return state
+
+    def _build(self, hands: list[list[int]], alloc: dict[Holder, list[int]], rng: random.Random) -> GameState:
+        """Replay the hand's public actions on a deck arranged to give this world."""
+        view = self.view
+        n = self.n
+        start = [hands[s] + self.played[s] for s in range(n)]
+        first = view.first
+        if n == 4:
+            deck = [0] * NUM_CARDS
+            for k in range(4):
+                deck[k::4] = sorted(start[(first + 1 + k) % 4])
+        else:
+            deck = self._stock(start, alloc, rng)
+        state = GameState.new(
+            self.rules, rng.getrandbits(62), first=first, scores=list(view.scores),
+            bags=list(view.bags), decks={1: deck},
+        )  # fmt: skip
+        state.hand_number = view.hand_number
+        state.deck_log = {view.hand_number: deck}
+        self._replay_before_play(state, start, alloc)
+        for t in view.tricks:
+            for c in t.cards:
+                state.apply(CARDS[int(c)])
+        for _, c in view.current_trick:
+            state.apply(CARDS[int(c)])
+        return state
+
+    def _stock(self, start: list[list[int]], alloc: dict[Holder, list[int]], rng: random.Random) -> list[int]:
+        """Two players: a stock whose kept-first pairs give each drawer its cards."""
+        first, me, t_done = self.view.first, self.me, self.draw_turns
+        kept = [list(start[0]), list(start[1])]
+        mine_seen = [int(c) for c in self.view.seen_discards]
+        opp_out = [c for c in alloc.get(DISCARD, []) if c not in set(mine_seen)]
+        if t_done >= 26:  # after the draw: any arrangement, patched after the exchange
+            rest = [c for c in range(NUM_CARDS) if c not in set(kept[0]) | set(kept[1])]
+            stock: list[int] = []
+            for t in range(26):
+                d = (first + t) % 2
+                stock += [kept[d].pop(), rest.pop()]
+            return stock
+        stock = []
+        for t in range(t_done):
+            d = (first + t) % 2
+            out = mine_seen.pop() if d == me else opp_out.pop()
+            stock += [kept[d].pop(), out]
+        tail = list(alloc.get(STOCK, []))
+        rng.shuffle(tail)
+        if self.offered is not None:
+            tail.insert(0, self.offered)
+        return stock + tail
+
+    def _replay_before_play(self, state: GameState, start: list[list[int]], alloc: dict[Holder, list[int]]) -> None:
+        """Apply the public decisions before the play, stopping at the view's own decision."""
+        view, me, two = self.view, self.me, self.n == 2
+        patched = False
+        while state.decision is not None and state.decision is not Decision.PLAY:
+            seat = state.to_move
+            kind = state.decision
+            if kind is Decision.BLIND_NIL:
+                first_turn = 0 if view.first == seat else 1  # two players: asked before its first draw
+                if view.blind[seat]:
+                    state.apply(True)
+                elif (
+                    view.bids[seat] is not None
+                    or (seat == me and self.kind is not Decision.BLIND_NIL)
+                    or (two and seat != me and self.draw_turns > first_turn)
+                ):
+                    state.apply(False)
+                else:
+                    return
+            elif kind is Decision.DRAW:
+                if state.stock_pos >= 2 * self.draw_turns:
+                    return
+                state.apply(True)
+            elif kind is Decision.EXCHANGE:
+                if seat == me and self.kind is Decision.EXCHANGE:
+                    self._patch_after_draw(state, start, alloc)
+                    return
+                state.apply(())
+            else:  # BID
+                if two and not patched:
+                    self._patch_after_draw(state, start, alloc)
+                    patched = True
+                bid = view.bids[seat]
+                if bid is None:
+                    return
+                state.apply(bid)
+
+    def _patch_after_draw(self, state: GameState, start: list[list[int]], alloc: dict[Holder, list[int]]) -> None:
+        """Two players, once the draw is over: the world's hands, discards and public counts."""
+        for s in range(2):
+            mask = 0
+            for c in start[s]:
+                mask |= 1 << c
+            state.hands[s] = mask
+        state.discards = sorted(alloc[DISCARD])
+        mine = 0
+        for c in self.view.seen_discards:
+            mine |= 1 << int(c)
+        state.seen_discards[self.me] = mine
+        if self.view.exchanged:
+            state.exchanged = list(self.view.exchanged)
+
+
+def honour_bid_model(sigma: float = 1.5) -> BidModel:
+    """A simple bid model: a bid is likely near the hand's honour-and-length trick count.
+
+    Nil is likely for a hand with few high cards.  Good enough to tilt the
+    worlds: a seat that bid 5 gets more aces, kings and spades than one that bid 1.
+    """
+
+    def likelihood(rules: Ruleset, seat: int, hand: Sequence[int], bid: int) -> float:
+        est = quick_tricks(hand, rules.players)
+        if bid == 0:
+            return math.exp(-(est**2) / (2 * 1.0**2))
+        return math.exp(-((bid - est) ** 2) / (2 * sigma**2))
+
+    return likelihood
+
+
+def quick_tricks(hand: Sequence[int], players: int = 4) -> float:
+    """A rough trick count: aces, guarded kings and queens, spade honours and length."""
+    by_suit: list[list[int]] = [[], [], [], []]
+    for c in hand:
+        by_suit[c // 13].append(c % 13)
+    total = 0.0
+    for suit, ranks in enumerate(by_suit):
+        n = len(ranks)
+        if suit == 3:
+            total += sum(1.0 for r in ranks if r >= 11) + (0.6 if 10 in ranks and n >= 3 else 0)
+            total += 0.8 * max(0, n - 3 - sum(1 for r in ranks if r >= 10))
+            continue
+        if 12 in ranks:
+            total += 1.0 if n <= 5 else 0.7
+        if 11 in ranks and n >= 2:
+            total += 0.7
+        if 10 in ranks and n >= 3:
+            total += 0.3
+    if players == 2:
+        total *= 1.1
+    return total
