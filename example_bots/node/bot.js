@@ -9,7 +9,7 @@
 //   arena match run --bot cmd:"node example_bots/node/bot.js" --bot cmd:"python example_bots/random/bot.py"
 //
 // The arena sets ARENA_ADDRESS (unix:/path/to.sock or host:port) and
-// ARENA_TOKEN (this seat's secret).
+// ARENA_TOKEN (this seat's secret; local processes get ARENA_TOKEN_FILE, a pipe to read it from).
 "use strict";
 
 const path = require("path");
@@ -90,11 +90,24 @@ function decide(request) {
   }
 }
 
+// Containers get the token in ARENA_TOKEN; local processes get it on an inherited
+// pipe named by ARENA_TOKEN_FILE (read it once: other local bots cannot see it).
+function seatToken() {
+  if (process.env.ARENA_TOKEN) return process.env.ARENA_TOKEN;
+  const path = process.env.ARENA_TOKEN_FILE;
+  if (!path) return undefined;
+  try {
+    return require("fs").readFileSync(path, "utf8").trim() || undefined;
+  } catch (err) {
+    return undefined;
+  }
+}
+
 function main() {
   const address = process.env.ARENA_ADDRESS;
-  const token = process.env.ARENA_TOKEN;
+  const token = seatToken();
   if (!address || !token) {
-    console.error("ARENA_ADDRESS and ARENA_TOKEN must be set (the arena sets them)");
+    console.error("ARENA_ADDRESS and ARENA_TOKEN (or ARENA_TOKEN_FILE) must be set (the arena sets them)");
     process.exit(2);
   }
   const client = new arena.Referee(address, grpc.credentials.createInsecure(), {
