@@ -1,6 +1,6 @@
 """Hostile HTTP/2 clients spoken at the frame level (``h2``), for attacks grpc libraries won't do.
 
-Run as a process (``ARENA_ADDRESS`` / ``ARENA_TOKEN`` from the environment)::
+Run as a process (``ARENA_ADDRESS`` and the token as local bots get it: ``ARENA_TOKEN_FILE``)::
 
     python h2client.py stall [WINDOW]     # join, answer pings, grant no flow-control window
     python h2client.py flood COUNT        # open COUNT connections (and streams) and hold them
@@ -29,6 +29,8 @@ import h2.config
 import h2.connection
 import h2.events
 import h2.settings
+
+from arena_sdk.client import token_from_env
 
 PLAY_PATH = "/arena.v1.Referee/Play"
 #: How long a hostile client lives at most (the test stops it sooner).
@@ -177,7 +179,8 @@ def flood(address: str, token: str, count: int) -> None:
 
 
 def main(argv: list[str]) -> int:
-    address, token = os.environ["ARENA_ADDRESS"], os.environ["ARENA_TOKEN"]
+    address, token = os.environ["ARENA_ADDRESS"], token_from_env()
+    assert token, "no ARENA_TOKEN or ARENA_TOKEN_FILE"
     mode = argv[0]
     if mode == "stall":
         stall(address, token, int(argv[1]) if len(argv) > 1 else 0)

@@ -60,8 +60,12 @@ def test_a_seat_that_grants_no_window_times_out_and_the_table_goes_on(
 
 
 FLOOD_BOT = """\
-import subprocess, sys
+import os, subprocess, sys
 from arena_sdk import Bot, run
+from arena_sdk.client import token_from_env
+
+# A local bot reads its token once from a pipe; this one keeps it for its flooding helper.
+os.environ["ARENA_TOKEN"] = token_from_env()
 
 class Flooder(Bot):
     name = "flooder"
