@@ -346,17 +346,16 @@ class _Run:
         strikes = [0, 0]
         for s, st in enumerate(outcome.stats):
             strikes[team_of(n, s)] += st.strikes
-        forfeit_entry = None
+        charged: tuple[str, ...] = ()
         if forfeit is not None:
-            forfeit_entry = ",".join(
-                sides[0] if t in ("NS", "A") else sides[1] for t in forfeit["teams"]
-            )
+            charged = tuple(sides[0] if t in ("NS", "A") else sides[1] for t in forfeit["teams"])
         return GameRow(
             game_id=outcome.game_id, pairing=0, deal=pair, table_no=table, cluster=f"d{pair:06d}",
             side0=sides[0], side1=sides[1], deal_seed=outcome.deal_seed, ending=outcome.ending,
             winner=None if outcome.winner is None else sides[outcome.winner],
             score0=outcome.result.scores[0], score1=outcome.result.scores[1], hands=outcome.result.hands,
-            forfeit_entry=forfeit_entry, forfeit_reason=None if forfeit is None else forfeit["reason"],
+            forfeit_entry=charged[0] if len(charged) == 1 else None, forfeit_entries=charged,
+            forfeit_reason=None if forfeit is None else forfeit["reason"],
             forfeit_detail=None if forfeit is None else str(forfeit.get("detail", ""))[:500],
             strikes0=strikes[0], strikes1=strikes[1], decisions=sum(st.decisions for st in outcome.stats),
             think_seconds=round(sum(st.think_s for st in outcome.stats), 6), ruleset_hash=self.config.rules.hash,

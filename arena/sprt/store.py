@@ -100,8 +100,7 @@ def _claim(store: ResultsStore, config: SprtConfig, images: dict[str, str | None
 
 def rows_in_order(store: ResultsStore) -> list[GameRow]:
     """Every stored game in the order it was written."""
-    names = ", ".join(f.name for f in dataclasses.fields(GameRow))
-    return [GameRow(*r) for r in store.db.execute(f"SELECT {names} FROM games ORDER BY rowid")]
+    return store.games_in_write_order()
 
 
 @dataclasses.dataclass

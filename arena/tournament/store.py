@@ -290,12 +290,16 @@ class ResultsStore:
     def games(self) -> list[GameRow]:
         return self._rows("", ())
 
+    def games_in_write_order(self) -> list[GameRow]:
+        """Every finished game in the order it was stored (``arena sprt`` replays its pairs so)."""
+        return self._rows("", (), order="rowid")
+
     def games_of(self, entry: str) -> list[GameRow]:
         """The finished games ``entry`` took part in."""
         return self._rows("WHERE side0=? OR side1=?", (entry, entry))
 
-    def _rows(self, where: str, args: tuple[str, ...]) -> list[GameRow]:
-        cursor = self.db.execute(f"SELECT {', '.join(COLUMNS)} FROM games {where} ORDER BY game_id", args)
+    def _rows(self, where: str, args: tuple[str, ...], order: str = "game_id") -> list[GameRow]:
+        cursor = self.db.execute(f"SELECT {', '.join(COLUMNS)} FROM games {where} ORDER BY {order}", args)
         rows = cursor.fetchall()
         charged: dict[str, list[str]] = {}
         forfeits = f"SELECT forfeits.game_id, entry FROM forfeits JOIN games USING (game_id) {where} ORDER BY entry"

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from arena_sdk.client import DEFAULT_CONNECT_TIMEOUT_S
 from docker_support import BASE_IMAGE, engine_or_skip
 from tournament_support import arena, live_processes, own_bot, stored_rows
 
@@ -100,9 +101,11 @@ def test_a_worker_killed_mid_table_has_its_table_replayed_elsewhere(cluster, tmp
     assert got == stored_rows(tmp_path / "local"), "the replayed table gives the same games, one row each"
     with sqlite3.connect(tmp_path / "remote" / "results.sqlite") as db:
         assert db.execute("SELECT COUNT(*), COUNT(DISTINCT game_id) FROM games").fetchone() == (12, 12)
-    deadline = time.monotonic() + 30
+    # The killed worker's bots see their referee gone and end; one started just before the
+    # kill waits for its referee up to the SDK's connect timeout, then gives up by itself.
+    deadline = time.monotonic() + DEFAULT_CONNECT_TIMEOUT_S + 30
     while live_processes(str(tmp_path / "bot-random")) and time.monotonic() < deadline:
-        time.sleep(0.5)  # the killed worker's bots see their referee gone and end
+        time.sleep(0.5)
     assert not live_processes(str(tmp_path / "bot-random"))
 
 
