@@ -183,13 +183,15 @@ def test_example_bot_script_runs_and_asks_for_the_referee(name):
     assert "ARENA_ADDRESS" in proc.stderr and "ARENA_TOKEN" in proc.stderr
 
 
-@pytest.mark.parametrize("name", ["random", "heuristic"])
-def test_example_dockerfile_builds_offline_from_a_base_image_argument(name):
-    text = (REPO / "example_bots" / name / "Dockerfile").read_text()
-    assert "ARG BASE_IMAGE=python:3.11-slim" in text
-    assert "FROM ${BASE_IMAGE}" in text
-    assert "python3 -m venv /venv" in text
-    assert "--no-index --find-links /wheels arena-sdk" in text
-    assert "COPY bot.py /bot/bot.py" in text
-    assert "\nUSER 10001" in text
-    assert text.rstrip().endswith('ENTRYPOINT ["/venv/bin/python", "/bot/bot.py"]')
+@pytest.mark.parametrize("name", ["random", "greedy", "heuristic"])
+def test_example_bots_build_with_the_default_dockerfile_offline(name):
+    """An example is just bot.py: `arena bot build` gives it the default Dockerfile on the bot base."""
+    from arena.sandbox.build import BOT_BASE_DOCKERFILE, DEFAULT_DOCKERFILE
+
+    folder = REPO / "example_bots" / name
+    assert (folder / "bot.py").is_file() and not (folder / "Dockerfile").exists()
+    assert "FROM ${BOT_BASE}" in DEFAULT_DOCKERFILE and "\nUSER 10001" in DEFAULT_DOCKERFILE
+    assert "--no-index" in DEFAULT_DOCKERFILE  # the author's requirements, from their wheels only
+    assert "python3 -m venv /venv" in BOT_BASE_DOCKERFILE
+    assert "--no-index --find-links /wheels arena-sdk" in BOT_BASE_DOCKERFILE
+    assert BOT_BASE_DOCKERFILE.rstrip().endswith('ENTRYPOINT ["/venv/bin/python", "/bot/bot.py"]')
