@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -52,3 +53,10 @@ def live_processes(marker: str) -> dict[int, int]:
         if marker in cmd and state != "Z":
             found[int(proc.name)] = int(parent)
     return found
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

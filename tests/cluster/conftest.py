@@ -6,7 +6,6 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,17 +13,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
+from tournament_support import free_port
 
 pytest.importorskip("distributed", reason="the cluster tests need Dask distributed (pip install -e '.[cluster]')")
 
 DASK = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
 WORKER = [sys.executable, "-m", "distributed.cli.dask_worker"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Cluster:

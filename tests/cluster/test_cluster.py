@@ -20,7 +20,7 @@ import pytest
 
 from arena_sdk.client import DEFAULT_CONNECT_TIMEOUT_S
 from docker_support import BASE_IMAGE, engine_or_skip
-from tournament_support import arena, live_processes, own_bot, stored_rows
+from tournament_support import arena, free_port, live_processes, own_bot, stored_rows
 
 DOCKER_BOTS = Path(__file__).resolve().parents[2] / "example_bots"
 #: The columns that must agree between runs (not timings, not when).
@@ -123,7 +123,6 @@ def test_a_tls_cluster_plays_the_tournament(tls_cluster, tmp_path):
 
 
 def test_scheduler_down_at_start_is_one_line_and_nothing_is_stored(tmp_path):
-    from conftest import free_port
 
     path = tournament(tmp_path, {"a": own_bot(tmp_path, "random"), "b": own_bot(tmp_path, "greedy")}, deals=1)
     result = arena(tmp_path, "tournament", "run", str(path), "--scheduler", f"tcp://127.0.0.1:{free_port()}")
