@@ -190,10 +190,16 @@ class ClusterTables:
                     raise RunStopped(self._lost(None))
                 await trio.sleep(POLL_S)
             if future.status == "finished":
-                return await trio.to_thread.run_sync(future.result)
+                try:
+                    return await trio.to_thread.run_sync(future.result)
+                except Exception as exc:  # noqa: BLE001 - the task succeeded: fetching its result failed
+                    raise RunStopped(self._lost(exc)) from None
             if future.status == "cancelled":
                 raise RunStopped(self._lost(None))
-            exc = future.exception()
+            try:
+                exc = future.exception()
+            except Exception as lost:  # noqa: BLE001 - the scheduler went away while asking
+                raise RunStopped(self._lost(lost)) from None
             return TableResult(spec.table_id, [], {}, error=f"on the cluster: {type(exc).__name__}: {exc}")
         finally:
             with contextlib.suppress(Exception):
