@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from arena_sdk.engine import seat_name
+from arena_sdk.engine import SEAT_NAMES, seat_name, team_of
 
 
 def stats_timing(players: int, stats: Sequence[Any]) -> dict[str, dict[str, Any]]:
@@ -27,22 +27,51 @@ def stats_timing(players: int, stats: Sequence[Any]) -> dict[str, dict[str, Any]
 
 def record_timing(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """``{SEAT: figures}`` from a version-2 record's decisions (a version-1 record has none: ``{}``)."""
+    return {seat: _action_figures(actions) for seat, actions in _timed_actions(record).items()}
+
+
+def team_timing(record: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """Figures per team (team 0 first) from a record, with ``cpu_decisions``: how many had a CPU time.
+
+    None for a team none of whose decisions were timed (a version-1 record,
+    or a side that forfeited before its first answer).
+    """
+    players = (record.get("ruleset") or {}).get("players")
+    names = SEAT_NAMES.get(players, ()) if isinstance(players, int) else ()
+    per_team: list[list[dict[str, Any]]] = [[], []]
+    for seat, actions in _timed_actions(record).items():
+        if seat in names:
+            per_team[team_of(len(names), names.index(seat))].extend(actions)
+    out: list[dict[str, Any] | None] = []
+    for actions in per_team:
+        if not actions:
+            out.append(None)
+            continue
+        figures = _action_figures(actions)
+        figures["cpu_decisions"] = sum(_number(a.get("cpu_ms")) is not None for a in actions)
+        out.append(figures)
+    return out[0], out[1]
+
+
+def _timed_actions(record: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Each seat's decisions that carry a wall time (``ms``)."""
     seats: dict[str, list[dict[str, Any]]] = {}
     for hand in record.get("hands", []):
         for action in hand.get("actions", []):
             if _number(action.get("ms")) is not None:
                 seats.setdefault(str(action.get("seat")), []).append(action)
-    out = {}
-    for seat, actions in seats.items():
-        ms = [_number(a["ms"]) or 0.0 for a in actions]
-        cpu = [x for x in (_number(a.get("cpu_ms")) for a in actions) if x is not None]
-        out[seat] = _figures(
-            len(actions), sum(ms), max(ms), sum(cpu) if cpu else None,
-            sum(_number(a.get("ref_us")) or 0.0 for a in actions),
-            sum(_number(a.get("lag_ms")) or 0.0 for a in actions),
-            sum(a.get("default") == "timeout" for a in actions),
-        )  # fmt: skip
-    return out
+    return seats
+
+
+def _action_figures(actions: list[dict[str, Any]]) -> dict[str, Any]:
+    ms = [_number(a["ms"]) or 0.0 for a in actions]
+    cpu = [x for x in (_number(a.get("cpu_ms")) for a in actions) if x is not None]
+    return _figures(
+        len(actions), sum(ms), max(ms), sum(cpu) if cpu else None,
+        sum(_number(a.get("ref_us")) or 0.0 for a in actions),
+        sum(_number(a.get("lag_ms")) or 0.0 for a in actions),
+        sum(a.get("default") == "timeout" for a in actions),
+    )  # fmt: skip
 
 
 def _number(value: Any) -> float | None:

@@ -16,12 +16,13 @@ from arena.publish.csvfile import results_csv
 from arena.publish.document import ratings_document
 from arena.publish.html import render_html
 from arena.publish.markdown import md_escape, render_markdown
-from arena.publish.model import GameRow, Standings, results_from_games
+from arena.publish.model import EntryTiming, GameRow, Standings, results_from_games
 from arena.publish.rows import LeaderRow, leaderboard
 from arena.publish.tables import rich_tables
 from arena.publish.write import write_outputs
 
 __all__ = [
+    "EntryTiming",
     "GameRow",
     "LeaderRow",
     "Standings",

@@ -44,6 +44,8 @@ def ratings_document(standings: Standings, ratings: Ratings) -> dict[str, Any]:
         entry["disqualified"] = row.disqualified
         entry["faults"] = dict(sorted(standings.faults.get(row.name, {}).items()))
         entry["provenance"] = dict(standings.provenance.get(row.name, {}))
+        timing = standings.timing.get(row.name)
+        entry["timing"] = None if timing is None else timing.as_json()
         entries.append(entry)
     return {
         "format": FORMAT,

@@ -25,6 +25,7 @@ from arena.publish.rows import (
 )
 from arena.publish.rows import fmt_pentanomial, fmt_points
 from arena.publish.svg import Scale, error_bar
+from arena.publish.timecells import TIME_COLUMNS, time_cells
 from arena.ratings import Ratings
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -230,18 +231,23 @@ def los_html(standings: Standings, ratings: Ratings) -> str:
 
 
 def faults_html(standings: Standings, ratings: Ratings) -> str:
-    """``table#faults``: one row per entry, one column per reason (``td[data-reason]``), a total."""
+    """``table#faults``: one row per entry, one column per reason (``td[data-reason]``), a total,
+    then the entry's time per decision (``td[data-time]``: wall, CPU, the referee's share, stalls)."""
     reasons = standings.fault_reasons()
     head = "".join(f'<th data-reason="{_e(r)}">{_e(r)}</th>' for r in reasons)
     rows = []
     for name in all_names(standings, ratings):
         counts = standings.faults.get(name, {})
         cells = "".join(f'<td data-reason="{_e(r)}">{counts.get(r, 0)}</td>' for r in reasons)
+        times = "".join(
+            f'<td data-time="{key}">{_e(text)}</td>' for key, text in time_cells(standings.timing.get(name))
+        )
         rows.append(
             f'<tr data-entry="{_e(name)}"><td class="entry">{_e(name)}</td>{cells}'
-            f'<td class="total">{sum(counts.values())}</td></tr>'
+            f'<td class="total">{sum(counts.values())}</td>{times}</tr>'
         )
-    head = f'<tr><th class="entry">Entry</th>{head}<th class="total">Total</th></tr>'
+    time_head = "".join(f'<th data-time="{key}" title="{_e(why)}">{_e(label)}</th>' for key, label, why in TIME_COLUMNS)
+    head = f'<tr><th class="entry">Entry</th>{head}<th class="total">Total</th>{time_head}</tr>'
     return _table("faults", head, "\n".join(rows))
 
 

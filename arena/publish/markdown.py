@@ -7,6 +7,7 @@ import re
 from arena.publish.model import Standings
 from arena.publish.rows import all_names, fmt_elo, fmt_pct, interval_text, leaderboard, rules_text
 from arena.publish.rows import fmt_pentanomial, fmt_points
+from arena.publish.timecells import TIME_COLUMNS, time_cells
 from arena.ratings import Ratings
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
@@ -57,6 +58,14 @@ def render_markdown(standings: Standings, ratings: Ratings) -> str:
         counts = standings.faults.get(name, {})
         cells = [str(counts.get(r, 0)) for r in reasons] + [str(sum(counts.values()))]
         lines.append(f"| {md_escape(name)} | " + " | ".join(cells) + " |")
+    if standings.timing:
+        lines += ["", "## Time per decision", ""]
+        lines.append("| Entry | " + " | ".join(label for _, label, _ in TIME_COLUMNS) + " |")
+        lines.append("|:--|" + "--:|" * len(TIME_COLUMNS))
+        for name in all_names(standings, ratings):
+            cells = [text for _, text in time_cells(standings.timing.get(name))]
+            lines.append(f"| {md_escape(name)} | " + " | ".join(cells) + " |")
+        lines += ["", " ".join(f"*{label}*: {why}." for _, label, why in TIME_COLUMNS)]
     if standings.disqualified:
         lines += [
             "",

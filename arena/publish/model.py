@@ -44,6 +44,54 @@ class GameRow:
         return self.ending.startswith("void")
 
 
+@dataclass(frozen=True)
+class EntryTiming:
+    """An entry's time over its stored games: what its bots used and what the platform added.
+
+    ``wall_s`` is the time charged to its bots; ``cpu_s`` their CPU time over
+    the ``cpu_decisions`` decisions where it could be measured; ``ref_s`` the
+    referee's own CPU time for its decisions; ``lag_s`` the referee's stalls
+    while it thought (never charged).  A bot slow in wall time but not in CPU
+    time waited on its machine; a large ``lag_s`` means the platform was busy.
+    """
+
+    games: int
+    decisions: int
+    wall_s: float
+    max_s: float
+    cpu_s: float
+    cpu_decisions: int
+    ref_s: float
+    lag_s: float
+    timeouts: int
+
+    @property
+    def wall_ms_per_decision(self) -> float | None:
+        return 1000 * self.wall_s / self.decisions if self.decisions else None
+
+    @property
+    def cpu_ms_per_decision(self) -> float | None:
+        """None where no decision's CPU time could be measured."""
+        return 1000 * self.cpu_s / self.cpu_decisions if self.cpu_decisions else None
+
+    @property
+    def ref_us_per_decision(self) -> float | None:
+        return 1e6 * self.ref_s / self.decisions if self.decisions else None
+
+    def as_json(self) -> dict[str, object]:
+        """Plain figures (milliseconds per decision, rounded) for results.json."""
+
+        def r(x: float | None, digits: int = 3) -> float | None:
+            return None if x is None else round(x, digits)
+
+        return {
+            "games": self.games, "decisions": self.decisions, "timeouts": self.timeouts,
+            "wall_ms_per_decision": r(self.wall_ms_per_decision), "max_ms": r(1000 * self.max_s),
+            "cpu_ms_per_decision": r(self.cpu_ms_per_decision), "cpu_decisions": self.cpu_decisions,
+            "referee_us_per_decision": r(self.ref_us_per_decision, 1), "platform_lag_ms": r(1000 * self.lag_s),
+        }  # fmt: skip
+
+
 @dataclass
 class Standings:
     """A tournament's outcome, ready to publish.
@@ -64,6 +112,8 @@ class Standings:
     provenance: dict[str, dict[str, str]] = field(default_factory=dict)
     ruleset: dict[str, object] = field(default_factory=dict)
     """The full ruleset (preset and every option) when known: the caption shows overrides."""
+    timing: dict[str, EntryTiming] = field(default_factory=dict)
+    """Entry -> its time figures, where the store has them (shown next to its faults)."""
 
     def fault_reasons(self) -> list[str]:
         """Every fault reason that occurred, sorted."""

@@ -1,4 +1,4 @@
-"""Rich tables for the terminal: leaderboard, crosstable, faults.
+"""Rich tables for the terminal: leaderboard, crosstable, faults, time per decision.
 
 Names go in through :func:`~arena.publish.safe_text.safe_text`: a bot called
 ``[link=...]`` must print as itself, and escape codes in a name never reach
@@ -13,17 +13,21 @@ from rich.text import Text
 from arena.publish.model import Standings
 from arena.publish.rows import all_names, fmt_elo, fmt_pct, interval_text, leaderboard, rules_text
 from arena.publish.safe_text import safe_text
+from arena.publish.timecells import TIME_COLUMNS, time_cells
 from arena.publish.rows import fmt_pentanomial, fmt_points
 from arena.ratings import Ratings
 
 
 def rich_tables(standings: Standings, ratings: Ratings) -> list[Table]:
-    """The leaderboard, the crosstable and the faults per entry, as rich tables."""
-    return [
+    """The leaderboard, the crosstable, the faults and (where stored) the time per entry, as rich tables."""
+    tables = [
         leaderboard_table(standings, ratings),
         crosstable_table(standings, ratings),
         faults_table(standings, ratings),
     ]
+    if standings.timing:
+        tables.append(time_table(standings, ratings))
+    return tables
 
 
 def leaderboard_table(standings: Standings, ratings: Ratings) -> Table:
@@ -99,4 +103,15 @@ def faults_table(standings: Standings, ratings: Ratings) -> Table:
         table.add_row(
             safe_text(name), *(str(counts.get(r, 0)) for r in reasons), str(sum(counts.values()))
         )
+    return table
+
+
+def time_table(standings: Standings, ratings: Ratings) -> Table:
+    """Each entry's time per decision: wall, CPU, the referee's share and its stalls."""
+    table = Table(title=Text("Time per decision"), caption="–: not measured (CPU) or no stored times")
+    table.add_column("Entry")
+    for _, label, _ in TIME_COLUMNS:
+        table.add_column(label, justify="right")
+    for name in all_names(standings, ratings):
+        table.add_row(safe_text(name), *(text for _, text in time_cells(standings.timing.get(name))))
     return table

@@ -21,15 +21,16 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import trio
 
 from arena.match.output import write_record
+from arena.match.timing import team_timing
 from arena.sandbox.docker import DockerUnavailable, docker_client, image_id, prune
 from arena.tournament.config import Entry, TournamentConfig
 from arena.tournament.schedule import ScheduledGame, Table, schedule, tables
-from arena.tournament.store import GameRow, ResultsStore, StoreError, now, storage_error
+from arena.tournament.store import GameRow, ResultsStore, SideTime, StoreError, now, storage_error
 from arena.tournament.table import ImageMismatch, SeatSpec, TableGame, TableResult, TableSpec
 from arena_sdk import __version__ as SDK_VERSION
 from arena_sdk.engine import ENGINE_VERSION, team_of
@@ -455,6 +456,16 @@ def _row(config: TournamentConfig, game: ScheduledGame, played: TableGame, image
         record=f"records/{game.game_id}.json",
         finished_at=now(),
         forfeit_entries=charged,
+        side_times=side_times(played.record, sides),
+    )
+
+
+def side_times(record: dict[str, Any], sides: tuple[str, str]) -> tuple[SideTime, ...]:
+    """Each side's time figures from a game's record (the sides whose decisions carry times)."""
+    return tuple(
+        SideTime.from_figures(side, sides[side], figures)
+        for side, figures in enumerate(team_timing(record))
+        if figures is not None
     )
 
 

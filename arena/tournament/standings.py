@@ -21,6 +21,7 @@ def load_standings(directory: Path) -> Standings:
         meta = store.meta()
         rows = store.games()
         disqualified = store.disqualified()
+        timing = store.entry_times()
     finally:
         store.close()
     rules = json.loads(meta.get("ruleset", "{}") or "{}")
@@ -58,4 +59,5 @@ def load_standings(directory: Path) -> Standings:
         disqualified=set(disqualified),
         provenance=provenance,
         ruleset=rules,
+        timing=timing,
     )

@@ -18,6 +18,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+from arena.publish.model import EntryTiming
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS games (
@@ -61,6 +63,20 @@ CREATE TABLE IF NOT EXISTS forfeits (
     entry TEXT NOT NULL,
     PRIMARY KEY (game_id, entry)
 );
+CREATE TABLE IF NOT EXISTS side_times (
+    game_id TEXT NOT NULL,
+    side INTEGER NOT NULL,
+    entry TEXT NOT NULL,
+    decisions INTEGER NOT NULL,
+    wall_s REAL NOT NULL,
+    max_s REAL NOT NULL,
+    cpu_s REAL,
+    cpu_decisions INTEGER NOT NULL,
+    ref_s REAL NOT NULL,
+    lag_s REAL NOT NULL,
+    timeouts INTEGER NOT NULL,
+    PRIMARY KEY (game_id, side)
+);
 CREATE TABLE IF NOT EXISTS disqualified (
     entry TEXT PRIMARY KEY,
     reason TEXT NOT NULL,
@@ -100,6 +116,40 @@ def _reason(exc: BaseException) -> str:
 
 
 @dataclasses.dataclass(frozen=True)
+class SideTime:
+    """One side's time in one game: what its bots used and what the platform added.
+
+    ``wall_s`` is the time charged to the bots (answer received minus request
+    sent, the referee's own stalls taken out), ``cpu_s`` the bots' CPU time over the
+    ``cpu_decisions`` decisions where the platform could measure it (None if
+    none), ``ref_s`` the referee's own CPU time for the side's decisions and
+    ``lag_s`` the referee's stalls while they thought (never charged to them).
+    """
+
+    side: int
+    entry: str
+    decisions: int
+    wall_s: float
+    max_s: float
+    cpu_s: float | None
+    cpu_decisions: int
+    ref_s: float
+    lag_s: float
+    timeouts: int
+
+    @classmethod
+    def from_figures(cls, side: int, entry: str, figures: dict[str, Any]) -> SideTime:
+        """From :func:`arena.match.timing.team_timing`'s figures of one team."""
+        cpu_ms = figures.get("cpu_ms")
+        return cls(
+            side=side, entry=entry, decisions=int(figures["decisions"]), wall_s=figures["ms"] / 1000,
+            max_s=figures["max_ms"] / 1000, cpu_s=None if cpu_ms is None else cpu_ms / 1000,
+            cpu_decisions=int(figures.get("cpu_decisions", 0)), ref_s=figures["ref_us"] / 1e6,
+            lag_s=figures["lag_ms"] / 1000, timeouts=int(figures["timeouts"]),
+        )  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True)
 class GameRow:
     """One finished game as stored."""
 
@@ -136,10 +186,16 @@ class GameRow:
     ``forfeit_entry`` is kept for readers of the games table alone: the
     forfeiting entry when there is exactly one, else NULL.
     """
+    side_times: tuple[SideTime, ...] = ()
+    """Each side's time figures, written to the ``side_times`` table (empty when the record had none).
+
+    Rows read back leave it empty: readers sum the times with :meth:`ResultsStore.entry_times`.
+    """
 
 
-#: The columns of the games table (every GameRow field but the structural forfeit list).
-COLUMNS = tuple(f.name for f in dataclasses.fields(GameRow) if f.name != "forfeit_entries")
+#: The columns of the games table (every GameRow field but the forfeit list and the times, stored apart).
+COLUMNS = tuple(f.name for f in dataclasses.fields(GameRow) if f.name not in ("forfeit_entries", "side_times"))
+SIDE_TIME_COLUMNS = tuple(f.name for f in dataclasses.fields(SideTime))
 
 
 def now() -> str:
@@ -269,7 +325,23 @@ class ResultsStore:
                 "INSERT OR IGNORE INTO forfeits(game_id, entry) VALUES (?, ?)",
                 [(row.game_id, entry) for entry in row.forfeit_entries],
             )
+            db.executemany(
+                f"INSERT OR IGNORE INTO side_times (game_id, {', '.join(SIDE_TIME_COLUMNS)}) "
+                f"VALUES (?{', ?' * len(SIDE_TIME_COLUMNS)})",
+                [(row.game_id, *(getattr(t, c) for c in SIDE_TIME_COLUMNS)) for t in row.side_times],
+            )
         return True
+
+    def entry_times(self) -> dict[str, EntryTiming]:
+        """Each entry's time figures summed over its stored games (entries without any are absent)."""
+        try:
+            rows = self.db.execute(
+                "SELECT entry, COUNT(*), SUM(decisions), SUM(wall_s), MAX(max_s), COALESCE(SUM(cpu_s), 0), "
+                "SUM(cpu_decisions), SUM(ref_s), SUM(lag_s), SUM(timeouts) FROM side_times GROUP BY entry"
+            ).fetchall()
+        except sqlite3.OperationalError:  # a store written before times were stored, opened read-only
+            return {}
+        return {r[0]: EntryTiming(*r[1:]) for r in rows}
 
     def record_void(self, game_id: str, reason: str) -> int:
         """Note a void attempt; returns how many there have been for this game."""
