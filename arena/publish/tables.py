@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.publish.model import Standings
-from arena.publish.rows import all_names, fmt_elo, fmt_pct, interval_text, leaderboard, rules_text
+from arena.publish.rows import LeaderRow, all_names, fmt_elo, fmt_pct, interval_text, leaderboard, rules_text
 from arena.publish.safe_text import safe_text
 from arena.publish.timecells import TIME_COLUMNS, time_cells
 from arena.publish.rows import fmt_pentanomial, fmt_points
@@ -31,7 +31,8 @@ def rich_tables(standings: Standings, ratings: Ratings) -> list[Table]:
 
 
 def leaderboard_table(standings: Standings, ratings: Ratings) -> Table:
-    """Rank, entry, Elo, ±, games, score %, W/L/D and a DQ mark."""
+    """Rank, entry, Elo, ±, pentanomial, points per hand, score %, W/L/D, and a DQ mark if any."""
+    rows = leaderboard(standings, ratings)
     table = Table(
         title=safe_text(standings.title),
         caption=Text(
@@ -40,33 +41,51 @@ def leaderboard_table(standings: Standings, ratings: Ratings) -> Table:
             + ("\nDQ: disqualified" if standings.disqualified else "")
         ),
     )
-    for header, justify in (
-        ("#", "right"),
-        ("Entry", "left"),
-        ("Elo", "right"),
-        ("±", "right"),
-        ("Pairs 0-½-1-1½-2", "right"),
-        ("Pts/hand", "right"),
-        ("Games", "right"),
-        ("Score", "right"),
-        ("W/L/D", "right"),
-        ("DQ", "left"),
+    # No cell may wrap or shrink: at 80 columns a name or a pentanomial cut to
+    # "0-0-1-0…" misleads.  So the terminal drops the games column (W/L/D sums
+    # to it) and shows DQ only when someone was disqualified.
+    disqualified = any(row.disqualified for row in rows)
+    for header, justify, keep in (
+        ("#", "right", True),
+        ("Entry", "left", True),
+        ("Elo", "right", True),
+        ("±", "right", True),
+        ("Pairs\n0-½-1-1½-2", "right", True),
+        ("Pts/hand", "right", True),
+        ("Score", "right", True),
+        ("W/L/D", "right", True),
     ):
-        table.add_column(header, justify=justify)  # type: ignore[arg-type]
-    for row in leaderboard(standings, ratings):
-        table.add_row(
+        table.add_column(header, justify=justify, no_wrap=keep)  # type: ignore[arg-type]
+    if disqualified:
+        table.add_column("DQ", justify="left")
+    widths = {
+        "Entry": max([5, *(len(safe_text(r.name)) for r in rows)]),
+        "Pairs\n0-½-1-1½-2": max([10, *(len(fmt_pentanomial(r.pairs)) for r in rows)]),
+        "Pts/hand": max([8, *(len(_points(r)) for r in rows)]),
+    }
+    for column in table.columns:
+        if str(column.header) in widths:
+            column.min_width = widths[str(column.header)]
+    for row in rows:
+        cells: list[str | Text] = [
             "" if row.rank is None else str(row.rank),
             safe_text(row.name),
             fmt_elo(row.elo),
             fmt_elo(row.margin),
             fmt_pentanomial(row.pairs),
-            fmt_points(None if row.pairs is None else row.pairs.points_per_hand),
-            str(row.games),
+            _points(row),
             fmt_pct(row.score_pct),
             f"{row.wins}/{row.losses}/{row.draws}",
-            Text("DQ", style="bold red") if row.disqualified else "",
-        )
+        ]
+        if disqualified:
+            cells.append(Text("DQ", style="bold red") if row.disqualified else "")
+        table.add_row(*cells)
     return table
+
+
+def _points(row: LeaderRow) -> str:
+    """Points per table-hand, without spaces (the terminal is narrow)."""
+    return fmt_points(None if row.pairs is None else row.pairs.points_per_hand).replace(" ", "")
 
 
 def crosstable_table(standings: Standings, ratings: Ratings) -> Table:
