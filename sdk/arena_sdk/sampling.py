@@ -369,6 +369,7 @@ class DealSampler:
             self.rules, rng.getrandbits(62), first=first, scores=list(view.scores),
             bags=list(view.bags), decks={1: deck},
         )  # fmt: skip
+        state.hands  # deal hand 1 from ``deck`` now, before it is renumbered  # noqa: B018
         state.hand_number = view.hand_number
         state.deck_log = {view.hand_number: deck}
         self._replay_before_play(state, start, alloc)

@@ -81,6 +81,21 @@ def _cards_list(mask: int) -> list[Card]:
     return out
 MAX_EXCHANGE = 3
 TRICKS_PER_HAND = 13
+#: Per hand number: the history entries of card plays, at ``seat * 52 + card``
+#: (filled on use).  Entries are immutable, so every game shares them; this
+#: saves building a named tuple per card in the hot loops.
+_PLAY_ENTRIES: list[list[ActionEntry | None]] = []
+_CACHED_HANDS = 512
+
+
+def _play_entries(hand: int) -> list[ActionEntry | None]:
+    if hand < len(_PLAY_ENTRIES):
+        return _PLAY_ENTRIES[hand]
+    if hand > _CACHED_HANDS:  # an unusually long game: bounded memory, no sharing
+        return [None] * (4 * NUM_CARDS)
+    while len(_PLAY_ENTRIES) <= hand:
+        _PLAY_ENTRIES.append([None] * (4 * NUM_CARDS))
+    return _PLAY_ENTRIES[hand]
 
 
 class Decision(str, enum.Enum):
@@ -230,12 +245,12 @@ class GameState:
 
     __slots__ = (
         "rules", "seed", "players", "decks", "scores", "bags", "hand_number", "first",
-        "hands", "bids", "blind", "blind_decided", "blind_eligible", "tricks_won",
+        "_hands", "bids", "blind", "blind_decided", "blind_eligible", "tricks_won",
         "trick", "leader", "win_card", "win_seat", "spades_broken", "tricks",
         "to_move", "decision", "bid_order", "bid_pos", "stock", "stock_pos",
         "discards", "seen_discards", "exchange_queue", "exchanged", "draw_turn",
-        "hand_results", "history", "result", "deck_log", "start_scores",
-        "start_bags", "first_of_game",
+        "hand_results", "history", "result", "_deck_log", "start_scores",
+        "start_bags", "first_of_game", "_undealt",
     )  # fmt: skip
 
     rules: Ruleset
@@ -246,7 +261,7 @@ class GameState:
     bags: list[int]
     hand_number: int
     first: int
-    hands: list[int]
+    _hands: list[int]
     bids: list[int | None]
     blind: list[bool]
     blind_decided: list[bool]
@@ -272,10 +287,12 @@ class GameState:
     hand_results: list[HandResult]
     history: list[ActionEntry]
     result: GameResult | None
-    deck_log: dict[int, list[int]]
+    _deck_log: dict[int, list[int]]
     start_scores: tuple[int, ...]
     start_bags: tuple[int, ...]
     first_of_game: int
+    #: True while the four-player hand in progress is not dealt yet (see :attr:`hands`).
+    _undealt: bool
 
     # ------------------------------------------------------------------ creation
 
@@ -320,14 +337,47 @@ class GameState:
         self.hand_results = []
         self.history = []
         self.result = None
-        self.deck_log = {}
+        self._deck_log = {}
+        self._undealt = False
+        self._hands = []
         self.hand_number = 0
         self._start_hand()
         return self
 
+    @property
+    def hands(self) -> list[int]:
+        """Each seat's cards as a bitmask (bit ``c`` is card index ``c``).
+
+        A four-player hand is dealt the first time its cards are needed: by
+        this attribute, a view, or the first card played.  Its cards are a
+        pure function of the seed (or the given deck), so dealing late changes
+        nothing anybody can observe; it saves the shuffle of a next hand that a
+        simulation never plays.
+        """
+        if self._undealt:
+            self._deal()
+        return self._hands
+
+    @hands.setter
+    def hands(self, value: list[int]) -> None:
+        self._undealt = False
+        self._hands = value
+
+    @property
+    def deck_log(self) -> dict[int, list[int]]:
+        """The deck order of every hand dealt so far, by hand number."""
+        if self._undealt:
+            self._deal()
+        return self._deck_log
+
+    @deck_log.setter
+    def deck_log(self, value: dict[int, list[int]]) -> None:
+        self._deck_log = value
+
     def clone(self) -> GameState:
         """An independent copy (cheap: a few list copies)."""
         other = GameState.__new__(GameState)
+        other._undealt = self._undealt  # a pending deal stays pending: it is the same cards
         other.rules = self.rules
         other.seed = self.seed
         other.players = self.players
@@ -336,7 +386,7 @@ class GameState:
         other.bags = self.bags[:]
         other.hand_number = self.hand_number
         other.first = self.first
-        other.hands = self.hands[:]
+        other._hands = self._hands[:]
         other.bids = self.bids[:]
         other.blind = self.blind[:]
         other.blind_decided = self.blind_decided[:]
@@ -362,7 +412,7 @@ class GameState:
         other.hand_results = self.hand_results[:]
         other.history = self.history[:]
         other.result = self.result
-        other.deck_log = dict(self.deck_log)
+        other._deck_log = dict(self._deck_log)
         other.start_scores = self.start_scores
         other.start_bags = self.start_bags
         other.first_of_game = self.first_of_game
@@ -382,7 +432,7 @@ class GameState:
     def legal_actions(self) -> list[Any]:
         """The legal actions of the seat to move, in canonical order (empty when over)."""
         kind = self.decision
-        if kind is Decision.PLAY:
+        if kind is _PLAY:
             return _cards_list(self._legal_play_mask())
         if kind is Decision.BID:
             return [*_BIDS]
@@ -392,7 +442,7 @@ class GameState:
             return [True, False]
         if kind is Decision.EXCHANGE:
             assert self.to_move is not None
-            return _all_exchanges(cards_of(self.hands[self.to_move]))
+            return _all_exchanges(cards_of(self._hands[self.to_move]))
         return []
 
     def legal_play_mask(self) -> int:
@@ -400,7 +450,7 @@ class GameState:
         return self._legal_play_mask() if self.decision is Decision.PLAY else 0
 
     def _legal_play_mask(self) -> int:
-        hand = self.hands[self.to_move]  # type: ignore[index]
+        hand = self._hands[self.to_move]  # type: ignore[index]
         if self.trick:
             follow = hand & SUIT_MASKS[self.trick[0] // 13]
             return follow or hand
@@ -445,19 +495,25 @@ class GameState:
         """
         kind = self.decision
         seat = self.to_move
-        if kind is None or seat is None:
-            raise IllegalActionError("the game is over: no action is expected")
-        if kind is Decision.PLAY:
+        if kind is _PLAY:
             # Fast path (the hot loop of every simulation): a card the seat may
             # play.  Anything else goes through _check_play for its error.
-            if not (
-                (action.__class__ is Card or action.__class__ is int)
-                and 0 <= action < NUM_CARDS  # type: ignore[operator]
-                and self._legal_play_mask() >> action & 1  # type: ignore[operator]
-            ):
-                action = self._check_play(action)  # raises, or accepts an int subclass
-            self.play_legal(seat, action)  # type: ignore[arg-type]
+            if (action.__class__ is Card or action.__class__ is int) and 0 <= action < NUM_CARDS:  # type: ignore[operator]
+                hand = self._hands[seat]  # type: ignore[index]
+                trick = self.trick
+                if trick:
+                    legal = hand & _SUIT_OF_MASK[trick[0]] or hand
+                elif self.spades_broken or self.rules.spade_lead == "always":
+                    legal = hand
+                else:
+                    legal = hand & NON_SPADE_MASK or hand
+                if legal >> action & 1:  # type: ignore[operator]
+                    self.play_legal(seat, action)  # type: ignore[arg-type]
+                    return
+            self.play_legal(seat, self._check_play(action))  # type: ignore[arg-type]  # raises, or accepts an int subclass
             return
+        if kind is None or seat is None:
+            raise IllegalActionError("the game is over: no action is expected")
         if kind is Decision.BID:
             bid = _check_bid(action)
             self.history.append(_new_tuple(ActionEntry, (self.hand_number, seat, kind, bid)))
@@ -521,7 +577,7 @@ class GameState:
                 f"at most {MAX_EXCHANGE} cards may be exchanged, got {len(cards)}"
             )
         for c in cards:
-            if not self.hands[seat] >> c & 1:
+            if not self._hands[seat] >> c & 1:
                 raise IllegalActionError(f"{self.seat_name(seat)} does not hold {CARDS[c]}")
         return tuple(CARDS[c] for c in sorted(cards))
 
@@ -531,14 +587,13 @@ class GameState:
         deck = self.decks.get(number)
         if deck is None:
             deck = shuffled_deck(self.seed, number)
-        self.deck_log[number] = deck
+        self._deck_log[number] = deck
         return deck
 
     def _start_hand(self) -> None:
         self.hand_number += 1
         n = self.players
         rules = self.rules
-        self.hands = [0] * n
         self.bids = [None] * n
         self.blind = [False] * n
         self.blind_decided = [False] * n
@@ -558,7 +613,6 @@ class GameState:
         self.stock = []
         self.stock_pos = 0
         self.draw_turn = 0
-        deck = self._deck_for(self.hand_number)
         first = self.first
         if rules.blind_nil == "off":
             eligible = [False] * n
@@ -574,17 +628,27 @@ class GameState:
                 eligible = [s == first_bidder and eligible[s] for s in range(n)]
         self.blind_eligible = eligible
         if n == 4:
-            for k in range(4):
-                mask = 0
-                for card in deck[k::4]:
-                    mask |= _BITS[card]
-                self.hands[(first + 1 + k) % 4] = mask
+            # The cards are dealt when first looked at (__getattr__): bidding
+            # and blind-nil questions do not need them.
+            self._undealt = True
             self.bid_order = [(first + 1 + i) % 4 for i in range(4)]
             self.bid_pos = 0
             self._next_bidder()
         else:
-            self.stock = deck
+            self._hands = [0] * n
+            self.stock = self._deck_for(self.hand_number)
             self._next_draw()
+
+    def _deal(self) -> None:
+        """Deal the pending four-player hand: every fourth card, from the dealer's left."""
+        self._undealt = False
+        deck = self._deck_for(self.hand_number)
+        first = self.first
+        bit = _BITS.__getitem__
+        hands = [0] * 4
+        for k in range(4):
+            hands[(first + 1 + k) % 4] = sum(map(bit, deck[k::4]))  # distinct bits: sum is or
+        self._hands = hands
 
     def _next_bidder(self) -> None:
         """Ask the next bidder (blind nil first where eligible), or start play."""
@@ -600,6 +664,8 @@ class GameState:
             else:
                 self.decision = Decision.BID
             return
+        if self._undealt:
+            self._deal()  # the play reads _hands directly
         self.leader = order[0]
         self.to_move = self.leader
         self.decision = Decision.PLAY
@@ -627,7 +693,7 @@ class GameState:
                 self.decision = Decision.DRAW
                 return
             # Blind nil: keep the first card unseen, the second goes out unseen.
-            self.hands[seat] |= 1 << self.stock[self.stock_pos]
+            self._hands[seat] |= 1 << self.stock[self.stock_pos]
             self.discards.append(self.stock[self.stock_pos + 1])
             self.stock_pos += 2
             self.draw_turn += 1
@@ -638,7 +704,7 @@ class GameState:
         top = self.stock[self.stock_pos]
         below = self.stock[self.stock_pos + 1]
         kept, out = (top, below) if keep else (below, top)
-        self.hands[seat] |= 1 << kept
+        self._hands[seat] |= 1 << kept
         self.discards.append(out)
         self.seen_discards[seat] |= 1 << out
         self.stock_pos += 2
@@ -663,9 +729,9 @@ class GameState:
             pool = sorted(self.discards)
             drawn = chance_rng(self.seed, "exchange", self.hand_number, seat).sample(pool, k)
             for c in returned:
-                self.hands[seat] &= ~(1 << c)
+                self._hands[seat] &= ~(1 << c)
             for c in drawn:
-                self.hands[seat] |= 1 << c
+                self._hands[seat] |= 1 << c
                 self.discards.remove(c)
             self.discards.extend(int(c) for c in returned)
             for c in returned:
@@ -676,8 +742,14 @@ class GameState:
         """Play ``card`` for ``seat`` without checking it: for playouts that pick
         from :meth:`legal_play_mask` themselves.  Anything else must use :meth:`apply`.
         """
-        self.history.append(_new_tuple(ActionEntry, (self.hand_number, seat, _PLAY, CARDS[card])))
-        self.hands[seat] ^= _BITS[card]
+        number = self.hand_number
+        entries = _PLAY_ENTRIES[number] if number < len(_PLAY_ENTRIES) else _play_entries(number)
+        key = seat * NUM_CARDS + card
+        entry = entries[key]
+        if entry is None:
+            entry = entries[key] = _new_tuple(ActionEntry, (number, seat, _PLAY, CARDS[card]))
+        self.history.append(entry)
+        self._hands[seat] ^= _BITS[card]
         trick = self.trick
         if not trick:
             self.win_card = card
@@ -685,8 +757,7 @@ class GameState:
             if card >= _FIRST_SPADE and self.rules.spade_lead == "broken":
                 self.spades_broken = True
         else:
-            win = self.win_card
-            if _BEATS[win][card]:
+            if _BEATS[self.win_card][card]:
                 self.win_card = card
                 self.win_seat = seat
             if card >= _FIRST_SPADE and trick[0] < _FIRST_SPADE:
@@ -694,7 +765,7 @@ class GameState:
         trick.append(card)
         n = self.players
         if len(trick) < n:
-            self.to_move = (seat + 1) % n
+            self.to_move = seat + 1 if seat + 1 < n else 0
             return
         self._end_trick()
 
@@ -723,13 +794,11 @@ class GameState:
         after the same plays through :meth:`apply`.  Call only when
         :attr:`decision` is ``PLAY``.
         """
-        hands = self.hands
+        hands = self._hands
         trick = self.trick
-        history = self.history
         tricks = self.tricks
         tricks_won = self.tricks_won
         n = self.players
-        number = self.hand_number
         lead_breaks = self.rules.spade_lead == "broken"
         lead_anything = self.rules.spade_lead == "always"
         broken = self.spades_broken
@@ -737,46 +806,65 @@ class GameState:
         leader = self.leader
         win_card = self.win_card
         win_seat = self.win_seat
-        append = history.append
-        randbelow = None if pick is not None else rng._randbelow  # type: ignore[union-attr]
+        append = self.history.append
+        entries = _play_entries(self.hand_number)
+        # Counters instead of len() calls, and the led suit's mask kept at hand.
+        pos = len(trick)
+        played = len(tricks)
+        lead_mask = _SUIT_OF_MASK[trick[0]] if trick else 0
+        led_spade = bool(trick) and trick[0] >= _FIRST_SPADE
+        # random() is one C call; randrange() is several Python frames per card.
+        # For at most 13 choices, floor(random() * count) is uniform to within 2**-49.
+        uniform = None if pick is not None else rng.random  # type: ignore[union-attr]
         while True:
             hand = hands[seat]  # type: ignore[index]
-            if trick:
-                legal = hand & _SUIT_OF_MASK[trick[0]] or hand
+            if pos:
+                legal = hand & lead_mask or hand
             elif broken or lead_anything or not hand & NON_SPADE_MASK:
                 legal = hand
             else:
                 legal = hand & NON_SPADE_MASK
-            if randbelow is None:
+            if uniform is None:
                 card = pick(seat, legal)  # type: ignore[arg-type,misc]
             else:
                 count = legal.bit_count()
                 if count > 1:  # the k-th set bit: cheaper than a list of cards
-                    for _ in range(randbelow(count)):
+                    for _ in range(int(uniform() * count)):
                         legal &= legal - 1
                 card = (legal & -legal).bit_length() - 1
-            append(_new_tuple(ActionEntry, (number, seat, _PLAY, CARDS[card])))
+            key = seat * NUM_CARDS + card  # type: ignore[operator]
+            entry = entries[key]
+            if entry is None:
+                entry = entries[key] = _new_tuple(
+                    ActionEntry, (self.hand_number, seat, _PLAY, CARDS[card])
+                )
+            append(entry)
             hands[seat] = hand ^ _BITS[card]  # type: ignore[index]
-            if not trick:
+            trick.append(card)
+            if not pos:
                 win_card = card
                 win_seat = seat
-                if card >= _FIRST_SPADE and lead_breaks:
+                lead_mask = _SUIT_OF_MASK[card]
+                led_spade = card >= _FIRST_SPADE
+                if led_spade and lead_breaks:
                     broken = True
             else:
                 if _BEATS[win_card][card]:
                     win_card = card
                     win_seat = seat
-                if card >= _FIRST_SPADE and trick[0] < _FIRST_SPADE:
+                if card >= _FIRST_SPADE and not led_spade:
                     broken = True
-            trick.append(card)
-            if len(trick) < n:
-                seat = (seat + 1) % n  # type: ignore[operator]
+            pos += 1
+            if pos < n:
+                seat = seat + 1 if seat + 1 < n else 0  # type: ignore[operator]
                 continue
             tricks.append(_new_tuple(Trick, (leader, tuple(map(CARDS.__getitem__, trick)), win_seat)))
             tricks_won[win_seat] += 1
             trick.clear()
+            pos = 0
             leader = seat = win_seat
-            if len(tricks) == TRICKS_PER_HAND:
+            played += 1
+            if played == TRICKS_PER_HAND:
                 break
         self.spades_broken = broken
         self.win_card = win_card
