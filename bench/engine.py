@@ -10,9 +10,11 @@ decisions, on one core, in one process, and we count hands per second.
 
 Ours (``arena_sdk.engine``), always one hand per fresh game:
 ``GameState.new(resolve_ruleset(preset), seed)`` (seeded first dealer and
-seeded shuffle), then the first hand is played until it is scored.  Because
-the engine runs on to the next decision, scoring hand 1 also deals hand 2;
-that extra deal is inside our figure, so the comparison is conservative.
+seeded shuffle), then the first hand is played until it is scored.  The
+engine runs on to the next decision (hand 2's first bid); a four-player hand
+is dealt when its cards are first needed, so hand 2's shuffle is not inside
+our figure (hand 1's always is: its first card play needs the cards).  In the
+two-player game the draw needs the stock at once, so hand 2 is shuffled there.
 
 - ``playout``: :func:`arena_sdk.engine.playout.play_random_hand`, which picks
   cards from the legal-play bitmask instead of building a list.
