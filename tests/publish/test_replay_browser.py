@@ -32,10 +32,25 @@ def mask_names(mask: int) -> list[str]:
     return sorted(CARDS[c].name for c in range(52) if mask >> c & 1)
 
 
+def table_line(bids: Any, blind: Any, tricks: Any, n: int) -> dict[str, Any]:
+    """Each seat's bid, nil badge and tricks as the page should print them."""
+    out = {}
+    for s in range(n):
+        bid = bids[s]
+        badge = ["blind nil"] if blind[s] else ["nil"] if bid == 0 else []
+        out[seat_name(n, s)] = {
+            "bid": "bid –" if bid is None else f"bid {bid}", "badges": badge, "tricks": tricks[s],
+        }  # fmt: skip
+    return out
+
+
 def snapshot(state: GameState) -> dict[str, Any]:
     """What each seat may see now (from ``view``), and the true hands."""
     n = state.players
     out: dict[str, Any] = {"all": {}, "scores": [str(s) for s in state.scores]}
+    out["bags"] = [str(b) for b in state.bags]
+    out["broken"] = "true" if state.spades_broken else "false"
+    out["line"] = table_line(state.bids, state.blind, state.tricks_won, n)
     for s in range(n):
         v = state.view(s)
         own = names(v.hand) if v.hand is not None else []
@@ -52,9 +67,13 @@ def hand_end(prev: dict[str, Any], state: GameState) -> dict[str, Any]:
     """Just after a hand's last card: every hand empty, the last trick now seen by all."""
     n = state.players
     last = {c.name for c in state.hand_results[-1].played[-1].cards}
+    result = state.hand_results[-1]
     out: dict[str, Any] = {
         "all": {seat_name(n, s): [] for s in range(n)},
-        "scores": [str(t.score_after) for t in state.hand_results[-1].teams],
+        "scores": [str(t.score_after) for t in result.teams],
+        "bags": [str(t.bags_after) for t in result.teams],
+        "broken": None,  # not checked at a hand's end: the engine has reset it for the next hand
+        "line": table_line(result.bids, result.blind, result.tricks, n),
     }
     for s in range(n):
         seat = seat_name(n, s)
@@ -117,6 +136,15 @@ def test_each_seat_sees_exactly_what_the_engine_lets_it_see(pages, tmp_path: Pat
         all_hands = {s: sorted(c) for s, c in shown["all"]["hands"].items()}
         assert all_hands == want["all"], f"step {i}: all hands"
         assert shown["all"]["scores"] == want["scores"], f"step {i}: scores"
+        assert shown["all"]["bags"] == want["bags"], f"step {i}: bags"
+        if want["broken"] is not None:
+            assert shown["all"]["broken"] == want["broken"], f"step {i}: spades broken"
+        for seat, line in want["line"].items():
+            got = shown["all"]["seats"][seat]
+            assert got["bid"] == line["bid"], f"step {i} {seat}: bid"
+            assert got["tricks"].endswith(f"tricks {line['tricks']}"), f"step {i} {seat}: tricks"
+            nil_badges = [b for b in got["badges"] if b in ("nil", "blind nil")]
+            assert nil_badges == line["badges"], f"step {i} {seat}: nil badge"
         for seat in seats:
             view = shown[seat]
             assert sorted(view["hands"][seat]) == want[seat]["own"], f"step {i} {seat}: own hand"
@@ -127,6 +155,15 @@ def test_each_seat_sees_exactly_what_the_engine_lets_it_see(pages, tmp_path: Pat
             assert not hidden, f"step {i}: {seat} is shown cards it cannot know: {hidden}"
             checked += 1
     assert checked == len(expected) * n
+
+
+def test_the_samples_hold_nil_and_blind_nil_bids(pages):
+    """So the badge checks above meet both kinds of nil (else they would check nothing)."""
+    kinds = set()
+    for rec, _ in pages.values():
+        for hand in replay_record(rec).state.hand_results:
+            kinds |= {"blind" if b else "nil" for bid, b in zip(hand.bids, hand.blind) if bid == 0}
+    assert kinds == {"nil", "blind"}
 
 
 def test_stepping_forward_and_back(pages, tmp_path: Path):

@@ -452,7 +452,18 @@
         var faces = Array.prototype.map.call(root.querySelectorAll(".card.face"), function (c) { return c.getAttribute("data-card"); });
         var trick = Array.prototype.map.call(root.querySelectorAll(".trick .card.face"), function (c) { return c.getAttribute("data-card"); });
         var scores = Array.prototype.map.call(root.querySelectorAll("table.scores td.score"), function (c) { return c.textContent; });
-        row[views[v]] = { hands: hands, faces: faces, trick: trick, scores: scores };
+        var bags = Array.prototype.map.call(root.querySelectorAll("table.scores td.bags"), function (c) { return c.textContent; });
+        var lines = {};
+        this.seatEls.forEach(function (box) {
+          var line = box.querySelector(".line");
+          lines[box.getAttribute("data-seat")] = {
+            bid: line.querySelector(".bid").textContent,
+            tricks: line.querySelector(".tricks").textContent,
+            badges: Array.prototype.map.call(line.querySelectorAll(".badge"), function (b) { return b.textContent; })
+          };
+        });
+        var broken = root.querySelector(".status").getAttribute("data-spades-broken");
+        row[views[v]] = { hands: hands, faces: faces, trick: trick, scores: scores, bags: bags, seats: lines, broken: broken };
       }
       out.push(row);
     }
