@@ -371,13 +371,32 @@ class ResultsStore:
         return self._rows("WHERE side0=? OR side1=?", (entry, entry))
 
     def _rows(self, where: str, args: tuple[str, ...], order: str = "game_id") -> list[GameRow]:
+        """The games matching ``where``, each with the entries charged with its forfeit.
+
+        A store written before forfeits were structural has no ``forfeits``
+        table, and opened read-only it cannot be migrated: its comma-joined
+        ``forfeit_entry`` column is then the only record of who forfeited.
+        """
         cursor = self.db.execute(f"SELECT {', '.join(COLUMNS)} FROM games {where} ORDER BY {order}", args)
         rows = cursor.fetchall()
         charged: dict[str, list[str]] = {}
-        forfeits = f"SELECT forfeits.game_id, entry FROM forfeits JOIN games USING (game_id) {where} ORDER BY entry"
-        for game_id, entry in self.db.execute(forfeits, args):
-            charged.setdefault(game_id, []).append(entry)
-        return [GameRow(*row, forfeit_entries=tuple(charged.get(row[0], ()))) for row in rows]
+        if self._has_table("forfeits"):
+            forfeits = (
+                f"SELECT forfeits.game_id, entry FROM forfeits JOIN games USING (game_id) {where} ORDER BY entry"
+            )
+            for game_id, entry in self.db.execute(forfeits, args):
+                charged.setdefault(game_id, []).append(entry)
+        else:
+            joined_at = COLUMNS.index("forfeit_entry")
+            for row in rows:
+                if row[joined_at]:  # sorted as the table's rows are, so both layouts read the same
+                    charged[row[0]] = sorted({e for e in row[joined_at].split(",") if e})
+        return [_game_row(row, tuple(charged.get(row[0], ()))) for row in rows]
+
+    def _has_table(self, name: str) -> bool:
+        """Whether the store has table ``name`` (older stores lack the ones added since)."""
+        found = self.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone()
+        return found is not None
 
     # ------------------------------------------------------------ disqualification
 
@@ -394,6 +413,19 @@ class ResultsStore:
     def integrity(self) -> str:
         """SQLite's own integrity check (``ok`` when sound)."""
         return str(self.db.execute("PRAGMA integrity_check").fetchone()[0])
+
+
+def _game_row(row: tuple[Any, ...], charged: tuple[str, ...]) -> GameRow:
+    """A games-table row as a :class:`GameRow` charged to ``charged``.
+
+    ``forfeit_entry`` is made what :class:`GameRow` documents (the one entry, or
+    None when several forfeited): the first stores, and the stores migrated from
+    them, hold a comma-joined list there that no reader should take for a name.
+    """
+    game = GameRow(*row, forfeit_entries=charged)
+    if charged:
+        game = dataclasses.replace(game, forfeit_entry=charged[0] if len(charged) == 1 else None)
+    return game
 
 
 def _connect_read_only(path: Path) -> sqlite3.Connection:
