@@ -14,6 +14,7 @@ import math
 import re
 import tomllib
 from collections.abc import Mapping
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +132,76 @@ def _positive(value: float, key: str, where: str, *, zero_ok: bool = False) -> N
 
 _REQUIRED = object()
 
+#: The ranges of ``[limits]`` (documented in tournaments/example.toml).  Outside
+#: them Docker refuses the container (memory under 6 MiB, a CPU quota under
+#: 0.01, pids 0 = unlimited, a tmpfs of size 0 = unlimited) or the value makes
+#: no sense for one seat; either way every game would void, so the file is refused.
+MEMORY_RANGE = (16 << 20, 1 << 40)  # bytes: 16m .. 1024g
+CPUS_RANGE = (0.01, 1024.0)
+PIDS_RANGE = (8, 4_194_304)  # the kernel's largest pid_max
+TMPFS_RANGE = (1 << 20, 1 << 40)  # bytes: 1m .. 1024g
+LOG_BYTES_RANGE = (0, 64 << 20)
+#: A size as Docker reads it (docker-py's parse_bytes): a number and one unit letter.
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)([bkmg]?)", re.IGNORECASE)
+#: A size as the kernel's tmpfs ``size=`` reads it: a whole number, no fraction and no ``b``.
+_TMPFS_SIZE = re.compile(r"(\d+)([kmg]?)", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def parse_size(text: str, key: str, bounds: tuple[int, int], *, tmpfs: bool = False) -> int:
+    """``"256m"`` -> bytes, refused with one line naming ``[limits] key`` unless within ``bounds``.
+
+    ``tmpfs``: the stricter form the kernel's tmpfs takes (a whole number, unit k, m or g).
+    """
+    match = (_TMPFS_SIZE if tmpfs else _SIZE).fullmatch(text.strip())
+    if match is None:
+        form = "a whole number and a unit k, m or g" if tmpfs else "a number and a unit b, k, m or g"
+        raise ConfigError(f"[limits] {key} must be a size: {form} (like 256m), got {_shown(text)}")
+    size = int(Fraction(match.group(1)) * _UNITS[match.group(2).lower()])  # exact: 400 digits are no float
+    low, high = bounds
+    if not low <= size <= high:
+        raise ConfigError(f"[limits] {key} must be between {_size_text(low)} and {_size_text(high)}, got {_shown(text)}")
+    return size
+
+
+def _shown(value: object) -> str:
+    """A refused value for an error line: its repr, cut short (a 400-digit number stays one readable line)."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
+def _size_text(size: int) -> str:
+    for unit, factor in (("g", 1 << 30), ("m", 1 << 20), ("k", 1 << 10)):
+        if size >= factor and size % factor == 0:
+            return f"{size // factor}{unit}"
+    return str(size)
+
+
+def _in_range(value: float, key: str, bounds: tuple[float, float] | tuple[int, int]) -> None:
+    low, high = bounds
+    # TOML allows inf and nan (not in range: every comparison with nan is false); a
+    # huge whole number is compared as it is, never made a float (which would overflow).
+    if not low <= value <= high:
+        raise ConfigError(f"[limits] {key} must be between {low} and {high}, got {_shown(value)}")
+
+
+def parse_limits(table: Mapping[str, Any]) -> ContainerLimits:
+    """The ``[limits]`` table: every value parseable, finite and in its range (see the ``*_RANGE`` constants)."""
+    memory = _get(table, "memory", str, "256m", "limits")
+    parse_size(memory, "memory", MEMORY_RANGE)
+    cpus = _get(table, "cpus", (int, float), 1.0, "limits")
+    _in_range(cpus, "cpus", CPUS_RANGE)
+    pids = _get(table, "pids", int, 64, "limits")
+    _in_range(pids, "pids", PIDS_RANGE)
+    tmpfs = _get(table, "tmpfs", str, "16m", "limits")
+    parse_size(tmpfs, "tmpfs", TMPFS_RANGE, tmpfs=True)
+    log_bytes = _get(table, "log_bytes", int, 1 << 20, "limits")
+    _in_range(log_bytes, "log_bytes", LOG_BYTES_RANGE)
+    # The texts are kept as written (stripped): Docker and tmpfs read exactly these forms.
+    return ContainerLimits(
+        memory=memory.strip(), cpus=float(cpus), pids=pids, tmpfs_size=tmpfs.strip(), log_cap_bytes=log_bytes
+    )
+
 
 def load_config(path: Path, *, check_images: bool = True) -> TournamentConfig:
     """Read and validate a tournament file."""
@@ -193,15 +264,7 @@ def parse_config(
 
     lm = _get(data, "limits", dict, {}, "top level")
     _check_keys(lm, _SECTIONS["limits"], "limits")
-    limits = ContainerLimits(
-        memory=_get(lm, "memory", str, "256m", "limits"),
-        cpus=float(_get(lm, "cpus", (int, float), 1.0, "limits")),
-        pids=_get(lm, "pids", int, 64, "limits"),
-        tmpfs_size=_get(lm, "tmpfs", str, "16m", "limits"),
-        log_cap_bytes=_get(lm, "log_bytes", int, 1 << 20, "limits"),
-    )
-    _positive(limits.cpus, "cpus", "limits")
-    _positive(limits.pids, "pids", "limits")
+    limits = parse_limits(lm)
 
     f = _get(data, "faults", dict, {}, "top level")
     _check_keys(f, _SECTIONS["faults"], "faults")
@@ -254,13 +317,15 @@ def parse_config(
         for other in entry.opponents or ():
             if other not in names or other == entry.name:
                 raise ConfigError(f"entry {entry.name!r}: opponents: {other!r} is not another entry")
-    if check_images:
-        _check_images(entries)
     c = _get(data, "cluster", dict, {}, "top level")
     _check_keys(c, _SECTIONS["cluster"], "cluster")
     scheduler = _get(c, "scheduler", str, None, "cluster")
     if scheduler is not None and not re.fullmatch(r"(tcp|tls)://[^/\s]+:\d+", scheduler):
         raise ConfigError(f"[cluster] scheduler must be tcp://HOST:PORT (or tls://HOST:PORT), got {scheduler!r}")
+    if check_images:
+        # The CPU quota is checked against this machine's engine only when the
+        # tables play here: a cluster's workers may have more cores.
+        _check_images(entries, cpus=limits.cpus if scheduler is None else None)
     return TournamentConfig(
         name=name,
         entries=tuple(entries),
@@ -309,7 +374,8 @@ def _resolve_script(command: str, base: Path) -> str:
     return shlex.join(out)
 
 
-def _check_images(entries: list[Entry]) -> None:
+def _check_images(entries: list[Entry], *, cpus: float | None = None) -> None:
+    """Every docker: entry's image exists; ``cpus`` (if given) is no more than the engine's CPUs."""
     images = [e for e in entries if e.bot.kind == "docker"]
     if not images:
         return
@@ -322,5 +388,19 @@ def _check_images(entries: list[Entry]) -> None:
                 image_id(client, entry.bot.target)
             except ImageNotFound as exc:
                 raise ConfigError(f"entry {entry.name!r}: {exc}") from None
+        if cpus is not None:
+            _check_engine_cpus(client, cpus)
     except DockerUnavailable as exc:
         raise ConfigError(f"entries use docker images but {exc}") from None
+
+
+def _check_engine_cpus(client: Any, cpus: float) -> None:
+    """Docker refuses a CPU quota above its machine's cores at every container start: refuse it now."""
+    try:
+        available = int(client.info().get("NCPU") or 0)
+    except Exception:  # an engine that cannot say: the seats' start will tell
+        return
+    if available and cpus > available:
+        raise ConfigError(
+            f"[limits] cpus = {cpus:g} is more than the {available} CPUs of this machine's Docker engine"
+        )
