@@ -34,8 +34,24 @@ BotOption = Annotated[
 ]
 
 
+#: The most games one match may play.  Its deal seeds are built before the first
+#: game (and each game writes a record file): 10^11 games hung at the start.
+#: Longer runs are tournaments (arena tournament run), which resume.
+MAX_GAMES = 100_000
+
+
+def check_games(games: int) -> int:
+    """The --games value if it is 1 to :data:`MAX_GAMES`; otherwise one line and exit 2.
+
+    A typer callback rather than ``min``/``max``: those print a usage box, not one line.
+    """
+    if not 1 <= games <= MAX_GAMES:
+        fail(f"games must be between 1 and {MAX_GAMES}, got {games}")
+    return games
+
+
 PresetOption = Annotated[str, typer.Option("--rules", help="Ruleset preset (see arena rules presets).")]
-GamesOption = Annotated[int, typer.Option(help="Games to play.", min=1)]
+GamesOption = Annotated[int, typer.Option(help=f"Games to play (1 to {MAX_GAMES}).", callback=check_games)]
 SeedOption = Annotated[str | None, typer.Option(help="Match seed (deals, bot seeds); random if not given.")]
 MoveTimeOption = Annotated[float, typer.Option("--move-time", help="Seconds per decision before the bank is used.")]
 TimeBankOption = Annotated[float, typer.Option("--time-bank", help="Seconds of bank per seat per game.")]

@@ -19,6 +19,7 @@ from arena.commands.match import (
     StrikesOption,
     TimeBankOption,
     match_seed,
+    start_seconds,
     time_control,
 )
 from arena.commands.rules import SetOption
@@ -118,7 +119,7 @@ def sprt(
             time_control=time_control(move_time, time_bank, hard_cap, strikes),
             seed=seed if seed is not None else stored_seed(out) or match_seed(None),
             out=out, concurrency=concurrency, max_pairs=max_pairs, pairs_per_table=pairs_per_table,
-            start_timeout=start_timeout,
+            start_timeout=start_seconds(start_timeout),  # finite, in range, like every time
         )  # fmt: skip
     except (BotSpecError, SprtConfigError, ValueError) as exc:
         fail(str(exc))
