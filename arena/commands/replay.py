@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
 from arena.match.timing import record_timing
+from arena.publish.safe_text import safe_text
 from arena.publish.steps import game_steps
 from arena.publish.viewer import standalone_html
 from arena_sdk.engine import ReplayReport, RulesError, game_result_to_json, replay_record, team_name
@@ -26,7 +26,7 @@ def write_replay_page(record: Path, data: object, report: ReplayReport, out: Pat
         tmp.replace(out)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        fail(escape(f"cannot write {out}: {exc.strerror or exc}"))
+        fail(f"cannot write {out}: {exc.strerror or exc}")
 
 
 def load_record(path: Path) -> object:
@@ -46,9 +46,9 @@ def load_record(path: Path) -> object:
     except json.JSONDecodeError as exc:
         fail(f"{path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
     except RecursionError:
-        fail(escape(f"{path} is not a usable record: its JSON is nested too deeply"))
+        fail(f"{path} is not a usable record: its JSON is nested too deeply")
     except ValueError as exc:  # e.g. an integer of thousands of digits
-        fail(escape(f"{path} is not a usable record: {_first_line(exc)}"))
+        fail(f"{path} is not a usable record: {_first_line(exc)}")
 
 
 def _first_line(exc: BaseException) -> str:
@@ -69,7 +69,7 @@ def check_record(path: Path, data: object) -> ReplayReport:
             raise
         except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError,
                 OverflowError) as exc:  # fmt: skip
-            fail(escape(f"{path} is not a valid record: {type(exc).__name__}: {_first_line(exc)}"))
+            fail(f"{path} is not a valid record: {type(exc).__name__}: {_first_line(exc)}")
 
 
 def replay(
@@ -108,9 +108,10 @@ def replay(
         return
     result = report.result
     winner = "draw" if result.winner is None else team_name(n, result.winner)
+    # Paths are the user's text: markup in them ("[/]") prints literally, escape codes are dropped.
     console.print(
-        f"[green]replay OK[/]: {record} ({report.actions} decisions, "
-        f"ruleset {report.rules.preset} {report.rules.hash})",
+        f"[green]replay OK[/]: {safe_text(record)} ({report.actions} decisions, "
+        f"ruleset {safe_text(report.rules.preset)} {report.rules.hash})",
         soft_wrap=True,
     )
     table = Table()
@@ -120,6 +121,8 @@ def replay(
     for t in range(2):
         table.add_row(team_name(n, t), str(result.scores[t]), str(result.bags[t]))
     console.print(table)
-    console.print(f"ended by [bold]{result.ending}[/] after {result.hands} hands; winner: [bold]{winner}[/]")
+    console.print(
+        f"ended by [bold]{safe_text(result.ending)}[/] after {result.hands} hands; winner: [bold]{winner}[/]"
+    )
     if html is not None:
-        console.print(f"viewer: {html} (open it in a browser)", soft_wrap=True, markup=False)
+        console.print(f"viewer: {safe_text(html)} (open it in a browser)", soft_wrap=True)

@@ -111,3 +111,32 @@ def test_error_messages_quote_markup_literally(run_cli, tmp_path):
     result = run_cli("tournament", "run", "t.toml")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+def test_replay_prints_a_hostile_record_path_literally(run_cli, tmp_path):
+    """A record path is the user's text too: ``[/]`` in it gave a MarkupError, escape codes printed raw."""
+    sys.path.insert(0, str(REPO / "tests" / "publish"))
+    from replay_records import record
+
+    folder = tmp_path / "[/]\x1b[2Jrecords[bold]"  # "/" separates: the folders "[" and "]\x1b[2J..."
+    path = folder / "g[/i].json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(record("pagat", 11)))
+    result = run_cli("replay", str(path), "--html", str(folder / "[red]view.html"))
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    _no_escape_codes(result.stdout + result.stderr)
+    assert "replay OK: " in result.stdout and "[/]records[bold]/g[/i].json" in result.stdout
+    assert "[/]records[bold]/[red]view.html" in result.stdout and (folder / "[red]view.html").is_file()
+
+
+def test_replay_errors_quote_a_hostile_path_exactly(run_cli, tmp_path):
+    """Error lines show the path as it is: no MarkupError, no escape codes, no stray backslashes."""
+    path = tmp_path / "[/]\x1b[2Jbad[bold].json"
+    path.parent.mkdir()
+    path.write_text("[" * 100_000)  # nested too deeply: one of the hostile-record lines
+    result = run_cli("replay", str(path))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    _no_escape_codes(result.stderr)
+    assert result.stderr.count("\n") == 1
+    assert "[/]bad[bold].json is not a usable record" in result.stderr and "\\[" not in result.stderr
