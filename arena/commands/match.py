@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import secrets
+import statistics
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -183,6 +186,7 @@ def show_report(report: MatchReport) -> None:
             str(t.voids), forfeits, str(t.strikes),
         )  # fmt: skip
     console.print(totals)
+    console.print(timing_table(report))
     console.print(
         safe_text(
             f"records and logs: {report.out_dir}  (check one with: arena replay "
@@ -190,3 +194,69 @@ def show_report(report: MatchReport) -> None:
         ),
         soft_wrap=True,
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class DecisionTimes:
+    """One bot's time per decision over a match (issue 16 item 5): is it slow, or was the machine busy?"""
+
+    decisions: int
+    wall_ms: tuple[float, ...]
+    cpu_ms: tuple[float, ...]
+    """Only the decisions whose CPU time was measured (the container's cgroup, the local process)."""
+    ref_us: tuple[float, ...]
+    lag_ms: float
+    """The referee's own stalls during these decisions (never charged to the bot)."""
+
+
+def decision_times(report: MatchReport, bot: int) -> DecisionTimes:
+    """Bot ``bot``'s decisions in every game's record (void games too: its time was spent)."""
+    n = report.config.rules.players
+    seats = {seat_name(n, s) for s, b in enumerate(report.seat_bots) if b == bot}
+    actions = [a for g in report.games for a in _actions(g.record) if a.get("seat") in seats and "ms" in a]
+    return DecisionTimes(
+        decisions=len(actions),
+        wall_ms=tuple(float(a["ms"]) for a in actions),
+        cpu_ms=tuple(float(a["cpu_ms"]) for a in actions if a.get("cpu_ms") is not None),
+        ref_us=tuple(float(a.get("ref_us") or 0) for a in actions),
+        lag_ms=sum(float(a.get("lag_ms") or 0) for a in actions),
+    )
+
+
+def _actions(record: dict[str, Any]) -> Iterable[dict[str, Any]]:
+    for hand in record.get("hands", []):
+        yield from hand.get("actions", [])
+
+
+def _mean_p50(values: tuple[float, ...]) -> str:
+    """``mean/p50`` of ``values``, or ``-`` for none."""
+    if not values:
+        return "-"
+    return f"{statistics.fmean(values):.1f}/{statistics.median(values):.1f}"
+
+
+def timing_table(report: MatchReport) -> Table:
+    """Per bot: wall and CPU time per decision (mean/p50; wall max too) and the referee's own share.
+
+    The CPU figure is over the decisions where it was measured; "(k of n)"
+    says when that is not all of them, "-" when none.  A stalls column (the
+    referee's own loop lag, added to no bot's clock) appears only if there were any.
+    Compact cells so the table fits 80 columns next to the others.
+    """
+    times = [decision_times(report, b) for b in range(len(report.totals))]
+    table = Table(title="time per decision")
+    columns = ["bot", "decisions", "wall ms\nmean/p50", "wall ms\nmax", "CPU ms\nmean/p50", "referee\nµs mean"]
+    stalls = any(t.lag_ms > 0 for t in times)
+    for col in columns + (["stalls\nms"] if stalls else []):
+        table.add_column(col, justify="left" if col == "bot" else "right")
+    for total, t in zip(report.totals, times, strict=True):
+        cpu = _mean_p50(t.cpu_ms)
+        if t.cpu_ms and len(t.cpu_ms) < t.decisions:
+            cpu += f" ({len(t.cpu_ms)} of {t.decisions})"
+        row = [
+            safe_text(total.name), str(t.decisions), _mean_p50(t.wall_ms),
+            f"{max(t.wall_ms):.1f}" if t.wall_ms else "-", cpu,
+            f"{statistics.fmean(t.ref_us):.0f}" if t.ref_us else "-",
+        ]  # fmt: skip
+        table.add_row(*row, *([f"{t.lag_ms:.1f}"] if stalls else []))
+    return table
