@@ -43,8 +43,11 @@ from arena_sdk.wire import arena_pb2 as pb
 #: bot that answered a little late a few times.
 MAX_REFUSED_PER_GAME = 50
 #: How long a seat whose stream broke is watched for its process exiting,
-#: to tell a crash from a disconnect.
-CRASH_GRACE_S = 0.5
+#: to tell a crash from a disconnect.  Generous: a container killed for
+#: memory is seen to exit through the Docker daemon, which on a loaded
+#: machine takes well over half a second; the wait costs only a seat that
+#: is lost anyway.
+CRASH_GRACE_S = 3.0
 #: Messages a seat may leave unread (queued behind a write its flow control
 #: holds back) before it counts as not taking its messages.
 MAX_UNSENT = 64
