@@ -433,7 +433,18 @@ class GameState:
         """The legal actions of the seat to move, in canonical order (empty when over)."""
         kind = self.decision
         if kind is _PLAY:
-            return _cards_list(self._legal_play_mask())
+            hand = self._hands[self.to_move]  # type: ignore[index]
+            trick = self.trick
+            if trick:  # following: one suit's cards straight from the cache
+                suit = trick[0] // 13
+                bits = hand >> (13 * suit) & 0x1FFF
+                if bits:
+                    got = _SUIT_CARDS[suit].get(bits)
+                    return [*(got if got is not None else _suit_cards(suit, bits))]
+                return _cards_list(hand)
+            if self.spades_broken or self.rules.spade_lead == "always":
+                return _cards_list(hand)
+            return _cards_list(hand & NON_SPADE_MASK or hand)
         if kind is Decision.BID:
             return [*_BIDS]
         if kind is Decision.BLIND_NIL:
