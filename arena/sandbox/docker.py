@@ -16,7 +16,8 @@ Learned from a red team (docs/reliability.md, "Containment"):
 - host-wide counters a seat could use to signal its partner are hidden:
   ``/proc/loadavg``, ``/proc/stat``, ``/proc/meminfo``, ``/proc/uptime`` ...
   are static files written by the runner (bind-mounted read-only), the
-  others (pressure, vmstat, interrupts, file-nr ...) are masked.
+  others (pressure, vmstat, interrupts, file-nr ..., and in ``/sys`` the
+  NUMA nodes' memory, the disks' I/O and the CPUs' idle time) are masked.
 
 Nothing here knows Spades.
 
@@ -30,6 +31,8 @@ import asyncio
 import atexit
 import contextlib
 import dataclasses
+import functools
+import glob
 import os
 import shutil
 import tempfile
@@ -98,8 +101,34 @@ HOST_COUNTERS_MASKED = (
     "/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/sys/fs/dentry-state",
     "/sys/devices/system/cpu/cpufreq", "/sys/class/thermal", "/sys/class/hwmon",
     "/sys/devices/virtual/thermal", "/sys/devices/virtual/powercap",
+    # Per-NUMA-node memory (node*/meminfo, vmstat, numastat) and per-disk I/O (*/stat):
+    # whole directories, each covered by an empty read-only tmpfs.
+    "/sys/devices/system/node", "/sys/block", "/sys/class/block", "/sys/dev/block",
+    "/sys/devices/virtual/block",
 )  # fmt: skip
 MASKED_PATHS = (*_DOCKER_MASKED, *HOST_COUNTERS_MASKED)
+
+
+@functools.cache
+def masked_paths() -> tuple[str, ...]:
+    """:data:`MASKED_PATHS` and this machine's own counter directories, found once per process.
+
+    A disk's ``stat`` is also reachable by its real path (``/sys/devices/pci.../block/vda``,
+    not under any fixed directory), and each CPU's idle-time counters sit in
+    ``/sys/devices/system/cpu/cpuN/cpuidle``: those paths depend on the machine.
+    They are read here on the runner, which is the engine's machine when seats
+    run locally; a path the engine's machine lacks is skipped by the runtime.
+    """
+    found = {os.path.realpath(d) for d in glob.glob("/sys/class/block/*")}
+    found.update(glob.glob("/sys/devices/system/cpu/cpu[0-9]*/cpuidle"))
+    # A partition's directory sits inside its disk's, a loop device's inside
+    # /sys/devices/virtual/block: masking the outer directory covers it.
+    covering = {*found, *MASKED_PATHS}
+    extra = sorted(
+        p for p in found
+        if p.startswith("/sys/") and p not in MASKED_PATHS and not any(p.startswith(q + "/") for q in covering)
+    )  # fmt: skip
+    return (*MASKED_PATHS, *extra)
 
 
 def docker_client() -> Any:
@@ -279,7 +308,7 @@ def _create_and_start(
     )  # fmt: skip
     settings.pop("detach")
     kwargs = _create_container_args({**settings, "version": client.api._version})
-    kwargs["host_config"]["MaskedPaths"] = list(MASKED_PATHS)
+    kwargs["host_config"]["MaskedPaths"] = list(masked_paths())
     container_id = client.api.create_container(**kwargs)["Id"]
     try:
         client.api.start(container_id)

@@ -7,6 +7,7 @@ docs/reliability.md, "Containment"): it failed there and shows it contained now.
 from __future__ import annotations
 
 import asyncio
+import glob
 import json
 import os
 import shutil
@@ -32,6 +33,7 @@ RANDOM_CMD = f"python {REPO / 'example_bots' / 'random' / 'bot.py'}"
 FAST = TimeControl(move_s=1.0, bank_s=5.0, hard_cap_s=10.0)
 VOLUME_IMAGE = "arena-probe-volumes:test"
 NOEXEC_IMAGE = "arena-probe-noexec:test"
+SYSFS_IMAGE = "arena-probe-sysfs:test"
 
 
 def probe_variant(root: Path, name: str, extra: str) -> Path:
@@ -207,3 +209,58 @@ def test_descriptors_stay_flat_over_many_tables(docker, images, tmp_path):
     after = open_descriptors()
     print(f"\ndescriptors: {before} before, {after} after 6 more tables")
     assert after - before <= 3, f"{after - before} descriptors more after 6 tables"
+
+
+# ------------------------------------------------------------------ #9.4 host-wide counters in /sys
+
+#: Host-wide counters of sysfs a seat could watch (or drive) to signal its partner:
+#: per-NUMA-node memory, per-disk I/O, per-CPU idle time.
+SYSFS_COUNTERS = (
+    "/sys/devices/system/node/node*/meminfo", "/sys/devices/system/node/node*/vmstat",
+    "/sys/devices/system/node/node*/numastat", "/sys/block/*/stat", "/sys/class/block/*/stat",
+    "/sys/dev/block/*/stat", "/sys/devices/system/cpu/cpu*/cpuidle/state*/usage",
+    "/sys/devices/system/cpu/cpu*/cpuidle/state*/time",
+)  # fmt: skip
+
+SYSFS_PROBE = """\
+import glob, json, os, sys
+found = {}
+for pattern in sys.argv[1:] + os.environ["PROBE_PATHS"].split(","):
+    for path in glob.glob(pattern):
+        try:
+            with open(path) as f:
+                found[path] = f.read(200)
+        except OSError as exc:
+            found[path] = f"OSError:{exc.errno}"
+print(json.dumps({"found": found}), flush=True)
+"""
+
+
+def host_counter_files() -> list[str]:
+    """The runner's own counter files: each disk's stat by its real path too (not only via /sys/block)."""
+    disks = [os.path.realpath(d) + "/stat" for d in glob.glob("/sys/class/block/*")]
+    return sorted({*disks, *(p for pattern in SYSFS_COUNTERS for p in glob.glob(pattern))})
+
+
+def test_host_wide_sysfs_counters_are_hidden_from_seats(docker, tmp_path):
+    """Node memory, disk I/O and CPU idle counters of the host read as nothing inside a seat."""
+    on_host = host_counter_files()
+    assert on_host, "this machine has none of the counters: the test would show nothing"
+    source = probe_variant(tmp_path, "sysfs", 'COPY sysfs_probe.py /bot/sysfs_probe.py\nENTRYPOINT ["/venv/bin/python", "/bot/sysfs_probe.py"]\n')
+    (source / "sysfs_probe.py").write_text(SYSFS_PROBE)
+    build_image(source, tag=SYSFS_IMAGE, base_image=BASE_IMAGE, client=docker)
+
+    async def scenario() -> str:
+        env = {"PROBE_PATHS": ",".join([*SYSFS_COUNTERS, *on_host])}
+        proc = await DockerProcess.start(docker, SYSFS_IMAGE, env, tmp_path, log_path=tmp_path / "sysfs.log")
+        for _ in range(300):
+            if proc.exited():
+                break
+            await asyncio.sleep(0.1)
+        await proc.stop()
+        return (tmp_path / "sysfs.log").read_text()
+
+    log = asyncio.run(scenario())
+    found = json.loads([line for line in log.splitlines() if line.startswith("{")][-1])["found"]
+    readable = {path: text for path, text in found.items() if text and not text.startswith("OSError")}
+    assert not readable, f"a seat reads host-wide counters: {sorted(readable)[:5]} ... ({len(readable)} files)"
