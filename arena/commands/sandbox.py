@@ -29,6 +29,12 @@ def prune_command(
 
     Each goes with its anonymous volumes.  Running containers are kept unless
     --running is given.  On an engine others use too, filter with --run or --match.
+
+    Volumes whose container is already gone (left before seats stopped getting
+    an image's VOLUME as a volume) carry no label tying them to the arena,
+    so they are not touched here: `docker volume ls --filter dangling=true`
+    lists them and `docker volume prune` removes them, with every other unused
+    volume of the engine (before Docker 23 named ones too; see docs/reliability.md).
     """
     try:
         client = docker_client()
