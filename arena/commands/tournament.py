@@ -59,7 +59,7 @@ def run(
     as you, with your files and network.  Run entries you did not write as docker:.
     """
     try:
-        config = load_config(file)
+        config = load_config(file, scheduler=scheduler)
     except ConfigError as exc:
         fail(str(exc))
     if out is not None:

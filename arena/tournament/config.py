@@ -203,8 +203,15 @@ def parse_limits(table: Mapping[str, Any]) -> ContainerLimits:
     )
 
 
-def load_config(path: Path, *, check_images: bool = True) -> TournamentConfig:
-    """Read and validate a tournament file."""
+def load_config(
+    path: Path, *, check_images: bool = True, scheduler: str | None = None
+) -> TournamentConfig:
+    """Read and validate a tournament file.
+
+    ``scheduler``: the cluster given on the command line, which wins over the
+    file's ``[cluster]``; it tells where the tables play, so whether the CPU
+    quota must fit this machine's Docker engine.
+    """
     try:
         raw_bytes = path.read_bytes()
     except OSError as exc:
@@ -213,12 +220,16 @@ def load_config(path: Path, *, check_images: bool = True) -> TournamentConfig:
         data = tomllib.loads(raw_bytes.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from None
-    config = parse_config(data, source=path, file_hash=tournament_hash(data), check_images=check_images)
+    config = parse_config(
+        data, source=path, file_hash=tournament_hash(data), check_images=check_images,
+        scheduler=scheduler,
+    )  # fmt: skip
     return dataclasses.replace(config, legacy_hashes=(hashlib.sha256(raw_bytes).hexdigest(),))
 
 
 def parse_config(
-    data: Mapping[str, Any], *, source: Path, file_hash: str, check_images: bool = True
+    data: Mapping[str, Any], *, source: Path, file_hash: str, check_images: bool = True,
+    scheduler: str | None = None,
 ) -> TournamentConfig:
     """Validate parsed TOML; see :func:`load_config`."""
     _check_keys(data, set(_SECTIONS), "top level")
@@ -319,13 +330,16 @@ def parse_config(
                 raise ConfigError(f"entry {entry.name!r}: opponents: {other!r} is not another entry")
     c = _get(data, "cluster", dict, {}, "top level")
     _check_keys(c, _SECTIONS["cluster"], "cluster")
-    scheduler = _get(c, "scheduler", str, None, "cluster")
-    if scheduler is not None and not re.fullmatch(r"(tcp|tls)://[^/\s]+:\d+", scheduler):
-        raise ConfigError(f"[cluster] scheduler must be tcp://HOST:PORT (or tls://HOST:PORT), got {scheduler!r}")
+    file_scheduler = _get(c, "scheduler", str, None, "cluster")
+    if file_scheduler is not None and not re.fullmatch(r"(tcp|tls)://[^/\s]+:\d+", file_scheduler):
+        raise ConfigError(
+            f"[cluster] scheduler must be tcp://HOST:PORT (or tls://HOST:PORT), got {file_scheduler!r}"
+        )
     if check_images:
         # The CPU quota is checked against this machine's engine only when the
         # tables play here: a cluster's workers may have more cores.
-        _check_images(entries, cpus=limits.cpus if scheduler is None else None)
+        plays_here = (scheduler or file_scheduler) is None
+        _check_images(entries, cpus=limits.cpus if plays_here else None)
     return TournamentConfig(
         name=name,
         entries=tuple(entries),
@@ -340,7 +354,7 @@ def parse_config(
         start_timeout=start_timeout,
         file_hash=file_hash,
         source=source,
-        scheduler=scheduler,
+        scheduler=file_scheduler,
     )
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.config import load_config
+from arena.tournament.config import ConfigError, load_config
 from tournament_support import BOTS, arena
 
 TOURNAMENT = """
@@ -115,3 +115,21 @@ def test_more_cpus_than_the_engine_has_is_refused(tmp_path):
     cores = int(client.info()["NCPU"])
     line = _refused(tmp_path, f"cpus = {cores + 1}", "cpus", bot=f"docker:{BASE_IMAGE}")
     assert f"{cores} CPUs" in line
+
+
+def test_more_cpus_than_this_engine_has_is_fine_when_the_tables_play_on_a_cluster(tmp_path):
+    """A cluster's workers may have more cores: the quota is not held to this machine's engine,
+    whether the cluster is named in the file or only on the command line (the flag wins)."""
+    from docker_support import BASE_IMAGE, engine_or_skip
+
+    client = engine_or_skip("the CPU check")
+    cores = int(client.info()["NCPU"])
+    path = tmp_path / "t.toml"
+    path.write_text(
+        f'[tournament]\nname = "t"\nseed = 1\n[limits]\ncpus = {cores + 1}\n'
+        f'[[entry]]\nname = "a"\nbot = "docker:{BASE_IMAGE}"\n'
+        f'[[entry]]\nname = "b"\nbot = "docker:{BASE_IMAGE}"\n'
+    )
+    assert load_config(path, scheduler="tcp://127.0.0.1:8786").limits.cpus == cores + 1
+    with pytest.raises(ConfigError, match="CPUs of this machine"):
+        load_config(path)
