@@ -10,8 +10,9 @@ stored once per game (a late copy is dropped).
 
 Dask retries a task whose worker died on another worker.  A worker that lacks
 an entry's image (or has another image under its tag) does not play the
-table: it answers so, and the table is submitted again to the other workers;
-if none is left the run stops with one line.  See docs/cluster.md.
+table: it answers so, the coordinator prints one line saying so (once per
+worker and entry), and the table is submitted again to the other workers; if
+none is left the run stops with one line.  See docs/cluster.md.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import trio
+from rich.console import Console
 
+from arena.publish.safe_text import safe_text
 from arena.tournament.runner import RunStopped
 from arena.tournament.table import ImageMismatch, TableGame, TableResult, TableSpec, play_table
 
@@ -37,6 +40,16 @@ RESOURCE = "TABLES"
 CONNECT_TIMEOUT_S = 10.0
 #: How often the coordinator looks at a table's future and the stop flag.
 POLL_S = 0.1
+
+
+#: Where the coordinator's notices go: stderr (stdout may be ``--json``).  The file is looked up
+#: at each print, so while the progress bar is live on a terminal the line lands above it.
+_notices = Console(stderr=True, soft_wrap=True, highlight=False)
+
+
+def print_notice(message: str) -> None:
+    """One plain-text line on the coordinator's terminal (names and errors in it print literally)."""
+    _notices.print(safe_text(message), style="yellow")
 
 
 class ClusterError(RuntimeError):
@@ -99,9 +112,13 @@ def cluster_table_task(spec: TableSpec) -> TableResult | tuple[str, str, str, st
 class ClusterTables:
     """Plays tables as tasks on a Dask cluster (a connected :class:`distributed.Client`)."""
 
-    def __init__(self, client: Any, address: str) -> None:
+    def __init__(self, client: Any, address: str, notice: Callable[[str], None] = print_notice) -> None:
         self.client = client
         self.address = address
+        #: Tells the organiser something they can act on (a worker lacking an image) without stopping.
+        self.notice = notice
+        #: (worker, entry) pairs already reported as passing a table on: one line each, not one per table.
+        self._reported: set[tuple[str, str]] = set()
 
     @classmethod
     def connect(cls, address: str, security: Any = None) -> ClusterTables:
@@ -153,6 +170,7 @@ class ClusterTables:
     ) -> TableResult:
         """Play one table on some worker that has its images; the games come back with the result."""
         lacking: dict[str, tuple[str, str]] = {}  # worker -> (entry, why) it cannot play this table
+        passed: tuple[str, str, str] | None = None  # the last refusal, reported once it has somewhere to go
         while True:
             try:
                 workers = sorted(set(self.slots()) - set(lacking))
@@ -164,12 +182,37 @@ class ClusterTables:
                     f"no worker can play entry {', '.join(repr(e) for e in entries)}: "
                     f"{'; '.join(why for _, why in lacking.values())}"
                 )
+            if passed is not None:
+                # Only now, with another worker to take it: if none is left the run's
+                # one stopping line says it all.
+                self._report_passed_on(spec, *passed)
+                passed = None
             answer = await self._run(spec, workers, stop)
             if isinstance(answer, tuple):
                 _, entry, worker, why = answer
                 lacking[worker] = (entry, f"{worker} {why}")
+                passed = (worker, entry, why)
                 continue
             return answer
+
+    def _report_passed_on(self, spec: TableSpec, worker: str, entry: str, why: str) -> None:
+        """Say (once per worker and entry) that ``worker`` lacks ``entry``'s image and gave ``spec``'s table back.
+
+        The run goes on without that worker for this entry's tables, so nothing
+        fails; but the organiser has a machine doing nothing for them and
+        should know which one and why (``docker load`` the image there).
+        """
+        if (worker, entry) in self._reported:
+            return
+        self._reported.add((worker, entry))
+        seat = next((s for s in spec.seats if s.entry == entry), None)
+        image = ""
+        if seat is not None and seat.image_id is not None:
+            image = f" {seat.image_id[:19]} ({seat.target})"
+        self.notice(
+            f"worker {worker} lacks image{image} of entry {entry!r}: {why}; "
+            f"table {spec.table_id} passed on to another worker"
+        )
 
     async def _run(self, spec: TableSpec, workers: list[str], stop: threading.Event) -> Any:
         try:
@@ -213,4 +256,6 @@ class ClusterTables:
         )
 
 
-__all__ = ["ClusterError", "ClusterTables", "RESOURCE", "check_address", "cluster_table_task", "is_private"]
+__all__ = [
+    "ClusterError", "ClusterTables", "RESOURCE", "check_address", "cluster_table_task", "is_private", "print_notice",
+]  # fmt: skip

@@ -62,9 +62,10 @@ class Cluster:
         )
 
     def start_worker(self, name: str, tables: int = 1, env: Mapping[str, str] | None = None) -> None:
+        """A worker with ``tables`` table slots (0: none until the test gives it some; one thread still)."""
         self.workers[name] = self._spawn(
             [
-                *WORKER, self.address, "--host", "127.0.0.1", "--name", name, "--nthreads", str(tables),
+                *WORKER, self.address, "--host", "127.0.0.1", "--name", name, "--nthreads", str(max(1, tables)),
                 "--resources", f"TABLES={tables}", "--no-nanny", "--no-dashboard", "--death-timeout", "30",
                 *self.tls_args(),
             ],  # fmt: skip
@@ -86,6 +87,30 @@ class Cluster:
     def wait_for_workers(self, n: int, timeout: float = 180) -> None:
         with self.client() as client:
             client.wait_for_workers(n, timeout=timeout)
+
+    def address_of(self, name: str) -> str:
+        """The address the scheduler knows worker ``name`` by (what the coordinator's lines name)."""
+        with self.client() as client:
+            workers = client.scheduler_info(n_workers=-1)["workers"]
+        return next(addr for addr, info in workers.items() if info.get("name") == name)
+
+    def give_slots(self, name: str, tables: int, timeout: float = 60) -> None:
+        """Give a running worker ``tables`` table slots, and wait until the scheduler counts them."""
+
+        # Nested, so cloudpickle ships it by value (the worker cannot import the tests).
+        async def set_slots(dask_worker) -> None:  # type: ignore[no-untyped-def]
+            await dask_worker.set_resources(TABLES=tables)
+
+        address = self.address_of(name)
+        with self.client() as client:
+            client.run(set_slots, workers=[address])
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                info = client.scheduler_info(n_workers=-1)["workers"].get(address, {})
+                if (info.get("resources") or {}).get("TABLES") == tables:
+                    return
+                time.sleep(0.1)
+        raise TimeoutError(f"worker {name} did not get {tables} table slots")
 
     def stop(self) -> None:
         for process in [*self.workers.values(), self.scheduler]:

@@ -9,10 +9,13 @@ start or lost mid-run stops the run cleanly, and running again resumes.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -205,4 +208,96 @@ def test_a_worker_without_the_image_passes_the_table_on(docker_bot, bare_cluster
     bare_cluster.wait_for_workers(2)
     again = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--scheduler", bare_cluster.address)
     assert again.returncode == 0, again.stderr
+    assert len(stored_rows(tmp_path / "out")) == 2
+
+
+@pytest.mark.docker
+def test_a_blind_worker_passes_a_table_on_to_a_seeing_one_within_one_run(docker_bot, bare_cluster, tmp_path):
+    # Both workers are up from the start. The blind one's DOCKER_HOST is a socket this test
+    # holds: no engine answers there, and its accept() proves the worker was asked to play
+    # a table. Until then it has the only table slot, so the first table can go nowhere else;
+    # the seeing worker gets its slot while the blind one waits for its engine, so the
+    # table has somewhere to go when the blind worker gives it back.
+    engine_dir = Path(tempfile.mkdtemp(prefix="arena-eng-", dir="/tmp"))  # AF_UNIX paths are short
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    run = None
+    try:
+        listener.bind(str(engine_dir / "docker.sock"))
+        listener.listen(4)
+        bare_cluster.start_worker("blind", env={"DOCKER_HOST": f"unix://{engine_dir}/docker.sock"})
+        bare_cluster.start_worker("seeing", tables=0)
+        bare_cluster.wait_for_workers(2)
+        blind = bare_cluster.address_of("blind")
+        path = tournament(tmp_path, {"r1": docker_bot, "r2": docker_bot}, deals=2)
+        run = subprocess.Popen(
+            [sys.executable, "-m", "arena", "tournament", "run", str(path), "--no-show",
+             "--scheduler", bare_cluster.address],
+            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "COLUMNS": "400"},
+        )  # fmt: skip
+        listener.settimeout(180)
+        asked, _ = listener.accept()  # the blind worker looks for its engine: it holds a table
+        bare_cluster.give_slots("seeing", 1)
+        asked.close()  # ... and finds none
+        listener.close()
+        out, err = run.communicate(timeout=300)
+    finally:
+        if run is not None and run.poll() is None:
+            run.kill()
+            run.wait()
+        listener.close()
+        shutil.rmtree(engine_dir, ignore_errors=True)
+    assert run.returncode == 0, err
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:
+        assert db.execute("SELECT COUNT(*), COUNT(DISTINCT game_id) FROM games").fetchone() == (4, 4)
+        assert db.execute("SELECT COUNT(*) FROM voids").fetchone() == (0,), "passing a table on voids nothing"
+        endings = {r[0] for r in db.execute("SELECT ending FROM games")}
+    assert not any(e.startswith(("void", "forfeit")) for e in endings), endings
+    passed = [line for line in err.splitlines() if "passed on to another worker" in line]
+    assert passed, err
+    # One line per worker and entry, however many of its tables the blind worker gave back.
+    said = [(line.split()[1], line.split(" of entry ")[1].split(":")[0]) for line in passed]
+    assert len(said) == len(set(said)), passed
+    first = passed[0]
+    assert first.startswith(f"worker {blind} lacks image sha256:"), first
+    assert f"({DOCKER_BOT}) of entry 'r" in first and "no Docker engine here" in first, first
+    assert {worker for worker, _ in said} == {blind}, "only the blind worker passes tables on"
+    assert all("\x1b" not in line for line in passed), "plain text on the terminal"
+
+
+def test_a_worker_and_entry_are_reported_once_and_the_line_prints_literally(capsys):
+    from arena.tournament.cluster import ClusterTables, print_notice
+    from arena.tournament.table import SeatSpec, TableSpec
+
+    said: list[str] = []
+    tables = ClusterTables(None, "tcp://127.0.0.1:8786", notice=said.append)
+    seats = tuple(SeatSpec(e, "docker", "bot:1", (), "sha256:" + "ab" * 32) for e in ("r1", "r2", "r1", "r2"))
+    spec = TableSpec("p000-t1", "c/p000-t1", "run", {}, ("g",), ("s",), {}, {}, 5.0, seats)
+    for worker, entry in [("tcp://w1", "r1"), ("tcp://w1", "r1"), ("tcp://w1", "r2"), ("tcp://w2", "r1")]:
+        tables._report_passed_on(spec, worker, entry, "no Docker engine here")
+    assert said == [
+        f"worker tcp://w1 lacks image sha256:{'ab' * 6} (bot:1) of entry 'r1': no Docker engine here; "
+        "table p000-t1 passed on to another worker",
+        f"worker tcp://w1 lacks image sha256:{'ab' * 6} (bot:1) of entry 'r2': no Docker engine here; "
+        "table p000-t1 passed on to another worker",
+        f"worker tcp://w2 lacks image sha256:{'ab' * 6} (bot:1) of entry 'r1': no Docker engine here; "
+        "table p000-t1 passed on to another worker",
+    ]
+    # A worker's error text and an entry's name are not the organiser's: markup and escapes print as text.
+    print_notice("worker tcp://w1 lacks image of entry '[bold]x[/]\x1b[2J': gone\nfake line")
+    err = capsys.readouterr().err
+    assert err == "worker tcp://w1 lacks image of entry '[bold]x[/]': gone fake line\n"
+
+
+def test_the_scheduler_flag_wins_over_the_file(cluster, tmp_path):
+    dead = f"tcp://127.0.0.1:{free_port()}"
+    path = tournament(tmp_path, {"a": own_bot(tmp_path, "random"), "b": own_bot(tmp_path, "greedy")}, deals=1)
+    path.write_text(path.read_text() + f'\n[cluster]\nscheduler = "{dead}"\n')
+    alone = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "file")
+    assert alone.returncode == 2 and f"no Dask scheduler answers at {dead}" in alone.stderr, "the file's key is read"
+    assert not (tmp_path / "file").exists()
+    flagged = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--scheduler", cluster.address)
+    assert flagged.returncode == 0, flagged.stderr
+    assert f"on the cluster at {cluster.address}" in flagged.stdout
+    assert dead not in flagged.stdout + flagged.stderr
     assert len(stored_rows(tmp_path / "out")) == 2
