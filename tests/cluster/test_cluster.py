@@ -301,3 +301,44 @@ def test_the_scheduler_flag_wins_over_the_file(cluster, tmp_path):
     assert f"on the cluster at {cluster.address}" in flagged.stdout
     assert dead not in flagged.stdout + flagged.stderr
     assert len(stored_rows(tmp_path / "out")) == 2
+
+
+def test_a_local_run_stopped_part_way_resumes_on_the_cluster_to_the_local_results(cluster, tmp_path):
+    bot = own_bot(tmp_path, "random")
+    path = tournament(tmp_path, {"a": bot, "b": bot, "c": bot}, deals=3, max_hands=3)
+    reference = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "local")
+    assert reference.returncode == 0, reference.stderr
+    expected = stored_rows(tmp_path / "local")
+    assert len(expected) == 18
+    started = subprocess.Popen(
+        [sys.executable, "-m", "arena", "tournament", "run", str(path), "--no-show", "--out", "moved"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        db = tmp_path / "moved" / "results.sqlite"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # some games stored locally, most still to play
+            if db.exists():
+                with sqlite3.connect(db) as conn:
+                    if conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] >= 3:
+                        break
+            time.sleep(0.05)
+        started.send_signal(signal.SIGINT)  # Ctrl-C
+        out, err = started.communicate(timeout=120)
+    finally:
+        if started.poll() is None:
+            started.kill()
+            started.wait()
+    assert started.returncode == 130, err
+    partial = stored_rows(tmp_path / "moved")
+    assert 3 <= len(partial) < 18, "stopped part-way"
+    resumed = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "moved", "--scheduler", cluster.address)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"resuming: {len(partial)} of 18 games already played" in resumed.stdout
+    assert f"on the cluster at {cluster.address}" in resumed.stdout
+    assert stored_rows(tmp_path / "moved") == expected, "the same games as one local run, none twice"
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*), COUNT(DISTINCT game_id) FROM games").fetchone() == (18, 18)
+    assert sorted(p.name for p in (tmp_path / "moved" / "records").iterdir()) == sorted(
+        p.name for p in (tmp_path / "local" / "records").iterdir()
+    )
