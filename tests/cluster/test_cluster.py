@@ -2,8 +2,11 @@
 
 Each must store the same rows as the same file run locally; a worker killed
 mid-table has its table replayed elsewhere (one row per game); a worker
-without an entry's image passes the table on; a scheduler that is down at
-start or lost mid-run stops the run cleanly, and running again resumes.
+without an entry's image passes the table on (alone: the run stops; next to
+one that has it: the other plays it, one line says so); a scheduler that is
+down at start or lost mid-run stops the run cleanly, and running again
+resumes; a local run stopped part-way resumes on the cluster; the
+``--scheduler`` flag wins over the file's ``[cluster] scheduler``.
 """
 
 from __future__ import annotations
