@@ -60,8 +60,10 @@ ALLOWED = {
         "arena.match", "arena.referee", "arena.sandbox", "arena.tournament", "arena.ratings", "arena.publish",
     },
     "ratings": {"arena.ratings"},
-    # arena sprt is a sibling of the tournament runner: it plays duplicate tables through the
-    # referee and keeps its results in the tournament's store (so the ratings commands read it).
+    # arena sprt is a sibling of the tournament runner: it plays its duplicate tables with the
+    # tournament's table processes (arena.tournament.processes, one mechanism for both: each table
+    # its own OS process) and keeps its results in the tournament's store (so the ratings commands
+    # read it). The arrow is one way: the tournament never imports arena.sprt.
     "sprt": {"arena.match", "arena.referee", "arena.sandbox", "arena.tournament", "arena.ratings", "arena.sprt"},
     "publish": {"arena.ratings", "arena.publish"},
 }

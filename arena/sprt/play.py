@@ -1,51 +1,46 @@
 """Play duplicate pairs: the same deals at two tables, partnerships swapped, at the same time.
 
 This is the one place where ``arena sprt`` meets the machinery that plays
-games. A :class:`PairBatch` (plain data) names a few consecutive pairs; both
-of its tables are started at once on *different* bot processes or containers
-(table 1 seats NEW as the first side — N/S, or player A — table 2 seats OLD
-there) and play the batch's deals in order, so each table's bots stay up for
-the whole batch and no bot ever meets a deal twice.
+games, and it is the tournament's: a :class:`PairBatch` (plain data) names a
+few consecutive pairs and turns into two plain
+:class:`~arena.tournament.table.TableSpec`\\ s, and each table is played by
+:func:`arena.tournament.processes.play_table_in_process` — its own OS process
+with its own referee, match loop and bots, so ``--concurrency N`` uses up to N
+cores (the per-decision path never leaves that process).  Table 1 seats NEW
+as the first side (N/S, or player A), table 2 seats OLD there; both start at
+once on *different* bot processes or containers and play the batch's deals in
+order, so each table's bots stay up for the whole batch and no bot ever meets
+a deal twice.
 
-Each finished game is reported through ``on_game(table, outcome)`` as soon as
-it is known. To run tables elsewhere (a pool of table processes, a cluster),
-only :func:`play_table` has to change.
+Each finished game is reported through ``on_game(table, game)`` on the
+coordinator's (trio) thread as soon as the table process sends it, so the
+coordinator stays the only writer of the results.  A table whose process dies
+or whose platform fails comes back as a :class:`TableResult` with ``error``
+set (never an exception), and the other table still finishes.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Callable
+import threading
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
+import trio
 from arena_sdk.engine import Ruleset, team_of
 
-from arena.match import GameOutcome, MatchSpec, TimeControl
+from arena.match import TimeControl
 from arena.referee.botspec import BotSpec
 from arena.referee.host import DEFAULT_START_TIMEOUT_S
-from arena.referee.local_match import play_seated
-from arena.sandbox.docker import ContainerLimits
+from arena.sandbox.docker import ContainerLimits, DockerUnavailable, docker_client, prune
+from arena.tournament.processes import play_table_in_process
+from arena.tournament.table import ImageMismatch, SeatSpec, TableGame, TableResult, TableSpec
 
-#: ``on_game(table, outcome)``: table 1 seats NEW as the first side, table 2 seats OLD there.
-OnGame = Callable[[int, GameOutcome], None]
-
-
-@dataclasses.dataclass(frozen=True)
-class TableTask:
-    """One table of a batch, as plain data: who sits where and which deals they play."""
-
-    match_id: str
-    rules: Ruleset
-    seats: tuple[BotSpec, ...]
-    deal_seeds: tuple[str, ...]
-    game_ids: tuple[str, ...]
-    time_control: TimeControl
-    log_dir: Path
-    limits: ContainerLimits = ContainerLimits()
-    start_timeout: float = DEFAULT_START_TIMEOUT_S
+#: ``on_game(table, game)``: table 1 seats NEW as the first side, table 2 seats OLD there.
+OnGame = Callable[[int, TableGame], None]
+#: How a table is played: the tournament's ``play_table_in_process`` signature (tests pass fakes).
+TablePlayer = Callable[[TableSpec, Callable[[TableGame], None], threading.Event], Awaitable[TableResult]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,67 +57,107 @@ class PairBatch:
     game_ids: tuple[tuple[str, ...], tuple[str, ...]]
     new: BotSpec
     old: BotSpec
+    names: tuple[str, str]
+    """NEW's and OLD's entry names (what the seats are called in the results)."""
     rules: Ruleset
     time_control: TimeControl
     log_dir: Path
+    run_id: str = ""
+    """The test's run id: every container carries it (``arena.run``), so leftovers are found."""
+    images: tuple[str | None, str | None] = (None, None)
+    """NEW's and OLD's image IDs resolved at the start (containers start by ID: a moved tag changes nothing)."""
     limits: ContainerLimits = ContainerLimits()
     start_timeout: float = DEFAULT_START_TIMEOUT_S
 
-    def table(self, number: int) -> TableTask:
-        """Table ``number`` (1: NEW is the first side; 2: OLD is)."""
-        first, second = (self.new, self.old) if number == 1 else (self.old, self.new)
+    def table(self, number: int) -> TableSpec:
+        """Table ``number`` (1: NEW is the first side; 2: OLD is) as the tournament's plain table spec."""
+        bots = (self.new, self.old)
+        order = (0, 1) if number == 1 else (1, 0)
+        sides = tuple(
+            SeatSpec(self.names[i], bots[i].kind, bots[i].target, bots[i].env, self.images[i])
+            for i in order
+        )
         n = self.rules.players
-        sides = (first, second)
-        return TableTask(
+        return TableSpec(
+            table_id=f"{Path(self.batch_id).name}-t{number}",
             match_id=f"{self.batch_id}-t{number}",
-            rules=self.rules,
-            seats=tuple(sides[team_of(n, s)] for s in range(n)),
-            deal_seeds=self.deal_seeds,
+            run_id=self.run_id,
+            rules=self.rules.to_dict(),
             game_ids=self.game_ids[number - 1],
-            time_control=self.time_control,
-            log_dir=self.log_dir / f"{Path(self.batch_id).name}-t{number}",
-            limits=self.limits,
+            deal_seeds=self.deal_seeds,
+            time_control=dataclasses.asdict(self.time_control),
+            limits=dataclasses.asdict(self.limits),
             start_timeout=self.start_timeout,
+            seats=tuple(sides[team_of(n, s)] for s in range(n)),
+            # Absolute: the table process is forked from a server, whatever the coordinator's cwd is later.
+            log_dir=str((self.log_dir / f"{Path(self.batch_id).name}-t{number}").resolve()),
         )
 
 
-async def play_table(
-    task: TableTask, on_game: Callable[[GameOutcome], None], client: Any = None
-) -> None:
-    """Play one table's games on this machine: a referee, one bot process or container per seat."""
-    spec = MatchSpec(
-        match_id=task.match_id,
-        rules=task.rules,
-        deal_seeds=task.deal_seeds,
-        time_control=task.time_control,
-        game_ids=task.game_ids,
-    )
-    await play_seated(
-        spec, list(task.seats), log_dir=task.log_dir, limits=task.limits,
-        start_timeout=task.start_timeout, on_game_end=on_game, client=client,
-    )  # fmt: skip
+def prune_table(spec: TableSpec) -> None:
+    """Remove a dead table process's containers (this run's, this table's); best effort.
+
+    Runs in a worker thread, so it opens its own Docker client rather than
+    sharing the coordinator's.
+    """
+    try:
+        client = docker_client()
+    except DockerUnavailable:
+        return  # nothing can be removed now; the next run's prune removes them
+    try:
+        with contextlib.suppress(Exception):
+            prune(client, spec.match_id, run=spec.run_id, include_running=True)
+    finally:
+        client.close()
 
 
-async def play_pairs(batch: PairBatch, on_game: OnGame, client: Any = None) -> None:
+def local_tables(uses_docker: bool) -> TablePlayer:
+    """Tables in their own processes on this machine, removing a dead table's containers."""
+    cleanup = prune_table if uses_docker else None
+
+    async def play(spec: TableSpec, on_game: Callable[[TableGame], None], stop: threading.Event) -> TableResult:
+        return await play_table_in_process(spec, on_game, stop, cleanup)
+
+    return play
+
+
+async def play_pairs(
+    batch: PairBatch, on_game: OnGame, stop: threading.Event, player: TablePlayer
+) -> tuple[TableResult, TableResult]:
     """Play both tables of ``batch`` at the same time; report each game as it ends.
 
-    If one table fails, the other still finishes (its games count once the
-    failed table's games are played again); the first failure is raised
-    after both have stopped. Cancelling stops both tables and their bots.
+    Returns both tables' results. A table that fails (its process killed, the
+    platform down) has ``error`` set and does not stop the other: its games
+    count once the failed table's games are played again. Setting ``stop``
+    stops both tables and their bots (the tables' results say ``stopped``).
     """
-    tables = [
-        asyncio.ensure_future(play_table(batch.table(t), lambda g, t=t: on_game(t, g), client))
-        for t in (1, 2)
-    ]
-    try:
-        results = await asyncio.gather(*tables, return_exceptions=True)
-    except asyncio.CancelledError:
-        for task in tables:
-            task.cancel()
-        for task in tables:
-            with contextlib.suppress(BaseException):
-                await task
-        raise
-    for result in results:
-        if isinstance(result, BaseException):
-            raise result
+    results: dict[int, TableResult] = {}
+
+    async def one(number: int) -> None:
+        spec = batch.table(number)
+        own: list[BaseException] = []  # an error of on_game is the coordinator's, not the table's
+
+        def report(game: TableGame) -> None:
+            try:
+                on_game(number, game)
+            except BaseException as exc:
+                own.append(exc)
+                raise
+
+        try:
+            results[number] = await player(spec, report, stop)
+        except ImageMismatch as exc:  # the image is gone from this machine since the start
+            results[number] = TableResult(spec.table_id, [], {}, error=f"ImageMismatch: {exc}")
+        except Exception as exc:
+            if own:
+                raise
+            # A platform fault of this table (it could not start): its pairs are played again.
+            results[number] = TableResult(spec.table_id, [], {}, error=f"{type(exc).__name__}: {exc}")
+
+    async with trio.open_nursery() as nursery:
+        for number in (1, 2):
+            nursery.start_soon(one, number)
+    return results[1], results[2]
+
+
+__all__ = ["OnGame", "PairBatch", "TablePlayer", "local_tables", "play_pairs", "prune_table"]

@@ -2,36 +2,47 @@
 
 The runner is the coordinator and the only writer of the results store. It
 keeps ``concurrency / 2`` batches of pairs in play (each batch = two tables
-at the same time, see :mod:`arena.sprt.play`), stores every game as it
-finishes, feeds each completed pair to the sequential test, and stops the
-tables as soon as the test is decided, ``--max-pairs`` pairs are in, or the
-user presses Ctrl-C. A pair whose game was voided (the platform failed) is
-played again, at most ``MAX_ATTEMPTS`` times.
+at the same time, each table its own OS process, see :mod:`arena.sprt.play`),
+stores every game as its table process sends it, feeds each completed pair
+to the sequential test, and stops the tables as soon as the test is decided,
+``--max-pairs`` pairs are in, or the user presses Ctrl-C. A pair whose game
+was voided (the platform failed, a table process died) is played again, at
+most ``MAX_ATTEMPTS`` times.
+
+Orchestration is trio, as the tournament runner's: the table processes are the
+tournament's (:func:`arena.tournament.processes.play_table_in_process`), one
+mechanism for both.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import errno
+import math
 import signal
+import threading
 from collections.abc import Callable
 from typing import Any
 
+import trio
 from arena_sdk import __version__ as SDK_VERSION
-from arena_sdk.engine import ENGINE_VERSION, team_of
+from arena_sdk.engine import ENGINE_VERSION
 
-from arena.match import GameOutcome
 from arena.match.output import write_record
 from arena.ratings.pairs import PairOutcome, PairSummary, PointsTally, pentanomial_index, summary_of
 from arena.ratings.sprt import SequentialTest, Status
-from arena.referee.botspec import BotSpec, BotSpecError
+from arena.referee.botspec import BotSpecError
 from arena.sandbox.docker import DockerUnavailable, ImageNotFound, docker_client, image_id, prune
 from arena.sprt.config import SprtConfig, deal_seed, game_id
-from arena.sprt.play import PairBatch, play_pairs
+from arena.sprt.play import PairBatch, TablePlayer, local_tables, play_pairs
 from arena.sprt.store import open_store, stored_pairs
+from arena.tournament.runner import side_times
 from arena.tournament.store import GameRow, ResultsStore, StoreError, now, storage_error
+from arena.tournament.table import TableGame, TableResult
+
+#: What a batch's task tells the loop when it ends: the batch and its tables' results (None: it failed).
+_Done = tuple[PairBatch, "tuple[TableResult, TableResult] | None"]
 
 #: Times a pair is started before the run gives up on the platform.
 MAX_ATTEMPTS = 3
@@ -77,18 +88,23 @@ class Progress:
     on_void: Callable[[str, str], None] = lambda game_id, reason: None
 
 
-def run_sprt(config: SprtConfig, progress: Progress | None = None) -> SprtReport:
+def run_sprt(
+    config: SprtConfig, progress: Progress | None = None, player: TablePlayer | None = None
+) -> SprtReport:
     """Play pairs until the test is decided, ``max_pairs`` is reached, or Ctrl-C; resumes a stored test.
 
-    Raises :class:`BotSpecError` for a bot that cannot be used (a missing
-    image) and :class:`StoreError` for an output directory that holds another
-    test or cannot be written.
+    ``player`` plays one table (default: in its own process on this machine;
+    tests pass fakes). Raises :class:`BotSpecError` for a bot that cannot be
+    used (a missing image) and :class:`StoreError` for an output directory
+    that holds another test or cannot be written.
     """
     client, images = _images(config)
     store, run_id = open_store(config, images)
     try:
-        run = _Run(config, store, run_id, images, client, progress or Progress())
-        return asyncio.run(run.run())
+        if player is None:
+            player = local_tables(client is not None)
+        run = _Run(config, store, run_id, images, client, progress or Progress(), player)
+        return trio.run(run.run)
     finally:
         store.close()
         if client is not None:
@@ -121,6 +137,7 @@ class _Run:
         images: dict[str, str | None],
         client: Any,
         progress: Progress,
+        player: TablePlayer,
     ) -> None:
         self.config = config
         self.store = store
@@ -128,6 +145,7 @@ class _Run:
         self.images = images
         self.client = client
         self.progress = progress
+        self.player = player
         self.names = config.names
         self.test = SequentialTest(config.settings)
         self.points = PointsTally()
@@ -140,7 +158,10 @@ class _Run:
         self.attempts: dict[int, int] = {}
         self.retry: set[int] = set()
         self.frontier = 0
-        self.tasks: dict[asyncio.Future[None], PairBatch] = {}
+        self.running: dict[str, PairBatch] = {}
+        #: Set to stop every table (decided, Ctrl-C, a write that failed): each table process
+        #: stops its bots and ends; the games in progress are not stored and are played on resume.
+        self.stop = threading.Event()
         self.interrupted = False
         self.failure: str | None = None
         self.fatal: StoreError | None = None
@@ -148,40 +169,62 @@ class _Run:
     # ------------------------------------------------------------ the loop
 
     async def run(self) -> SprtReport:
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, self._interrupt)
-        if self.client is not None:
-            # Leftovers of an earlier run of this test that was killed.
-            await asyncio.to_thread(self._prune)
-        self._update()
-        try:
-            while not self._stopping():
-                while len(self.tasks) < self.config.concurrency // 2:
-                    batch = self._next_batch()
-                    if batch is None:
+        send: trio.MemorySendChannel[_Done]
+        receive: trio.MemoryReceiveChannel[_Done]
+        send, receive = trio.open_memory_channel(math.inf)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._watch_signals)
+            try:
+                if self.client is not None:
+                    # Leftovers of an earlier run of this test that was killed.
+                    await trio.to_thread.run_sync(self._prune)
+                self._update()
+                while not self._stopping():
+                    while len(self.running) < self.config.concurrency // 2 and not self._stopping():
+                        batch = self._next_batch()
+                        if batch is None:
+                            break
+                        self.running[batch.batch_id] = batch
+                        nursery.start_soon(self._play_batch, batch, send)
+                        self._update()
+                    if not self.running:
                         break
-                    self.tasks[
-                        asyncio.ensure_future(play_pairs(batch, self._on_game(batch), self.client))
-                    ] = batch
-                    self._update()
-                if not self.tasks:
-                    break
-                finished, _ = await asyncio.wait(self.tasks, return_when=asyncio.FIRST_COMPLETED)
-                for task in finished:
-                    self._batch_done(task, self.tasks.pop(task))
-        finally:
-            await self._cancel_all()
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.remove_signal_handler(sig)
-            if self.client is not None:
-                await asyncio.to_thread(self._prune)
+                    batch, results = await receive.receive()
+                    self.running.pop(batch.batch_id, None)
+                    if results is not None:  # None: the batch's task failed (and the nursery says how)
+                        self._batch_done(batch, results)
+            finally:
+                # Stop the tables still playing and wait for them: their processes stop their bots.
+                self.stop.set()
+                with trio.CancelScope(shield=True):
+                    while self.running:
+                        batch, _ = await receive.receive()
+                        self.running.pop(batch.batch_id, None)
+                    if self.client is not None:
+                        await trio.to_thread.run_sync(self._prune)
+                nursery.cancel_scope.cancel()  # the signal watcher
         self._update()
         if self.fatal is not None:
             raise self.fatal
         return SprtReport(
             self.snapshot(), self._result(), self.interrupted, self.failure, self.run_id
         )
+
+    async def _play_batch(self, batch: PairBatch, done: trio.MemorySendChannel[_Done]) -> None:
+        results = None
+        try:
+            results = await play_pairs(batch, self._on_game(batch), self.stop, self.player)
+        finally:
+            # Always said, even when failing or cancelled: the loop waits for every running batch.
+            done.send_nowait((batch, results))
+
+    async def _watch_signals(self) -> None:
+        """Ctrl-C or SIGTERM: stop the tables (their bots are stopped), keep what is stored."""
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                self.interrupted = True
+                self.stop.set()
+                self._update()
 
     def _result(self) -> str:
         if self.test.verdict is not None:
@@ -192,7 +235,8 @@ class _Run:
 
     def _stopping(self) -> bool:
         return (
-            self.interrupted
+            self.stop.is_set()
+            or self.interrupted
             or self.failure is not None
             or self.fatal is not None
             or self._decided()
@@ -202,30 +246,15 @@ class _Run:
         limit = self.config.max_pairs
         return self.test.verdict is not None or (limit is not None and self.test.pairs >= limit)
 
-    def _interrupt(self) -> None:
-        """Ctrl-C or SIGTERM: stop the tables (their bots are stopped), keep what is stored."""
-        self.interrupted = True
-        self._cancel_tasks()
-
-    def _cancel_tasks(self) -> None:
-        for task in self.tasks:
-            task.cancel()
-
-    async def _cancel_all(self) -> None:
-        self._cancel_tasks()
-        for task in list(self.tasks):
-            with contextlib.suppress(BaseException):
-                await task
-        self.tasks.clear()
-
     def _prune(self) -> None:
+        # By match id, not by run label: containers of a test started by an older version carry none.
         with contextlib.suppress(Exception):
             prune(self.client, match_prefix=f"sprt-{self.run_id}/", include_running=True)
 
     # ------------------------------------------------------------ scheduling
 
     def _in_play(self) -> set[int]:
-        return {p for batch in self.tasks.values() for p in batch.pairs}
+        return {p for batch in self.running.values() for p in batch.pairs}
 
     def _next_batch(self) -> PairBatch | None:
         """The next pairs to play: pairs to retry first, then new ones (below ``max_pairs``)."""
@@ -243,125 +272,128 @@ class _Run:
             return None
         for pair in picks:
             self.attempts[pair] = self.attempts.get(pair, 0) + 1
-        seeds = tuple(deal_seed(self.config.seed, p) for p in picks)
         config = self.config
-        new, old = (
-            self._pinned(spec, name)
-            for spec, name in zip((config.new, config.old), self.names, strict=True)
-        )
         return PairBatch(
             batch_id=f"sprt-{self.run_id}/d{picks[0]:06d}",
             pairs=tuple(picks),
-            deal_seeds=seeds,
+            deal_seeds=tuple(deal_seed(config.seed, p) for p in picks),
             game_ids=(tuple(game_id(p, 1) for p in picks), tuple(game_id(p, 2) for p in picks)),
-            new=new,
-            old=old,
+            new=config.new,
+            old=config.old,
+            names=self.names,
             rules=config.rules,
             time_control=config.time_control,
             log_dir=config.out / "logs",
+            run_id=self.run_id,
+            # Image bots start by the image ID found at the start: a tag moved meanwhile changes nothing.
+            images=(self.images.get(self.names[0]), self.images.get(self.names[1])),
             limits=config.limits,
             start_timeout=config.start_timeout,
         )
 
-    def _pinned(self, spec: BotSpec, name: str) -> BotSpec:
-        """An image bot started by the image ID found at the start: a tag moved meanwhile changes nothing."""
-        image = self.images.get(name)
-        return (
-            spec
-            if spec.kind != "docker" or image is None
-            else dataclasses.replace(spec, target=image)
-        )
+    def _batch_done(self, batch: PairBatch, results: tuple[TableResult, TableResult]) -> None:
+        """A batch ended: its unfinished pairs are played again, up to ``MAX_ATTEMPTS`` starts.
 
-    def _batch_done(self, task: asyncio.Future[None], batch: PairBatch) -> None:
-        """A batch ended: its unfinished pairs are played again, up to ``MAX_ATTEMPTS`` starts."""
-        error: BaseException | None = None
-        if not task.cancelled():
-            error = task.exception()
-        if isinstance(error, StoreError):
-            self.fatal = error
-            return
-        if isinstance(error, OSError) and _disk_full(error):
-            self.fatal = storage_error(error, self.config.out)
-            return
+        A table that failed (its process killed, the platform down) voids the
+        game it was playing: the first of its games not stored. Its later
+        games were never started; their pairs are simply played again.
+        """
+        if self._stopping():
+            return  # stopped on purpose: nothing failed, what is missing is played on resume
+        errors = [r.error for r in results if r.error is not None]
+        for table, result in enumerate(results, start=1):
+            if result.error is None:
+                continue
+            sent = {g.game_id for g in result.games}
+            for pair, gid in zip(batch.pairs, batch.game_ids[table - 1], strict=True):
+                if gid not in sent and not self.book.has(pair, table):
+                    self._void(gid, f"void:platform: {result.error}")
+                    break
         for pair in batch.pairs:
-            if pair in self.book.complete or self._stopping():
+            if pair in self.book.complete:
                 continue
             if self.attempts.get(pair, 0) >= MAX_ATTEMPTS:
-                why = (
-                    f"{type(error).__name__}: {error}"
-                    if error is not None
-                    else "its games were voided"
-                )
+                why = errors[0] if errors else "its games were voided"
                 self.failure = f"pair {pair} could not be played in {MAX_ATTEMPTS} attempts ({why})"
+                self.stop.set()
                 return
             self.retry.add(pair)
 
     # ------------------------------------------------------------ results
 
-    def _on_game(self, batch: PairBatch) -> Callable[[int, GameOutcome], None]:
+    def _on_game(self, batch: PairBatch) -> Callable[[int, TableGame], None]:
         pair_of = {
             gid: p for ids in batch.game_ids for gid, p in zip(ids, batch.pairs, strict=True)
         }
 
-        def on_game(table: int, outcome: GameOutcome) -> None:
-            self._store_game(pair_of[outcome.game_id], table, outcome)
+        def on_game(table: int, game: TableGame) -> None:
+            if self.fatal is not None or game.game_id not in pair_of:
+                return
+            try:
+                self._store_game(pair_of[game.game_id], table, game)
+            except StoreError as exc:
+                self._fatal(exc)
+            except OSError as exc:
+                if not _disk_full(exc):
+                    raise
+                self._fatal(storage_error(exc, self.config.out))
 
         return on_game
 
-    def _store_game(self, pair: int, table: int, outcome: GameOutcome) -> None:
+    def _fatal(self, exc: StoreError) -> None:
+        """The results cannot be written: stop every table (their games in progress are played on resume)."""
+        self.fatal = exc
+        self.stop.set()
+
+    def _void(self, gid: str, reason: str) -> None:
+        self.store.record_void(gid, reason)
+        self.voids += 1
+        self.progress.on_void(gid, reason)
+        self._update()
+
+    def _store_game(self, pair: int, table: int, game: TableGame) -> None:
         """Store one finished game; a pair it completes goes to the test (in storing order)."""
         if self.book.has(pair, table):
             return  # played again because its partner game was missing: the stored one stands
-        if outcome.void is not None:
-            reason = f"{outcome.ending}: {outcome.void.get('detail', '')}"
-            self.store.record_void(outcome.game_id, reason)
-            self.voids += 1
-            self.progress.on_void(outcome.game_id, reason)
-            self._update()
+        if game.void is not None:
+            self._void(game.game_id, game.void)
             return
         records = self.config.out / "records"
         try:
-            write_record(records, outcome)  # the record first, then the row that points to it
+            write_record(records, game)  # type: ignore[arg-type]  # it reads only game_id and record
         except OSError as exc:
             raise storage_error(exc, records) from None
-        row = self._row(pair, table, outcome)
+        row = self._row(pair, table, game)
         self.store.record_game(row)
         self.games += 1
         completed = self.book.add(row)
         if completed is not None:
             self._count(completed[1])
             if self._decided():
-                self._cancel_tasks()  # the test is over: stop the tables still playing
+                self.stop.set()  # the test is over: stop the tables still playing
         self._update()
 
     def _count(self, outcome: PairOutcome) -> None:
         self.test.add(pentanomial_index(outcome.score))
         self.points.add(outcome)
 
-    def _row(self, pair: int, table: int, outcome: GameOutcome) -> GameRow:
+    def _row(self, pair: int, table: int, game: TableGame) -> GameRow:
         new, old = self.names
         sides = (new, old) if table == 1 else (old, new)
-        n = self.config.rules.players
-        forfeit = outcome.forfeit
-        strikes = [0, 0]
-        for s, st in enumerate(outcome.stats):
-            strikes[team_of(n, s)] += st.strikes
-        charged: tuple[str, ...] = ()
-        if forfeit is not None:
-            charged = tuple(sides[0] if t in ("NS", "A") else sides[1] for t in forfeit["teams"])
+        charged = tuple(sides[s] for s in game.forfeit_sides)
         return GameRow(
-            game_id=outcome.game_id, pairing=0, deal=pair, table_no=table, cluster=f"d{pair:06d}",
-            side0=sides[0], side1=sides[1], deal_seed=outcome.deal_seed, ending=outcome.ending,
-            winner=None if outcome.winner is None else sides[outcome.winner],
-            score0=outcome.result.scores[0], score1=outcome.result.scores[1], hands=outcome.result.hands,
+            game_id=game.game_id, pairing=0, deal=pair, table_no=table, cluster=f"d{pair:06d}",
+            side0=sides[0], side1=sides[1], deal_seed=deal_seed(self.config.seed, pair), ending=game.ending,
+            winner=None if game.winner is None else sides[game.winner],
+            score0=game.scores[0], score1=game.scores[1], hands=game.hands,
             forfeit_entry=charged[0] if len(charged) == 1 else None, forfeit_entries=charged,
-            forfeit_reason=None if forfeit is None else forfeit["reason"],
-            forfeit_detail=None if forfeit is None else str(forfeit.get("detail", ""))[:500],
-            strikes0=strikes[0], strikes1=strikes[1], decisions=sum(st.decisions for st in outcome.stats),
-            think_seconds=round(sum(st.think_s for st in outcome.stats), 6), ruleset_hash=self.config.rules.hash,
+            forfeit_reason=game.forfeit_reason, forfeit_detail=game.forfeit_detail,
+            strikes0=game.strikes[0], strikes1=game.strikes[1], decisions=game.decisions,
+            think_seconds=game.think_seconds, ruleset_hash=self.config.rules.hash,
             engine_version=ENGINE_VERSION, sdk_version=SDK_VERSION,
             image0=self.images.get(sides[0]), image1=self.images.get(sides[1]),
-            record=f"records/{outcome.game_id}.json", finished_at=now(),
+            record=f"records/{game.game_id}.json", finished_at=now(),
+            side_times=side_times(game.record, sides),
         )  # fmt: skip
 
     def snapshot(self) -> Snapshot:

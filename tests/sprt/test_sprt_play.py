@@ -1,11 +1,15 @@
-"""The pair adapter (two tables at the same time, swapped seats) and the runner's handling of platform failures."""
+"""The pair adapter (two table specs on the same deals, swapped seats, played at the same time) and the
+runner's handling of platform failures."""
 
 from __future__ import annotations
 
-import asyncio
+import pickle
+import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
+import trio
 from arena_sdk.engine import resolve_ruleset
 from typer.testing import CliRunner
 
@@ -15,63 +19,96 @@ from arena.ratings.sprt import Settings
 from arena.referee.botspec import parse_bot_spec
 from arena.sprt import SprtConfig, play, run_sprt, runner
 from arena.sprt.config import deal_seed
+from arena.tournament.table import TableGame, TableResult
 
 NEW = parse_bot_spec("cmd:new-bot")
 OLD = parse_bot_spec("cmd:old-bot")
+IMAGE = "sha256:" + "a" * 64
 
 
 def batch(players_preset: str = "pagat") -> play.PairBatch:
     return play.PairBatch(
         batch_id="sprt-x/d000004", pairs=(4, 5), deal_seeds=("s4", "s5"),
         game_ids=(("d000004-t1", "d000005-t1"), ("d000004-t2", "d000005-t2")),
-        new=NEW, old=OLD, rules=resolve_ruleset(players_preset, {}), time_control=TimeControl(),
-        log_dir=Path("logs"),
+        new=NEW, old=OLD, names=("new", "old"), rules=resolve_ruleset(players_preset, {}),
+        time_control=TimeControl(), log_dir=Path("logs"), run_id="x", images=(IMAGE, None),
+    )  # fmt: skip
+
+
+def played(game_id: str) -> TableGame:
+    return TableGame(
+        game_id=game_id, ending="target", winner=0, scores=(500, 100), hands=5, forfeit_sides=(),
+        forfeit_reason=None, forfeit_detail=None, void=None, strikes=(0, 0), decisions=40,
+        think_seconds=0.1, record={"game_id": game_id},
     )  # fmt: skip
 
 
 def test_tables_swap_the_partnerships_on_the_same_deals():
     b = batch()
     t1, t2 = b.table(1), b.table(2)
-    assert t1.seats == (NEW, OLD, NEW, OLD) and t2.seats == (OLD, NEW, OLD, NEW)
+    assert [s.entry for s in t1.seats] == ["new", "old", "new", "old"]
+    assert [s.entry for s in t2.seats] == ["old", "new", "old", "new"]
+    assert [s.target for s in t1.seats] == ["new-bot", "old-bot", "new-bot", "old-bot"]
+    assert t1.seats[0].image_id == IMAGE and t1.seats[1].image_id is None, "image bots start by the pinned ID"
     assert t1.deal_seeds == t2.deal_seeds == ("s4", "s5")
     assert t1.game_ids == ("d000004-t1", "d000005-t1") and t2.game_ids == (
         "d000004-t2",
         "d000005-t2",
     )
     assert t1.match_id != t2.match_id and t1.log_dir != t2.log_dir, "separate bots, separate logs"
+    assert t1.run_id == t2.run_id == "x", "containers carry the test's run id"
+    assert Path(t1.log_dir or "").is_absolute(), "the table process may run anywhere"
+    assert pickle.loads(pickle.dumps(t1)) == t1, "a plain spec: it crosses to the table process"
 
 
 def test_two_player_tables_swap_the_players():
     b = batch("two-player")
-    assert b.table(1).seats == (NEW, OLD) and b.table(2).seats == (OLD, NEW)
+    assert [s.entry for s in b.table(1).seats] == ["new", "old"]
+    assert [s.entry for s in b.table(2).seats] == ["old", "new"]
 
 
-def test_both_tables_play_at_the_same_time(monkeypatch):
+def test_both_tables_play_at_the_same_time():
     events: list[tuple[str, str]] = []
 
-    async def fake_table(task, on_game, client=None):
-        events.append(("start", task.match_id))
-        await asyncio.sleep(0.05)
-        events.append(("end", task.match_id))
+    async def fake_table(spec, on_game, stop):
+        events.append(("start", spec.match_id))
+        await trio.sleep(0.05)
+        on_game(played(spec.game_ids[0]))
+        events.append(("end", spec.match_id))
+        return TableResult(spec.table_id, [], {})
 
-    monkeypatch.setattr(play, "play_table", fake_table)
-    asyncio.run(play.play_pairs(batch(), lambda table, outcome: None))
+    got: list[tuple[int, str]] = []
+    trio.run(play.play_pairs, batch(), lambda t, g: got.append((t, g.game_id)), threading.Event(), fake_table)
     assert [e[0] for e in events] == ["start", "start", "end", "end"], events
+    assert sorted(got) == [(1, "d000004-t1"), (2, "d000004-t2")]
 
 
-def test_a_failed_table_lets_the_other_finish_then_raises(monkeypatch):
+def test_a_failed_table_lets_the_other_finish_and_says_why():
     finished = []
 
-    async def fake_table(task, on_game, client=None):
-        if task.match_id.endswith("-t1"):
+    async def fake_table(spec, on_game, stop):
+        if spec.match_id.endswith("-t1"):
             raise RuntimeError("docker went away")
-        await asyncio.sleep(0.05)
-        finished.append(task.match_id)
+        await trio.sleep(0.05)
+        finished.append(spec.match_id)
+        return TableResult(spec.table_id, [], {})
 
-    monkeypatch.setattr(play, "play_table", fake_table)
-    with pytest.raises(RuntimeError, match="docker went away"):
-        asyncio.run(play.play_pairs(batch(), lambda table, outcome: None))
+    one, two = trio.run(play.play_pairs, batch(), lambda t, g: None, threading.Event(), fake_table)
+    assert one.error == "RuntimeError: docker went away" and two.error is None
     assert finished == ["sprt-x/d000004-t2"]
+
+
+def test_an_error_of_the_coordinator_is_not_taken_for_the_tables():
+    async def fake_table(spec, on_game, stop):
+        on_game(played(spec.game_ids[0]))
+        return TableResult(spec.table_id, [], {})
+
+    def broken(table, game):
+        raise KeyError("a bug in the coordinator")
+
+    with pytest.raises(BaseException) as caught:  # trio wraps it in an exception group
+        trio.run(play.play_pairs, batch(), broken, threading.Event(), fake_table)
+    assert "a bug in the coordinator" in repr(caught.value)
 
 
 def test_deal_seeds_depend_on_seed_and_pair_only():
@@ -81,11 +118,12 @@ def test_deal_seeds_depend_on_seed_and_pair_only():
 def test_a_platform_that_keeps_failing_stops_the_run_with_exit_1(monkeypatch, tmp_path):
     starts = []
 
-    async def broken(batch, on_game, client=None):
-        starts.append(batch.pairs)
-        raise RuntimeError("cannot start a table")
+    async def broken(spec, on_game, stop):
+        starts.append((spec.match_id[-2:], spec.game_ids))
+        return TableResult(spec.table_id, [], {}, error="RuntimeError: cannot start a table")
 
-    monkeypatch.setattr(runner, "play_pairs", broken)
+    # In place of the table processes, here and in the command below.
+    monkeypatch.setattr(runner, "local_tables", lambda uses_docker: broken)
     config = SprtConfig(
         new=NEW, old=OLD, settings=Settings(0, 50), rules=resolve_ruleset("pagat", {}),
         time_control=TimeControl(), seed="s", out=tmp_path / "out", max_pairs=2, pairs_per_table=2,
@@ -95,7 +133,12 @@ def test_a_platform_that_keeps_failing_stops_the_run_with_exit_1(monkeypatch, tm
         report.failure or ""
     )
     assert "cannot start a table" in (report.failure or "")
-    assert starts == [(0, 1)] * 3, "each pair is started again, at most three times"
+    assert sorted(starts) == sorted(
+        [("t1", ("d000000-t1", "d000001-t1")), ("t2", ("d000000-t2", "d000001-t2"))] * 3
+    ), "each pair is started again (both tables), at most three times"
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:
+        voided = db.execute("SELECT game_id, COUNT(*) FROM voids GROUP BY game_id ORDER BY game_id").fetchall()
+    assert voided == [("d000000-t1", 3), ("d000000-t2", 3)], "a failed table voids the game it was to play"
 
     result = CliRunner().invoke(app, [
         "sprt", "--bot", "cmd:new-bot", "--bot", "cmd:old-bot", "--elo0", "0", "--elo1", "50",
