@@ -39,9 +39,16 @@ JOIN_TIMEOUT_S = 5.0
 #: once, so a bot whose helpers flood the socket cannot take the runner's
 #: file descriptors (records, the results database, other tables).
 MAX_CONNECTIONS = 32
-#: Streams waiting for their Join at once; more are refused at once
-#: (RESOURCE_EXHAUSTED), so unauthenticated streams stay few and short-lived.
+#: Streams that may wait up to JOIN_TIMEOUT_S for their Join at once.  A
+#: stream beyond these is not refused unread (that let one seat's flood keep
+#: the others from joining, issue #9.2): it gets CROWDED_JOIN_TIMEOUT_S to
+#: send its Join, and a Join with a valid token is taken whatever the count;
+#: only a stream that sends none in that time is refused (RESOURCE_EXHAUSTED).
+#: So unauthenticated streams stay few and short-lived (at most
+#: MAX_CONNECTIONS x the streams per connection, each for at most this long),
+#: and an honest bot, which sends its Join at once, is never starved.
 MAX_PENDING_JOINS = 8
+CROWDED_JOIN_TIMEOUT_S = 1.0
 #: A connection must finish its HTTP/2 handshake within this, and one with no
 #: stream open is closed after CONNECTION_IDLE_MS.
 HANDSHAKE_TIMEOUT_MS = 10_000
@@ -131,7 +138,7 @@ class RefereeService(pb_grpc.RefereeServicer):
         #: The latest refused streams (status, why); older ones are only counted.
         self.refusals: collections.deque[tuple[str, str]] = collections.deque(maxlen=REFUSALS_KEPT)
         self.refused = 0
-        #: Streams refused at once because too many were waiting to join.
+        #: Streams refused because too many were waiting to join and they sent no Join in time.
         self.refused_floods = 0
         self._pending_joins = 0
 
@@ -152,14 +159,20 @@ class RefereeService(pb_grpc.RefereeServicer):
         await context.abort(code, why)
 
     async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
-        if self._pending_joins >= MAX_PENDING_JOINS:
-            self.refused_floods += 1
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many streams waiting to join")
-            return
-        self._pending_joins += 1
+        # The token decides, not the count: every stream's first message is
+        # read, and only how long a stream may take to send it depends on how
+        # many are waiting (a flood's streams cannot crowd out a valid Join).
+        patient = self._pending_joins < MAX_PENDING_JOINS
+        if patient:
+            self._pending_joins += 1
         try:
-            first = await asyncio.wait_for(context.read(), JOIN_TIMEOUT_S)
+            first = await asyncio.wait_for(context.read(), JOIN_TIMEOUT_S if patient else CROWDED_JOIN_TIMEOUT_S)
         except TimeoutError:
+            if not patient:
+                # Counted, not listed: a flood must not push real refusals out of the list.
+                self.refused_floods += 1
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many streams waiting to join")
+                return
             await self._refuse(context, grpc.StatusCode.DEADLINE_EXCEEDED, "no Join within the join timeout")
             return
         except asyncio.CancelledError:
@@ -170,7 +183,8 @@ class RefereeService(pb_grpc.RefereeServicer):
             )
             return
         finally:
-            self._pending_joins -= 1
+            if patient:
+                self._pending_joins -= 1
         if first is grpc.aio.EOF or first.WhichOneof("message") != "join":
             await self._refuse(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Join")
             return

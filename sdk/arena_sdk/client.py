@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import random
 import sys
 import time
 from collections.abc import Sequence
@@ -27,8 +28,18 @@ ENV_TOKEN = "ARENA_TOKEN"
 QUEUED_READ_S = 0.0005
 #: Local bots get their token on an inherited pipe named here (``/dev/fd/N``), not in the environment.
 ENV_TOKEN_FILE = "ARENA_TOKEN_FILE"
-#: How long a bot waits for the referee to answer before giving up.
+#: How long a bot waits for the referee to answer (and keeps trying to join) before giving up.
 DEFAULT_CONNECT_TIMEOUT_S = 60.0
+#: A Join the referee could not take yet is tried again: RESOURCE_EXHAUSTED
+#: (too many streams waiting to join: another seat's flood) or UNAVAILABLE (the
+#: connection was refused or dropped before the referee answered).  Neither
+#: means the seat was taken, so trying again is safe; the wait doubles from
+#: the first to the last value (with jitter, so that seats do not retry in step).
+JOIN_RETRY_CODES = frozenset({grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.UNAVAILABLE})
+JOIN_BACKOFF_FIRST_S = 0.05
+JOIN_BACKOFF_MAX_S = 1.0
+#: The jitter's own generator: the global one may be a bot's.
+_jitter = random.Random()
 
 CHANNEL_OPTIONS = [
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -55,10 +66,25 @@ def grpc_target(address: str) -> str:
 
 
 async def play_match(
-    bot: Bot, address: str, token: str, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT_S
+    bot: Bot,
+    address: str,
+    token: str,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT_S,
+    *,
+    retry_join: bool = True,
+    driver: BotDriver | None = None,
 ) -> BotDriver:
-    """Join the referee at ``address`` with ``token`` and play until the match ends."""
-    driver = BotDriver(bot)
+    """Join the referee at ``address`` with ``token`` and play until the match ends.
+
+    Until the referee has welcomed the bot, a join refused for a reason that
+    does not mean the seat is taken (``JOIN_RETRY_CODES``) is tried again with
+    a short backoff, up to ``connect_timeout`` after the start (``retry_join``
+    False: once, like a bot that does not retry).  ``driver`` is made from
+    ``bot`` when not given.
+    """
+    driver = driver or BotDriver(bot)
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + connect_timeout
     async with grpc.aio.insecure_channel(grpc_target(address), options=CHANNEL_OPTIONS) as channel:
         # The referee may start after the bot (compose starts them together):
         # wait for it, but not for ever.
@@ -67,42 +93,66 @@ async def play_match(
         except TimeoutError:
             raise ConnectionError(f"no referee answered at {address} within {connect_timeout:g} s") from None
         stub = pb_grpc.RefereeStub(channel)
-        call = stub.Play()
         join = pb.Join(
             token=token,
             protocol_version=PROTOCOL_VERSION,
             bot_name=str(bot.name)[:64],
             bot_version=str(bot.version)[:64],
         )
-        try:
-            await call.write(pb.BotMessage(join=join))
-            monotonic = time.monotonic
-            while True:
-                waiting = monotonic()
-                message = await call.read()
-                if message is grpc.aio.EOF:
-                    break
-                # A read that returns at once found the message already waiting
-                # (it came while the bot was thinking): its arrival is unknown.
-                answer = driver.handle(message, monotonic() - waiting < QUEUED_READ_S)
-                if answer is not None:
-                    await call.write(pb.BotMessage(answer=answer))
-                elif driver.finished:
-                    # The match is over; the referee may already have closed the
-                    # call, which makes closing our side fail: that is fine.
-                    with contextlib.suppress(Exception):
-                        await call.done_writing()
-                    break
-        except grpc.aio.AioRpcError as exc:
-            if exc.code() in (
-                grpc.StatusCode.UNAUTHENTICATED,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                grpc.StatusCode.ALREADY_EXISTS,
-                grpc.StatusCode.INVALID_ARGUMENT,
-            ):
-                raise JoinRefused(f"{exc.code().name}: {exc.details()}") from None
-            raise
-    return driver
+        backoff = JOIN_BACKOFF_FIRST_S
+        while True:
+            try:
+                await _play_stream(stub, join, driver)
+                return driver
+            except grpc.aio.AioRpcError as exc:
+                code = exc.code()
+                if code in _REFUSALS:
+                    raise JoinRefused(f"{code.name}: {exc.details()}") from None
+                if driver.rules is not None or code not in JOIN_RETRY_CODES:
+                    raise  # welcomed: the stream broke during the match (a reconnect is refused)
+                if not retry_join:
+                    raise ConnectionError(f"could not join at {address}: {code.name}: {exc.details()}") from None
+                wait = backoff * _jitter.uniform(0.5, 1.0)
+                if loop.time() + wait >= give_up:
+                    raise ConnectionError(
+                        f"could not join at {address} within {connect_timeout:g} s: {code.name}: {exc.details()}"
+                    ) from None
+                await asyncio.sleep(wait)
+                backoff = min(backoff * 2, JOIN_BACKOFF_MAX_S)
+
+
+#: Statuses that refuse this bot for good: trying again cannot help.
+_REFUSALS = frozenset(
+    {
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.ALREADY_EXISTS,
+        grpc.StatusCode.INVALID_ARGUMENT,
+    }
+)
+
+
+async def _play_stream(stub: pb_grpc.RefereeStub, join: pb.Join, driver: BotDriver) -> None:
+    """One ``Play`` stream: send ``join``, then answer requests until the match ends."""
+    call = stub.Play()
+    await call.write(pb.BotMessage(join=join))
+    monotonic = time.monotonic
+    while True:
+        waiting = monotonic()
+        message = await call.read()
+        if message is grpc.aio.EOF:
+            return
+        # A read that returns at once found the message already waiting
+        # (it came while the bot was thinking): its arrival is unknown.
+        answer = driver.handle(message, monotonic() - waiting < QUEUED_READ_S)
+        if answer is not None:
+            await call.write(pb.BotMessage(answer=answer))
+        elif driver.finished:
+            # The match is over; the referee may already have closed the
+            # call, which makes closing our side fail: that is fine.
+            with contextlib.suppress(Exception):
+                await call.done_writing()
+            return
 
 
 def token_from_env() -> str | None:

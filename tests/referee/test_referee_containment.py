@@ -157,3 +157,121 @@ def test_an_oversized_answer_then_a_clean_exit_is_one_documented_outcome(
     assert [g.ending for g in hosted.outcome.games] == ["forfeit:disconnect"] * 2
     assert hosted.exit_codes[1] == 0
     assert "RESOURCE_EXHAUSTED" in (log_dir / "seat1.log").read_text()
+
+
+
+PREJOIN_FLOOD_BOT = """\
+import os, subprocess, sys, time
+from arena_sdk import Bot, run
+from arena_sdk.client import token_from_env
+
+# The helper starts before this seat (or any other) has joined.  With the
+# seat's own token, half of its streams join as this seat (the first may take
+# it: that is the flooder's own loss); with a stranger's token they are refused.
+token = token_from_env()
+os.environ["ARENA_TOKEN"] = token if {own_token!r} else "not-a-token-of-this-match"
+with open({out!r}, "w") as out:
+    helper = subprocess.Popen([sys.executable, {h2client!r}, "flood", "{count}"], stdout=out)
+
+
+class Flooder(Bot):
+    name = "flooder"
+
+    def bid(self, view):
+        return 1
+
+    def play(self, view):
+        return view.legal_cards()[0]
+
+
+time.sleep(0.5)  # let the flood build up: this seat has to join through it too
+try:
+    run(Flooder(), ["--token", token])  # its own token (the environment holds the helper's)
+except BaseException:
+    pass
+time.sleep(60)  # keep the helper flooding (it stops with its parent) until the host stops this seat
+"""
+
+HONEST_AFTER_FLOOD = """\
+import asyncio, json, os, runpy, sys, time
+from arena_sdk.client import play_match, token_from_env
+
+# Join only once the flood holds its connections (and so the join slots).
+deadline = time.monotonic() + 10
+counts = {{}}
+while time.monotonic() < deadline and counts.get("connected", 0) < {count}:
+    try:
+        lines = open({out!r}).read().splitlines()
+        counts = json.loads(lines[-1]) if lines else {{}}
+    except (OSError, ValueError):
+        pass
+    time.sleep(0.02)
+time.sleep(0.3)
+print("joining during the flood:", counts, flush=True)
+bot = runpy.run_path({bot!r}, run_name="honest")["ScriptBot"]()
+# No SDK retry: a bot in another language may not retry, so the referee alone must seat it.
+asyncio.run(play_match(bot, os.environ["ARENA_ADDRESS"], token_from_env(), retry_join=False))
+"""
+
+
+@pytest.mark.parametrize("own_token", [True, False], ids=["own-token", "stranger-token"])
+def test_a_flood_before_the_others_join_costs_no_honest_seat_its_join(
+    unix_address: str, bot_dir: Path, log_dir: Path, tmp_path: Path, own_token: bool
+) -> None:
+    # Issue #9.2: seat N's helper floods the socket with streams that send no
+    # Join (or a Join the referee refuses) before E, S and W connect.  On the
+    # old referee the pending-join limit was checked before the token was
+    # read: an honest seat's Join was refused with RESOURCE_EXHAUSTED ("too
+    # many streams waiting to join"), the bot exited 1 and was charged
+    # lost:crash.  The flood stays under the connection cap: what it tests is
+    # the join slots (a flood that fills the connection cap itself is a
+    # limit of one shared socket, docs/protocol.md "Connection").
+    from referee_support import write_sdk_bot
+
+    count = MAX_CONNECTIONS - 8  # room for the four seats; 3x the join slots in streams without a Join
+    counts_file = tmp_path / "flood.json"
+    flooder = bot_dir / "prejoin_flooder.py"
+    flooder.write_text(
+        PREJOIN_FLOOD_BOT.format(own_token=own_token, out=str(counts_file), h2client=str(H2CLIENT), count=count)
+    )
+    honest = bot_dir / "honest_after_flood.py"
+    bot = write_sdk_bot(bot_dir, "random")
+    honest.write_text(HONEST_AFTER_FLOOD.format(out=str(counts_file), bot=str(bot), count=count))
+    # A seat its helper took (own token) and that never answers is out after three 1 s timeouts.
+    tc = TimeControl(move_s=0.3, bank_s=0.7, hard_cap_s=1.0)
+    spec = make_spec(preset="pagat", games=1, max_hands=1, tc=tc)
+    launchers = [python_launcher(flooder)] + [python_launcher(honest) for _ in range(3)]
+
+    async def scenario() -> Any:
+        async with running_referee(unix_address) as server:
+            hosted = await host_match(
+                server, spec, launchers, server.addresses[0], log_dir=log_dir, start_timeout=15.0
+            )
+            return hosted, server.service.refused_floods
+
+    started = time.monotonic()
+    hosted, refused_floods = arun(scenario(), 60)
+    took = time.monotonic() - started
+    games = hosted.outcome.games
+    assert len(games) == 1 and games[0].record is not None and games[0].void is None
+    record = check_record(games[0].record)
+    honest_seats = ("E", "S", "W")
+    # Every honest seat joined (its name is in the record) and was charged nothing.
+    assert [record["seats"][s]["name"] for s in honest_seats] == ["sdk-random"] * 3, record["seats"]
+    assert not [e for e in record["events"] if e["seat"] in honest_seats], record["events"]
+    assert all(record["strikes"][s] == 0 for s in honest_seats), record["strikes"]
+    assert hosted.exit_codes[1:] == [0, 0, 0]
+    forfeit = games[0].forfeit
+    assert forfeit is None or forfeit["seat"] == "N", forfeit
+    if not own_token:
+        # Nothing kept the flooder's own seat out either: the game was played to its end.
+        assert forfeit is None and record["result"]["ending"] == "max_hands", record["result"]
+    # The flood was on, and more streams waited for a Join than the referee lets wait long.
+    lines = counts_file.read_text().splitlines() if counts_file.exists() else []
+    counts = json.loads(lines[-1]) if lines else {}
+    assert counts.get("connected", 0) >= count, counts
+    assert refused_floods > 0
+    if own_token:
+        # What the helper did with the seat's token is in that seat's own events.
+        assert any(e["code"] == "join_refused" for e in record["events"] if e["seat"] == "N"), record["events"]
+    assert took < 30
