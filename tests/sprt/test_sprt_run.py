@@ -134,6 +134,19 @@ def test_a_bot_against_a_copy_of_itself_never_accepts_h1(tmp_path):
     assert summary["elo"]["lower"] <= 0 <= summary["elo"]["upper"]
 
 
+def test_a_builtin_bot_against_itself_with_a_close_elo1_never_accepts_h1(tmp_path):
+    """Built-in tiers are bot specs for sprt too; with a realistic elo1 (30) and more pairs
+    the same bot under two names still must not be found stronger."""
+    args = sprt_args("random", "random", "--elo0", "0", "--elo1", "30", "--seed", "self-easy",
+                     "--max-pairs", "16", "--concurrency", "4", "--json")  # fmt: skip
+    args[args.index("--bot") + 1] = args[args.index("--bot", args.index("--bot") + 1) + 1] = "builtin:easy"
+    result = arena(tmp_path, args)
+    summary = json.loads(result.stdout)
+    assert summary["result"] in ("H0", "inconclusive"), summary
+    assert summary["pairs"] >= 1 and sum(summary["pentanomial"]) == summary["pairs"]
+    assert (summary["new"], summary["old"]) == ("builtin-easy (new)", "builtin-easy (old)")
+
+
 def test_text_output_shows_the_test_and_its_verdict(tmp_path):
     result = arena(
         tmp_path, sprt_args("random", "random", "--elo0", "0", "--elo1", "100", "--max-pairs", "2")
