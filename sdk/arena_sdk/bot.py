@@ -17,6 +17,7 @@ import random
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 from arena_sdk.engine import Card, Decision, MalformedInputError, Ruleset, Suit
@@ -168,8 +169,13 @@ def default_seed_rng(seed: int) -> random.Random:
 class BotDriver:
     """Feeds referee messages to a :class:`Bot`; returns the answers to send."""
 
-    def __init__(self, bot: Bot, *, catch_errors: bool = True) -> None:
+    def __init__(
+        self, bot: Bot, *, catch_errors: bool = True, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.bot = bot
+        #: Seconds on a monotonic scale: when requests arrived, and what views
+        #: count ``time_left()`` by (injectable, so that tests need no sleeps).
+        self.clock = clock
         self._wants_tricks = type(bot).on_trick_end is not Bot.on_trick_end
         #: Survive an exception in the bot's code (log it, answer with no
         #: action: a strike) rather than crash and forfeit the whole match.
@@ -179,28 +185,47 @@ class BotDriver:
         self._hand = 0
         self.finished = False
         self._hard_cap_ms = 0
+        # When the referee closed our latest decision (at our answer or its
+        # deadline), and the latest arrival time known of a message read: a
+        # request that was already waiting when read cannot have arrived
+        # earlier than either (the stream is in order; a seat's next request
+        # is sent only after its previous decision closed).
         self._closed_at: float | None = None
+        self._arrived: float | None = None
         self.last_view: View | None = None
         #: Why the last answer could not be encoded (``None`` when it could).
         self.last_error: str | None = None
 
-    def handle(self, message: pb.RefereeMessage, queued: bool = False) -> pb.Answer | None:
+    def handle(
+        self, message: pb.RefereeMessage, queued: bool = False, read_at: float | None = None
+    ) -> pb.Answer | None:
         """Process one message; returns an answer for a decision request, else None.
 
-        ``queued``: the message was already waiting when the transport read it
-        (it arrived while the bot was busy), so its arrival time is unknown:
-        a request is then stamped as early as the referee could have sent it
-        (when the previous decision closed), never later than it arrived.
+        ``read_at``: when the transport read the message (default: now, by
+        :attr:`clock`).  ``queued``: it was already waiting when read (it came
+        while the bot was busy, or right behind another message), so its
+        arrival time is unknown.  A queued request is stamped as early as it
+        can have arrived: when the message before it arrived (as far as known)
+        or when our previous decision closed, whichever is later.
         """
+        if read_at is None:
+            read_at = self.clock()
         which = message.WhichOneof("message")
         if which == "request":
-            return self._decide(message.request, queued)
+            return self._decide(message.request, queued, read_at)
+        if not queued:
+            self._arrived = read_at  # it came while we waited: it arrived about now
         if which == "welcome":
             self._welcome(message.welcome)
         elif which == "game_start":
             g = message.game_start
             self.bot.rng = default_seed_rng(g.bot_seed)
             self.last_view = None
+            # The stamp state needs no reset: the latest arrival known (this
+            # GameStart's own, when it was waited for) bounds the next request,
+            # and the previous game's last close only ever raises that bound.
+            # Dropping it would stamp a request that waited behind an overrun
+            # at the game's end from the overrun's start, not its deadline.
             self._tricks_reported = 0
             self._hand = 0
             self._guarded(
@@ -270,25 +295,35 @@ class BotDriver:
             self._guarded("on_trick_end", self.bot.on_trick_end, trick, self.last_view)
         self._tricks_reported = max(self._tricks_reported, len(tricks))
 
-    def _decide(self, request: pb.DecisionRequest, queued: bool = False) -> pb.Answer:
+    def _decide(self, request: pb.DecisionRequest, queued: bool, read_at: float) -> pb.Answer:
         if self.rules is None:
             raise RuntimeError("decision request before welcome")
         started = time.perf_counter()
-        received = time.monotonic()
-        if queued and self._closed_at is not None:
-            # It waited behind our last (late) answer: count from when the referee closed that one.
-            received = min(received, self._closed_at)
+        received = read_at
+        if queued:
+            # It was waiting when read: right behind another message (it came
+            # with it, not before it) or behind our own late answer (it can
+            # have come as soon as the referee closed that one, not earlier).
+            earliest = self._arrived
+            closed = self._closed_at
+            if closed is not None and (earliest is None or closed > earliest):
+                earliest = closed
+            if earliest is not None and earliest < received:
+                received = earliest
+        self._arrived = received
         previous = self.last_view  # reset at each game start
         known = None
         if previous is not None and previous.hand_number == request.view.hand_number:
             known = previous.__dict__.get("tricks")  # only if that view parsed them already
-        view = View(self.rules, request, known, received_at=received, hard_cap_ms=self._hard_cap_ms)
+        view = View(
+            self.rules, request, known, received_at=received, hard_cap_ms=self._hard_cap_ms, clock=self.clock
+        )
         self.last_view = view
         try:
             return self._answer(request, view, started)
         finally:
             # The referee closes a request at our answer or at its deadline, whichever is first.
-            self._closed_at = min(time.monotonic(), view.received_at + view.allowed_ms / 1000.0)
+            self._closed_at = min(self.clock(), view.received_at + view.allowed_ms / 1000.0)
 
     def _answer(self, request: pb.DecisionRequest, view: View, started: float) -> pb.Answer:
         if self._wants_tricks:  # parsing every trick costs time; only for bots that listen

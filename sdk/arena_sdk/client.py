@@ -12,7 +12,6 @@ import contextlib
 import os
 import random
 import sys
-import time
 from collections.abc import Sequence
 
 import grpc
@@ -79,8 +78,8 @@ async def play_match(
     Until the referee has welcomed the bot, a join refused for a reason that
     does not mean the seat is taken (``JOIN_RETRY_CODES``) is tried again with
     a short backoff, up to ``connect_timeout`` after the start (``retry_join``
-    False: once, like a bot that does not retry).  ``driver`` is made from
-    ``bot`` when not given.
+    False: once, like a bot that does not retry).  ``driver`` (with its clock)
+    is made from ``bot`` when not given.
     """
     driver = driver or BotDriver(bot)
     loop = asyncio.get_running_loop()
@@ -136,15 +135,18 @@ async def _play_stream(stub: pb_grpc.RefereeStub, join: pb.Join, driver: BotDriv
     """One ``Play`` stream: send ``join``, then answer requests until the match ends."""
     call = stub.Play()
     await call.write(pb.BotMessage(join=join))
-    monotonic = time.monotonic
+    clock = driver.clock
+    handle = driver.handle
     while True:
-        waiting = monotonic()
+        waiting = clock()
         message = await call.read()
         if message is grpc.aio.EOF:
             return
-        # A read that returns at once found the message already waiting
-        # (it came while the bot was thinking): its arrival is unknown.
-        answer = driver.handle(message, monotonic() - waiting < QUEUED_READ_S)
+        read_at = clock()
+        # A read that returns at once found the message already waiting (it
+        # came while the bot was busy): its arrival is unknown, and the driver
+        # bounds it by what it knows (docs/protocol.md "Time").
+        answer = handle(message, read_at - waiting < QUEUED_READ_S, read_at)
         if answer is not None:
             await call.write(pb.BotMessage(answer=answer))
         elif driver.finished:

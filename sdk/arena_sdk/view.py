@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Callable
 from typing import Any
 
 from arena_sdk.engine import CARDS, Card, Decision, Ruleset, Suit
@@ -33,15 +34,19 @@ class View:
         known_tricks: list[Trick] | None = None,
         received_at: float | None = None,
         hard_cap_ms: int = 0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.rules = rules
+        #: What :meth:`time_left` counts by (the driver's clock; injectable for tests).
+        self.clock = clock
         self._message = request.view
         self._known_tricks = known_tricks
         self.kind: Decision = KIND_FROM_PROTO[request.kind]
         self.request_id: int = request.request_id
         self.move_ms: int = request.move_ms
         self.bank_ms: int = request.bank_ms
-        self.received_at: float = time.monotonic() if received_at is None else received_at
+        #: When the request arrived, by :attr:`clock` (see BotDriver.handle for a request that waited).
+        self.received_at: float = clock() if received_at is None else received_at
         #: What the referee enforces for this decision, in ms: min(move + bank, hard cap).
         self.allowed_ms: int = request.allowed_ms or _allowed_ms(
             request.move_ms, request.bank_ms, hard_cap_ms
@@ -271,11 +276,11 @@ class View:
         hard cap; counted from when the request arrived.  Negative once it is
         too late (the referee has already played the default move).
         """
-        return self.allowed_ms / 1000.0 - (time.monotonic() - self.received_at)
+        return self.allowed_ms / 1000.0 - (self.clock() - self.received_at)
 
     def move_time_left(self) -> float:
         """Seconds left before the bank is touched."""
-        return min(self.move_ms, self.allowed_ms) / 1000.0 - (time.monotonic() - self.received_at)
+        return min(self.move_ms, self.allowed_ms) / 1000.0 - (self.clock() - self.received_at)
 
 
 def _allowed_ms(move_ms: int, bank_ms: int, hard_cap_ms: int) -> int:

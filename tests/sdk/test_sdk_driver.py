@@ -106,45 +106,108 @@ def _fake_to_move(state: GameState, seat: int):
     return dataclasses.replace(view, decision=Decision.BID, legal_actions=tuple(range(14)))
 
 
-class Overruns(Bot):
-    """Overruns its first decision; remembers the time each view said it had."""
+class FakeClock:
+    """A monotonic clock that moves only when told (the driver's and the views' ``clock``)."""
 
-    name = "overruns"
+    def __init__(self, start: float = 1000.0) -> None:
+        self.now = start
 
-    def __init__(self) -> None:
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class Thinks(Bot):
+    """Takes ``think[i]`` seconds (on the fake clock) over its i-th play; remembers what each view said."""
+
+    name = "thinks"
+
+    def __init__(self, clock: FakeClock, think: list[float]) -> None:
         super().__init__()
+        self.clock = clock
+        self.think = list(think)
         self.left: list[float] = []
+        self.received: list[float] = []
 
     def bid(self, view):
         return 3
 
     def play(self, view):
         self.left.append(view.time_left())
-        if len(self.left) == 1:
-            import time
-
-            time.sleep(0.15)  # over its 0.1 s: the referee has closed this request
+        self.received.append(view.received_at)
+        self.clock.advance(self.think.pop(0) if self.think else 0.0)
         return view.legal_cards()[0]
 
 
-def test_a_request_that_waited_behind_a_late_answer_counts_from_when_it_could_arrive():
-    # Issue #16.3: after one overrun the next request has already waited; the
-    # view must not say the full budget is left.
-    def request(rid: int) -> pb.RefereeMessage:
-        message = play_request()
-        message.request.request_id = rid
-        message.request.move_ms, message.request.bank_ms, message.request.allowed_ms = 100, 0, 100
-        return message
+def timed_request(rid: int, allowed_ms: int = 1000) -> pb.RefereeMessage:
+    message = play_request()
+    message.request.request_id = rid
+    message.request.move_ms, message.request.bank_ms, message.request.allowed_ms = allowed_ms, 0, allowed_ms
+    return message
 
-    bot = Overruns()
-    driver = BotDriver(bot)
+
+def hand_end() -> pb.RefereeMessage:
+    return pb.RefereeMessage(hand_end=pb.HandEnd(hand_number=1, result_json="{}", scores=[0, 0], bags=[0, 0]))
+
+
+def driven(think: list[float]) -> tuple[FakeClock, Thinks, BotDriver]:
+    clock = FakeClock()
+    bot = Thinks(clock, think)
+    driver = BotDriver(bot, clock=clock)
     driver.handle(welcome())
-    driver.handle(request(1))
-    driver.handle(request(2), queued=True)  # it was waiting when the read returned
-    assert bot.left[0] > 0.09
-    assert bot.left[1] < 0.06, bot.left  # at least 50 ms of it were gone already
-    driver.handle(request(3))  # read after a wait: counts from now
-    assert bot.left[2] > 0.09
+    return clock, bot, driver
+
+
+def test_a_request_right_behind_a_hand_end_gets_its_full_allowance():
+    # Issue #16.3: the request came in the same read as the HandEnd before it
+    # (so it is "queued"), long after our last answer.  It was stamped with
+    # that answer's close, 2 s earlier: time_left said -1.0 instead of 1.0.
+    clock, bot, driver = driven(think=[0.1])
+    driver.handle(timed_request(1))  # read after a wait: arrived now
+    clock.advance(2.0)  # the other seats play out the hand
+    driver.handle(hand_end())  # waited for: arrived now
+    clock.advance(0.0001)
+    driver.handle(timed_request(2), queued=True)  # it was right behind the HandEnd
+    assert bot.left[0] == 1.0
+    assert bot.received[1] == 1002.1, "no earlier than the HandEnd it came behind"
+    assert abs(bot.left[1] - (1.0 - 0.0001)) < 1e-9, bot.left
+
+
+def test_a_request_that_waited_behind_an_overrun_counts_from_the_overruns_end():
+    # Our answer to request 1 came 0.5 s after its 1 s; the referee closed it at
+    # its deadline, struck it (a notice), and sent request 2, which waited.
+    clock, bot, driver = driven(think=[1.5, 0.0])
+    driver.handle(timed_request(1))
+    strike = pb.RefereeMessage(notice=pb.Notice(level=pb.Notice.STRIKE, code="timeout", message="late"))
+    driver.handle(strike, queued=True)  # waiting since the deadline, read at the overrun's end
+    driver.handle(timed_request(2), queued=True)
+    assert bot.received == [1000.0, 1001.0], "stamped at the overrun's end (the deadline), not at the read"
+    assert abs(bot.left[1] - 0.5) < 1e-9, bot.left  # 0.5 s of its 1 s were gone already
+    clock.advance(3.0)
+    driver.handle(timed_request(3))  # read after a wait: counts from now
+    assert bot.left[2] == 1.0
+
+
+def test_a_queued_request_is_never_stamped_after_it_was_read():
+    # An early answer closes the request at once; the next one was already
+    # there (e.g. our partner had nothing to decide): it arrived by the read.
+    clock, bot, driver = driven(think=[0.2, 0.0])
+    driver.handle(timed_request(1))
+    driver.handle(timed_request(2), queued=True, read_at=clock() + 0.0001)  # the transport's read time
+    assert bot.received == [1000.0, 1000.2]
+    assert bot.left[1] == 1.0
+
+
+def test_stamps_of_an_earlier_game_do_not_shorten_the_next_one():
+    clock, bot, driver = driven(think=[0.1])
+    driver.handle(timed_request(1))
+    clock.advance(5.0)  # the rest of the game is played by the others
+    driver.handle(pb.RefereeMessage(game_end=pb.GameEnd(game_index=0, game_id="g0", ending="target", winner=0)))
+    driver.handle(pb.RefereeMessage(game_start=pb.GameStart(game_index=1, game_id="g1", bot_seed=1)), queued=True)
+    driver.handle(timed_request(2), queued=True)  # came with the GameStart, right behind the GameEnd
+    assert bot.received[1] == 1005.1 and bot.left[1] == 1.0, (bot.received, bot.left)
 
 
 def test_the_docs_say_what_the_code_does():
@@ -167,3 +230,14 @@ def test_the_docs_say_what_the_code_does():
     answer = driver.handle(pb.RefereeMessage(request=request_to_proto(1, state.view(0), 1000, 0)))
     assert answer is not None and answer.WhichOneof("action") is None  # a malformed strike, no crash
     assert Bot().blind_nil(None) is False  # type: ignore[arg-type]
+
+
+def test_an_overrun_at_the_end_of_a_game_still_bounds_the_next_games_first_request():
+    # The last play of game 1 ran 0.5 s over; GameEnd, GameStart and game 2's
+    # first request all waited behind it: that request came after the deadline.
+    clock, bot, driver = driven(think=[1.5, 0.0])
+    driver.handle(timed_request(1))
+    driver.handle(pb.RefereeMessage(game_end=pb.GameEnd(game_index=0, game_id="g0", ending="target")), queued=True)
+    driver.handle(pb.RefereeMessage(game_start=pb.GameStart(game_index=1, game_id="g1", bot_seed=1)), queued=True)
+    driver.handle(timed_request(2), queued=True)
+    assert bot.received == [1000.0, 1001.0] and abs(bot.left[1] - 0.5) < 1e-9, (bot.received, bot.left)

@@ -46,9 +46,8 @@ class StandIn(pb_grpc.RefereeServicer):
         if self.refusals:
             await context.abort(self.refusals.pop(0), "too many streams waiting to join")
         rules = resolve_ruleset("two-player")
-        await context.write(
-            pb.RefereeMessage(welcome=pb.Welcome(seat=0, players=2, partner=-1, ruleset_json=json.dumps(rules.to_dict())))
-        )
+        welcome = pb.Welcome(seat=0, players=2, partner=-1, ruleset_json=json.dumps(rules.to_dict()))
+        await context.write(pb.RefereeMessage(welcome=welcome))
         if self.after_welcome is not None:
             await context.abort(self.after_welcome, "a message over the limit")
         await context.write(pb.RefereeMessage(match_end=pb.MatchEnd(match_id="m", reason="over")))
