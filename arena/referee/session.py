@@ -95,7 +95,11 @@ def describe_answer(answer: pb.Answer) -> str:
 class RemoteSeat:
     """A seat played by a bot over a gRPC stream."""
 
-    def __init__(self, seat: int, match_id: str, token: str | None = None) -> None:
+    def __init__(
+        self, seat: int, match_id: str, token: str | None = None, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        """``clock``: what requests, answers and deadlines are timed by; pass the match
+        loop's (``Clock.now``) when it is not the real one, so that both judge by one clock."""
         self.seat = seat
         self.match_id = match_id
         self.token = token or new_token()
@@ -129,6 +133,10 @@ class RemoteSeat:
         self._lag = 0.0
         self._received_at: float | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._clock = clock
+        # The event loop's timers run on time.monotonic: with that clock a
+        # deadline can be handed to call_at as it is (no clock read to convert).
+        self._loop_clock = clock is time.monotonic
         # The bot's CPU clock (its process or container), read around each decision.
         self._cpu: Callable[[], float | None] | None = None
         self._cpu_start: float | None = None
@@ -215,7 +223,7 @@ class RemoteSeat:
         if pending is not None and pending[0] == rid:
             # Stamped on receipt: the answer is judged by when it arrived, not
             # by when the match loop gets round to it.
-            now = self._received_at = time.monotonic()
+            now = self._received_at = self._clock()
             self._cpu_used = self._cpu_since_request()
             late = now - self._checked - LAG_TICK_S
             if late > LAG_TOLERANCE_S:
@@ -350,11 +358,11 @@ class RemoteSeat:
         self._cpu_used = None
         # The seat's clock runs from here: a request its transport has not
         # taken yet is still its time.
-        now = time.monotonic()  # the loop's own clock (loop.time()), read directly
+        now = self._clock()  # by default the event loop's own clock (loop.time()), read directly
         self._checked = now
         self._deadline = now + timeout
         self._tick_due = now + min(timeout, LAG_TICK_S)
-        self._timer = loop.call_at(self._tick_due, self._tick, future)
+        self._timer = self._call_at(loop, self._tick_due, now, future)
         message = request_message(rid, prompt.view, prompt.move_ms, prompt.bank_ms, prompt.allowed_ms)
         seq = 0
         try:
@@ -420,7 +428,7 @@ class RemoteSeat:
         if future.done():
             return
         loop = future.get_loop()
-        now = time.monotonic()
+        now = self._clock()
         late = now - self._tick_due
         if late > LAG_TOLERANCE_S:
             self._lag += late  # the loop could not run when it should have
@@ -433,7 +441,15 @@ class RemoteSeat:
                 self._inline.cancel()
             return
         self._tick_due = min(now + LAG_TICK_S, deadline)
-        self._timer = loop.call_at(self._tick_due, self._tick, future)
+        self._timer = self._call_at(loop, self._tick_due, now, future)
+
+    def _call_at(
+        self, loop: asyncio.AbstractEventLoop, due: float, now: float, future: asyncio.Future[SeatReply]
+    ) -> asyncio.TimerHandle:
+        """Run the decision's timer at ``due`` on the seat's clock (``now`` is that clock's time)."""
+        if self._loop_clock:
+            return loop.call_at(due, self._tick, future)
+        return loop.call_later(due - now, self._tick, future)
 
     async def _classified(self, lost: SeatLost) -> SeatLost | PlatformFault:
         """A broken stream whose process has exited is a crash, not a disconnect.
