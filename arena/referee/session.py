@@ -43,11 +43,10 @@ from arena_sdk.wire import arena_pb2 as pb
 #: bot that answered a little late a few times.
 MAX_REFUSED_PER_GAME = 50
 #: How long a seat whose stream broke is watched for its process exiting,
-#: to tell a crash from a disconnect.  Generous: a container killed for
-#: memory is seen to exit through the Docker daemon, which on a loaded
-#: machine takes well over half a second; the wait costs only a seat that
-#: is lost anyway.
-CRASH_GRACE_S = 3.0
+#: to tell a crash from a disconnect.  A process may say it needs longer
+#: (``exit_grace_s``): a container's exit is seen through the Docker daemon,
+#: which on a loaded machine takes well over half a second.
+CRASH_GRACE_S = 0.5
 #: Messages a seat may leave unread (queued behind a write its flow control
 #: holds back) before it counts as not taking its messages.
 MAX_UNSENT = 64
@@ -462,7 +461,7 @@ class RemoteSeat:
         if lost.reason != "disconnect" or process is None:
             return lost
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + CRASH_GRACE_S
+        deadline = loop.time() + getattr(process, "exit_grace_s", CRASH_GRACE_S)
         while loop.time() < deadline:
             if process.exited():
                 fault = await platform_fault_of(process)

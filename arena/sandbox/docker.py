@@ -345,6 +345,12 @@ def _ping_anew(client: Any) -> None:
 class DockerProcess:
     """A running seat container, with the same interface as a local process."""
 
+    #: How long after its stream broke the referee waits to see this container
+    #: exit (a crash) before calling it a disconnect: the exit reaches us through
+    #: the daemon's wait call, which on a loaded machine took over half a second
+    #: for a container killed for memory.
+    exit_grace_s = 3.0
+
     def __init__(self, client: Any, container: Any, log_path: Path | None, limits: ContainerLimits) -> None:
         self.client = client
         self.container = container
