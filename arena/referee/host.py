@@ -28,16 +28,26 @@ from arena.sandbox.docker import (
     DockerProcess,
 )
 from arena.sandbox.local import LocalProcess
+from arena_sdk.engine import seat_name
 
 log = logging.getLogger(__name__)
 
 ENV_ADDRESS = "ARENA_ADDRESS"
-#: The referee's socket file in a match's socket directory.
+#: The referee's socket file (in a seat's socket directory, or a shared one).
 SOCKET_NAME = "referee.sock"
 ENV_TOKEN = "ARENA_TOKEN"
 DEFAULT_START_TIMEOUT_S = 20.0
 #: How long bots get to exit by themselves after the match before TERM.
 EXIT_GRACE_S = 2.0
+
+
+def seat_socket_dir(match_dir: Path, players: int, seat: int) -> Path:
+    """Seat ``seat``'s own socket directory in a match's socket directory: ``seat-N`` (its letter).
+
+    The seat's listener puts its ``referee.sock`` there; a container seat
+    mounts only this directory (at /arena), so it sees no other seat's socket.
+    """
+    return match_dir / f"seat-{seat_name(players, seat)}"
 
 
 #: Starts the bot of one seat: ``(seat, address, token, log_path) -> RunningBot``.
@@ -71,6 +81,9 @@ def docker_launcher(
 ) -> Launcher:
     """A launcher that runs ``image`` in a sandboxed container joined through ``socket_dir``.
 
+    ``socket_dir`` is the directory the container mounts at /arena: the seat's
+    own (:func:`seat_socket_dir`), holding its ``referee.sock``.
+
     ``labels`` go on every container (e.g. ``arena.run``: the run that owns it).
     In a container the token is in ``ARENA_TOKEN``: a seat sees only its own processes.
     """
@@ -101,7 +114,7 @@ async def host_match(
     server: RefereeServer,
     spec: MatchSpec,
     launchers: Sequence[Launcher | None],
-    address: str,
+    address: str | Sequence[str],
     *,
     start_timeout: float = DEFAULT_START_TIMEOUT_S,
     log_dir: Path | None = None,
@@ -111,7 +124,7 @@ async def host_match(
 ) -> HostedMatch:
     """Play ``spec`` on ``server`` with one launcher per seat (``None``: the bot joins by itself).
 
-    Bots get ``address`` and their seat's token.  Seats that have not joined
+    Bots get ``address`` (one shared address, or one per seat) and their seat's token.  Seats that have not joined
     after ``start_timeout`` seconds forfeit (``crash`` if their process has
     exited, else ``timeout``).  Bots are always stopped, also on errors and
     cancellation.
@@ -125,7 +138,7 @@ async def host_match(
             log_dir.mkdir(parents=True, exist_ok=True)
         started = await asyncio.gather(
             *(
-                _launch(launcher, s, address, seats[s].token, log_dir)
+                _launch(launcher, s, address if isinstance(address, str) else address[s], seats[s].token, log_dir)
                 for s, launcher in enumerate(launchers)
             ),
             return_exceptions=True,  # keep every bot that did start, so all are stopped

@@ -26,8 +26,10 @@ from arena.referee.host import (
     command_launcher,
     docker_launcher,
     host_match,
+    seat_socket_dir,
 )
 from arena.referee.server import RefereeServer
+from arena.referee.session import RemoteSeat
 from arena.sandbox.docker import (
     RUN_LABEL,
     ContainerLimits,
@@ -204,7 +206,13 @@ async def play_seated(
     client: Any = None,
     labels: Mapping[str, str] | None = None,
 ) -> HostedMatch:
-    """Play ``spec`` with one bot per seat: a referee on a private socket, bots started, cleaned up.
+    """Play ``spec`` with one bot per seat: a referee on private sockets, bots started, cleaned up.
+
+    Every seat has its own socket (``seat-N/referee.sock`` in the match's
+    socket directory), served by its own listener with its own connection cap
+    and taking only that seat's token: a seat that floods its socket keeps no
+    other seat from joining.  A container seat mounts only its own directory.
+    ``listen``: extra addresses any seat may join on (e.g. TCP), sharing one cap.
 
     This is the self-contained "play one match" call that both ``arena match
     run`` and the tournament scheduler use.  ``client``: the run's Docker
@@ -218,19 +226,29 @@ async def play_seated(
                 on_game_end=on_game_end, listen=listen, client=own, labels=labels,
             )  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="arena-") as tmp:
-        # The match's socket directory: only this match's containers mount it.
+        # The match's socket directory: one subdirectory per seat, each mounted only by that seat.
         socket_dir = Path(tmp)
-        socket_path = socket_dir / SOCKET_NAME
-        socket = f"unix:{socket_path}"
-        launchers = [_launcher(bot, socket_dir, spec.match_id, limits, client, labels or {}) for bot in seat_bots]
-        server = await RefereeServer().start([socket, *listen])
-        if client is not None:
-            # Containers run as an unprivileged user: let it reach the socket.
-            socket_dir.chmod(0o755)
-            socket_path.chmod(0o777)
+        n = spec.rules.players
+        seats = [RemoteSeat(s, spec.match_id) for s in range(n)]
+        seat_dirs = [seat_socket_dir(socket_dir, n, s) for s in range(n)]
+        launchers = [
+            _launcher(bot, seat_dirs[s], spec.match_id, limits, client, labels or {})
+            for s, bot in enumerate(seat_bots)
+        ]
+        server = await RefereeServer().start(list(listen))
         try:
+            addresses = []
+            for seat, seat_dir in zip(seats, seat_dirs, strict=True):
+                seat_dir.mkdir()
+                addresses.append(await server.add_seat_listener(f"unix:{seat_dir / SOCKET_NAME}", seat))
+            if client is not None:
+                # Containers run as an unprivileged user: let it reach its socket.
+                socket_dir.chmod(0o755)
+                for seat_dir in seat_dirs:
+                    seat_dir.chmod(0o755)
+                    (seat_dir / SOCKET_NAME).chmod(0o777)
             return await host_match(
-                server, spec, launchers, socket,
+                server, spec, launchers, addresses, seats=seats,
                 start_timeout=start_timeout, log_dir=log_dir, on_game_end=on_game_end,
             )  # fmt: skip
         finally:

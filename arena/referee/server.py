@@ -4,6 +4,13 @@ One :class:`RefereeServer` can host several matches at once; each match
 registers its seats (and their secret tokens) and unregisters them when it
 ends, so a token dies with its match.  The server, the streams and the match
 loops share one asyncio event loop.
+
+Besides its shared addresses (``start``), a referee can give each seat a
+listener of its own (``add_seat_listener``): its own socket, its own gRPC
+server and connection cap, taking only that seat's token.  A seat whose
+helpers flood its socket then only fills its own cap (issue #9.2): the other
+seats' sockets are untouched.  Every listener serves the same
+:class:`RefereeService` on the same event loop.
 """
 
 from __future__ import annotations
@@ -39,6 +46,10 @@ JOIN_TIMEOUT_S = 5.0
 #: once, so a bot whose helpers flood the socket cannot take the runner's
 #: file descriptors (records, the results database, other tables).
 MAX_CONNECTIONS = 32
+#: Connections one seat's own socket accepts at once: the bot's stream, a
+#: health check, a reconnect or two.  Each seat listener is its own gRPC
+#: server, so this cap is the seat's alone.
+SEAT_MAX_CONNECTIONS = 8
 #: Streams that may wait up to JOIN_TIMEOUT_S for their Join at once.  A
 #: stream beyond these is not refused unread (that let one seat's flood keep
 #: the others from joining, issue #9.2): it gets CROWDED_JOIN_TIMEOUT_S to
@@ -129,6 +140,28 @@ _ABORT_STATUS = {
 }
 
 
+class _Gate:
+    """What one listener knows of the streams it admits: how many wait for their Join, and,
+    for a seat's own socket, the seat whose token it takes (None: any seat's)."""
+
+    __slots__ = ("pending", "seat")
+
+    def __init__(self, seat: RemoteSeat | None = None) -> None:
+        self.pending = 0
+        self.seat = seat
+
+
+class _SeatServicer(pb_grpc.RefereeServicer):
+    """The Referee service as one seat's own listener serves it (its own join gate)."""
+
+    def __init__(self, service: RefereeService, gate: _Gate) -> None:
+        self._service = service
+        self._gate = gate
+
+    async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
+        await self._service.play(request_iterator, context, self._gate)
+
+
 class RefereeService(pb_grpc.RefereeServicer):
     """The ``arena.v1.Referee`` service."""
 
@@ -140,7 +173,8 @@ class RefereeService(pb_grpc.RefereeServicer):
         self.refused = 0
         #: Streams refused because too many were waiting to join and they sent no Join in time.
         self.refused_floods = 0
-        self._pending_joins = 0
+        #: The join gate of the shared addresses; each seat listener has its own.
+        self._gate = _Gate()
 
     def register(self, match: _Match) -> None:
         self.matches.append(match)
@@ -159,12 +193,16 @@ class RefereeService(pb_grpc.RefereeServicer):
         await context.abort(code, why)
 
     async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
+        await self.play(request_iterator, context, self._gate)
+
+    async def play(self, request_iterator: object, context: grpc.aio.ServicerContext, gate: _Gate) -> None:
+        """One ``Play`` stream, admitted by ``gate`` (the listener it came in on)."""
         # The token decides, not the count: every stream's first message is
         # read, and only how long a stream may take to send it depends on how
         # many are waiting (a flood's streams cannot crowd out a valid Join).
-        patient = self._pending_joins < MAX_PENDING_JOINS
+        patient = gate.pending < MAX_PENDING_JOINS
         if patient:
-            self._pending_joins += 1
+            gate.pending += 1
         try:
             first = await asyncio.wait_for(context.read(), JOIN_TIMEOUT_S if patient else CROWDED_JOIN_TIMEOUT_S)
         except TimeoutError:
@@ -184,7 +222,7 @@ class RefereeService(pb_grpc.RefereeServicer):
             return
         finally:
             if patient:
-                self._pending_joins -= 1
+                gate.pending -= 1
         if first is grpc.aio.EOF or first.WhichOneof("message") != "join":
             await self._refuse(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Join")
             return
@@ -201,6 +239,12 @@ class RefereeService(pb_grpc.RefereeServicer):
             await self._refuse(context, grpc.StatusCode.UNAUTHENTICATED, "unknown or expired seat token")
             return
         match, seat = entry
+        if gate.seat is not None and seat is not gate.seat:
+            # Not charged to anyone: on this machine another local process may have sent it.
+            await self._refuse(
+                context, grpc.StatusCode.PERMISSION_DENIED, f"this socket serves seat {gate.seat.seat} only"
+            )
+            return
         if seat.joined.is_set() or seat.lost() is not None:
             seat.refuse_join(f"a second Join with seat {seat.seat}'s token")
             await self._refuse(
@@ -257,24 +301,51 @@ class RefereeServer:
         self.service = RefereeService()
         self.max_connections = max_connections
         self.health = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
-        self._server: grpc.aio.Server | None = None
+        self._servers: list[grpc.aio.Server] = []
+        #: The shared addresses (any seat's token); seat listeners are in ``seat_addresses``.
         self.addresses: list[str] = []
+        self.seat_addresses: dict[int, str] = {}
 
     async def start(self, addresses: Sequence[str]) -> RefereeServer:
-        """Bind ``addresses`` (``unix:/path`` or ``127.0.0.1:PORT``; port 0 picks one) and serve."""
-        server = grpc.aio.server(options=server_options(self.max_connections))
-        pb_grpc.add_RefereeServicer_to_server(self.service, server)
-        health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
-        for address in addresses:
-            port = server.add_insecure_port(address)
-            if address.rsplit(":", 1)[-1] == "0" and not address.startswith("unix:"):
-                address = f"{address.rsplit(':', 1)[0]}:{port}"
-            self.addresses.append(address)
-        await server.start()
+        """Bind ``addresses`` (``unix:/path`` or ``127.0.0.1:PORT``; port 0 picks one) and serve.
+
+        No addresses: serve only on seat listeners added later (``add_seat_listener``).
+        """
+        if addresses:
+            self.addresses.extend(await self._serve(addresses, self.service, self.max_connections))
         await _set_serving(self.health)
         tune_gc()
-        self._server = server
         return self
+
+    async def add_seat_listener(
+        self, address: str, seat: RemoteSeat, max_connections: int = SEAT_MAX_CONNECTIONS
+    ) -> str:
+        """Serve ``seat`` alone on ``address``: its own gRPC server and connection cap; the bound address.
+
+        Only ``seat``'s token joins there, so what its bot does to the socket
+        (a flood of connections) costs no other seat its join.
+        """
+        (bound,) = await self._serve([address], _SeatServicer(self.service, _Gate(seat)), max_connections)
+        self.seat_addresses[seat.seat] = bound
+        return bound
+
+    async def _serve(self, addresses: Sequence[str], servicer: object, max_connections: int) -> list[str]:
+        server = grpc.aio.server(options=server_options(max_connections))
+        pb_grpc.add_RefereeServicer_to_server(servicer, server)
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
+        bound = []
+        try:
+            for address in addresses:
+                port = server.add_insecure_port(address)
+                if address.rsplit(":", 1)[-1] == "0" and not address.startswith("unix:"):
+                    address = f"{address.rsplit(':', 1)[0]}:{port}"
+                bound.append(address)
+            await server.start()
+        except BaseException:
+            await server.stop(None)
+            raise
+        self._servers.append(server)
+        return bound
 
     def add_match(
         self, match_id: str, rules: Ruleset, time_control: TimeControl, games: int,
@@ -294,9 +365,8 @@ class RefereeServer:
         for match in list(self.service.matches):
             for seat in match.seats:
                 seat.platform_failed("the referee stopped")
-        if self._server is not None:
-            await self._server.stop(grace)
-            self._server = None
+        servers, self._servers = self._servers, []
+        await asyncio.gather(*(server.stop(grace) for server in servers))
 
 
 _gc_tuned = False

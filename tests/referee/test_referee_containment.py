@@ -275,3 +275,110 @@ def test_a_flood_before_the_others_join_costs_no_honest_seat_its_join(
         # What the helper did with the seat's token is in that seat's own events.
         assert any(e["code"] == "join_refused" for e in record["events"] if e["seat"] == "N"), record["events"]
     assert took < 30
+
+
+@pytest.mark.parametrize("own_token", [True, False], ids=["own-token", "stranger-token"])
+def test_a_flood_over_the_shared_cap_before_the_others_join_costs_no_honest_seat_its_join(
+    bot_dir: Path, log_dir: Path, tmp_path: Path, own_token: bool
+) -> None:
+    # Issue #9.2, the rest of it: seat N's helper opens twice the old shared
+    # connection cap (64 > MAX_CONNECTIONS) and holds them before E, S and W
+    # connect.  When all seats shared one socket, the cap was full: the honest
+    # seats could not connect at all and were charged "did not join".  Now
+    # every seat has its own socket and listener (play_seated, as `arena match
+    # run` and tournament tables play): the flood fills only N's own cap.
+    import sys
+
+    from referee_support import write_sdk_bot
+
+    from arena.referee.botspec import BotSpec
+    from arena.referee.local_match import play_seated
+    from arena.referee.server import SEAT_MAX_CONNECTIONS
+
+    count = 2 * MAX_CONNECTIONS
+    counts_file = tmp_path / "flood.json"
+    flooder = bot_dir / "prejoin_flooder.py"
+    flooder.write_text(
+        PREJOIN_FLOOD_BOT.format(own_token=own_token, out=str(counts_file), h2client=str(H2CLIENT), count=count)
+    )
+    honest = bot_dir / "honest_after_flood.py"
+    bot = write_sdk_bot(bot_dir, "random")
+    honest.write_text(HONEST_AFTER_FLOOD.format(out=str(counts_file), bot=str(bot), count=count))
+    tc = TimeControl(move_s=0.3, bank_s=0.7, hard_cap_s=1.0)
+    spec = make_spec(preset="pagat", games=1, max_hands=1, tc=tc)
+    bots = [BotSpec("cmd", f"{sys.executable} {flooder}")] + [BotSpec("cmd", f"{sys.executable} {honest}")] * 3
+    peak = {"fds": 0}
+
+    async def watch_fds() -> None:
+        while True:
+            peak["fds"] = max(peak["fds"], _open_fds())
+            await asyncio.sleep(0.02)
+
+    async def scenario() -> Any:
+        watcher = asyncio.ensure_future(watch_fds())
+        try:
+            return await play_seated(spec, bots, log_dir=log_dir, start_timeout=10.0)
+        finally:
+            watcher.cancel()
+
+    baseline = _open_fds()
+    started = time.monotonic()
+    hosted = arun(scenario(), 60)
+    took = time.monotonic() - started
+    games = hosted.outcome.games
+    assert len(games) == 1 and games[0].record is not None and games[0].void is None
+    record = check_record(games[0].record)
+    honest_seats = ("E", "S", "W")
+    # Every honest seat joined through the flood and was charged nothing; the table finished.
+    assert [record["seats"][s]["name"] for s in honest_seats] == ["sdk-random"] * 3, record["seats"]
+    assert not [e for e in record["events"] if e["seat"] in honest_seats], record["events"]
+    assert all(record["strikes"][s] == 0 for s in honest_seats), record["strikes"]
+    assert hosted.exit_codes[1:] == [0, 0, 0]
+    forfeit = games[0].forfeit
+    assert forfeit is None or forfeit["seat"] == "N", forfeit
+    # The flood was on: more connections than the old shared cap, and N's own cap turned the rest away.
+    lines = counts_file.read_text().splitlines() if counts_file.exists() else []
+    counts = json.loads(lines[-1]) if lines else {}
+    assert counts.get("connected", 0) + counts.get("refused", 0) >= count, counts
+    assert counts.get("closed_by_referee", 0) + counts.get("refused", 0) > 0, counts
+    # What it cost the runner: about one seat cap of descriptors, nowhere near the flood.
+    assert peak["fds"] - baseline < SEAT_MAX_CONNECTIONS + 4 * 3 + 48, (peak, baseline, counts)
+    assert took < 30
+
+
+def test_a_seats_socket_takes_only_that_seats_token(sock_dir: Path) -> None:
+    # A seat's own listener seats no one else: another seat's token is refused
+    # there (PERMISSION_DENIED, charged to nobody), and the seat it names can still join.
+    import grpc
+
+    from arena.referee.session import RemoteSeat
+    from arena_sdk.protocol import PROTOCOL_VERSION
+    from arena_sdk.wire import arena_pb2 as pb
+    from arena_sdk.wire import arena_pb2_grpc as pb_grpc
+
+    spec = make_spec()
+
+    async def join(address: str, token: str) -> Any:
+        async with grpc.aio.insecure_channel(address) as channel:
+            call = pb_grpc.RefereeStub(channel).Play()
+            await call.write(pb.BotMessage(join=pb.Join(token=token, protocol_version=PROTOCOL_VERSION)))
+            try:
+                return (await call.read()).WhichOneof("message")
+            except grpc.aio.AioRpcError as exc:
+                return exc.code()
+
+    async def scenario() -> Any:
+        async with running_referee() as server:
+            seats = [RemoteSeat(s, spec.match_id) for s in range(2)]
+            server.add_match(spec.match_id, spec.rules, spec.time_control, 1, seats)
+            (sock_dir / "seat-A").mkdir()
+            address_a = await server.add_seat_listener(f"unix:{sock_dir}/seat-A/referee.sock", seats[0])
+            wrong = await join(address_a, seats[1].token)
+            right = await join(address_a, seats[0].token)
+            return wrong, right, seats, list(server.service.refusals)
+
+    wrong, right, seats, refusals = arun(scenario(), 30)
+    assert wrong == grpc.StatusCode.PERMISSION_DENIED
+    assert right == "welcome"
+    assert not seats[1].joined.is_set() and seats[1].lost() is None
+    assert refusals == [("PERMISSION_DENIED", "this socket serves seat 0 only")]

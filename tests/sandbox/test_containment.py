@@ -170,6 +170,44 @@ def test_play_seated_labels_every_container_and_reuses_the_client(docker, images
     docker.ping()  # the caller's client is still open (play_seated does not close what it did not open)
 
 
+# ------------------------------------------------------------------ #9.2 a socket per seat
+
+
+def test_a_seat_container_sees_only_its_own_socket(docker, images, tmp_path):
+    """Each seat mounts only its own socket directory: no other seat's socket to flood (#9.2)."""
+    run = f"sockets-{uuid.uuid4().hex[:8]}"
+    spec = MatchSpec(
+        match_id=f"sockets-{os.getpid()}", rules=resolve_ruleset("pagat", {"max_hands": "1"}),
+        deal_seeds=tuple(game_seeds("sockets", 1)), time_control=FAST,
+    )  # fmt: skip
+    mounts: dict[str, str] = {}
+
+    def on_game(game: GameOutcome) -> None:  # the seats are still up at the end of a game
+        for c in own_containers(docker, label=[f"{RUN_LABEL}={run}"]):
+            seat = c["Labels"]["arena.seat"]
+            mounts[seat] = next(m["Source"] for m in c["Mounts"] if m["Destination"] == "/arena")
+
+    probe = BotSpec("docker", images["probe"], (("ARENA_PROBE", "sockets"),))
+    hosted = asyncio.run(asyncio.wait_for(play_seated(
+        spec, [probe, BotSpec("cmd", RANDOM_CMD), probe, BotSpec("cmd", RANDOM_CMD)],
+        log_dir=tmp_path / "logs", client=docker, labels={RUN_LABEL: run}, on_game_end=on_game,
+    ), 120))  # fmt: skip
+    game = hosted.outcome.games[0]
+    assert game.ending in ("max_hands", "target"), (game.ending, game.forfeit, game.void)
+    assert hosted.outcome.seat_names[0] == hosted.outcome.seat_names[2] == "probe"
+    for seat, letter in ((0, "N"), (2, "S")):
+        lines = [json.loads(line) for line in (tmp_path / "logs" / f"seat{seat}.log").read_text().splitlines()
+                 if line.startswith("{")]  # fmt: skip
+        seen = next(line for line in lines if line.get("probe") == "sockets")
+        # Its own socket, at the address every image expects; nothing of another seat's.
+        assert seen["seen"] == ["/arena/referee.sock"], seen
+        assert seen["address"] == "unix:/arena/referee.sock"
+        # The host directory mounted at /arena is this seat's own.
+        assert Path(mounts[str(seat)]).name == f"seat-{letter}", mounts
+    assert mounts["0"] != mounts["2"] and Path(mounts["0"]).parent == Path(mounts["2"]).parent
+    assert not own_containers(docker, label=[f"{RUN_LABEL}={run}"])
+
+
 # ------------------------------------------------------------------ a seat that cannot start
 
 

@@ -80,6 +80,14 @@ def probe_fork() -> None:
             pass
 
 
+def probe_sockets() -> None:
+    """What the seat sees of the referee's sockets: everything under /arena, then it plays."""
+    seen = []
+    for root, dirs, files in os.walk("/arena"):
+        seen.extend(os.path.join(root, name) for name in sorted(dirs + files))
+    report(probe="sockets", seen=sorted(seen), address=os.environ.get("ARENA_ADDRESS", ""))
+
+
 class Probe(Bot):
     name = "probe"
 
@@ -109,5 +117,8 @@ if __name__ == "__main__":
         probe_fork()
     elif PROBE == "exit":
         sys.exit(0)
+    elif PROBE == "sockets":
+        probe_sockets()
+        run(Probe())
     else:
         run(Probe())
