@@ -307,7 +307,16 @@ class _Run:
             sent = {g.game_id for g in result.games}
             for pair, gid in zip(batch.pairs, batch.game_ids[table - 1], strict=True):
                 if gid not in sent and not self.book.has(pair, table):
-                    self._void(gid, f"void:platform: {result.error}")
+                    try:
+                        self._void(gid, f"void:platform: {result.error}")
+                    except StoreError as exc:  # as on_game: one line, not a traceback
+                        self._fatal(exc)
+                        return
+                    except OSError as exc:
+                        if not _disk_full(exc):
+                            raise
+                        self._fatal(storage_error(exc, self.config.out))
+                        return
                     break
         for pair in batch.pairs:
             if pair in self.book.complete:

@@ -127,6 +127,7 @@ _REFUSALS = frozenset(
         grpc.StatusCode.FAILED_PRECONDITION,
         grpc.StatusCode.ALREADY_EXISTS,
         grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.PERMISSION_DENIED,  # another seat's token on this seat's socket
     }
 )
 

@@ -164,3 +164,24 @@ def test_a_moved_image_tag_is_refused_on_resume(tmp_path):
     assert again == run_id, "the same test keeps its run id"
     with pytest.raises(StoreError, match=f"the image of {new} changed"):
         open_store(config, {new: "sha256:" + "b" * 64, old: None})
+
+
+def test_a_store_that_fails_while_voiding_a_dead_table_stops_with_a_store_error(monkeypatch, tmp_path):
+    """The void of a table that died is written like any game: a broken store is one StoreError
+    (the command's one line), not a traceback out of the task group."""
+    from arena.tournament.store import ResultsStore, StoreError
+
+    async def broken(spec, on_game, stop):
+        return TableResult(spec.table_id, [], {}, error="RuntimeError: the table process died")
+
+    def no_void(self, game_id, reason):
+        raise StoreError("cannot write the results: disk I/O error")
+
+    monkeypatch.setattr(runner, "local_tables", lambda uses_docker: broken)
+    monkeypatch.setattr(ResultsStore, "record_void", no_void)
+    config = SprtConfig(
+        new=NEW, old=OLD, settings=Settings(0, 50), rules=resolve_ruleset("pagat", {}),
+        time_control=TimeControl(), seed="s", out=tmp_path / "out", max_pairs=2, pairs_per_table=2,
+    )  # fmt: skip
+    with pytest.raises(StoreError, match="disk I/O error"):
+        run_sprt(config)

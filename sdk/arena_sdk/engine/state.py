@@ -639,8 +639,8 @@ class GameState:
                 eligible = [s == first_bidder and eligible[s] for s in range(n)]
         self.blind_eligible = eligible
         if n == 4:
-            # The cards are dealt when first looked at (__getattr__): bidding
-            # and blind-nil questions do not need them.
+            # The cards are dealt when first looked at (the hands and deck_log
+            # properties, a seat's view) or when bidding ends: bids need none.
             self._undealt = True
             self.bid_order = [(first + 1 + i) % 4 for i in range(4)]
             self.bid_pos = 0
