@@ -840,8 +840,10 @@ class GameState:
             else:
                 count = legal.bit_count()
                 if count > 1:  # the k-th set bit: cheaper than a list of cards
-                    for _ in range(int(uniform() * count)):
+                    k = int(uniform() * count)
+                    while k:  # (a counted while: no range object per card)
                         legal &= legal - 1
+                        k -= 1
                 card = (legal & -legal).bit_length() - 1
             key = seat * NUM_CARDS + card  # type: ignore[operator]
             entry = entries[key]
