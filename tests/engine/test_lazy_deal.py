@@ -1,4 +1,4 @@
-"""A four-player hand is dealt when its cards are first needed: nobody can tell.
+"""Engine speed-ups that nobody may notice: lazy four-player deals, scores built without __init__.
 
 The deal is a pure function of the seed (or the given deck), so dealing late
 must give the same cards, records and views as dealing at once, whoever looks
@@ -73,3 +73,18 @@ def test_a_record_taken_between_hands_names_every_dealt_deck():
     record = record_from_state(state)  # hand 2 has no action: left out, hand 1 kept whole
     assert [h["number"] for h in record["hands"]] == [1]
     assert len(record["hands"][0]["deck"]) == 52
+
+
+def test_scores_built_without_init_equal_ordinary_instances():
+    """The engine builds HandResult and TeamHandScore without their __init__ (for speed):
+    every field set, equal and hashable like one built the ordinary way."""
+    import dataclasses
+
+    state = GameState.new(resolve_ruleset("pagat"), 11)
+    play_random_game(state, random.Random(11))
+    for hand in state.hand_results:
+        for built in (hand, *hand.teams):
+            names = {f.name for f in dataclasses.fields(built)}
+            assert set(vars(built)) == names, type(built).__name__
+            ordinary = type(built)(**{n: getattr(built, n) for n in names})
+            assert ordinary == built and hash(ordinary) == hash(built) and repr(ordinary) == repr(built)
