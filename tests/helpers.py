@@ -36,3 +36,31 @@ def hand_of(state: GameState, seat: int) -> list[Card]:
     hand = state.view(seat).hand
     assert hand is not None
     return list(hand)
+
+
+#: An SDK bot that bids 3 and plays its first legal card; on its second play it
+#: burns ``{burn}`` seconds of CPU, on its third it sleeps as long (slow by the
+#: clock, idle by the CPU).  ``BURNER_BOT.format(burn=0.3)`` is a bot.py.
+BURNER_BOT = """\
+import time
+from arena_sdk import Bot, run
+
+class Burner(Bot):
+    name = "burner"
+    plays = 0
+
+    def bid(self, view):
+        return 3
+
+    def play(self, view):
+        self.plays += 1
+        if self.plays == 2:  # burn a known amount of CPU (its process, or its container)
+            until = time.process_time() + {burn}
+            while time.process_time() < until:
+                pass
+        elif self.plays == 3:  # wait without using the CPU
+            time.sleep({burn})
+        return view.legal_cards()[0]
+
+run(Burner())
+"""

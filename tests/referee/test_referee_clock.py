@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import BURNER_BOT
 from referee_support import arun, check_record, host, make_spec, python_launcher, write_sdk_bot
 
 from arena.match import DecisionPrompt, TimeControl
@@ -111,38 +112,13 @@ def test_each_request_says_what_the_referee_will_enforce(unix_address: str, bot_
     assert welcome.time_control.hard_cap_ms == 1000  # type: ignore[attr-defined]
 
 
-CPU_BOT = """\
-import time
-from arena_sdk import Bot, run
-
-class Burner(Bot):
-    name = "burner"
-    plays = 0
-
-    def bid(self, view):
-        return 3
-
-    def play(self, view):
-        self.plays += 1
-        if self.plays == 2:  # burn a known amount of CPU in this process
-            until = time.process_time() + {burn}
-            while time.process_time() < until:
-                pass
-        elif self.plays == 3:  # wait without using the CPU
-            time.sleep({burn})
-        return view.legal_cards()[0]
-
-run(Burner())
-"""
-
-
 def test_cpu_time_per_decision_is_recorded_next_to_wall_time(
     unix_address: str, bot_dir: Path, log_dir: Path
 ) -> None:
     # Issue #16.5: an author tells "my bot was slow" (CPU) from "the machine was busy" (wall).
     burn = 0.3
     script = bot_dir / "burner.py"
-    script.write_text(CPU_BOT.format(burn=burn))
+    script.write_text(BURNER_BOT.format(burn=burn))
     spec = make_spec(tc=TimeControl(move_s=3.0, bank_s=3.0, hard_cap_s=6.0))
 
     hosted = host(unix_address, spec, [python_launcher(script), python_launcher(write_sdk_bot(bot_dir))], log_dir, 60)

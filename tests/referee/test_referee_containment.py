@@ -214,6 +214,23 @@ asyncio.run(play_match(bot, os.environ["ARENA_ADDRESS"], token_from_env(), retry
 """
 
 
+def honest_seats_unharmed(hosted: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The one game of a flood test was played and scored, and E, S and W (honest) joined
+    (their names are in the record), were charged nothing and exited 0; any forfeit is the
+    flooder N's.  Returns the record and the forfeit."""
+    games = hosted.outcome.games
+    assert len(games) == 1 and games[0].record is not None and games[0].void is None
+    record = check_record(games[0].record)
+    honest_seats = ("E", "S", "W")
+    assert [record["seats"][s]["name"] for s in honest_seats] == ["sdk-random"] * 3, record["seats"]
+    assert not [e for e in record["events"] if e["seat"] in honest_seats], record["events"]
+    assert all(record["strikes"][s] == 0 for s in honest_seats), record["strikes"]
+    assert hosted.exit_codes[1:] == [0, 0, 0]
+    forfeit = games[0].forfeit
+    assert forfeit is None or forfeit["seat"] == "N", forfeit
+    return record, forfeit
+
+
 @pytest.mark.parametrize("own_token", [True, False], ids=["own-token", "stranger-token"])
 def test_a_flood_before_the_others_join_costs_no_honest_seat_its_join(
     unix_address: str, bot_dir: Path, log_dir: Path, tmp_path: Path, own_token: bool
@@ -252,17 +269,7 @@ def test_a_flood_before_the_others_join_costs_no_honest_seat_its_join(
     started = time.monotonic()
     hosted, refused_floods = arun(scenario(), 60)
     took = time.monotonic() - started
-    games = hosted.outcome.games
-    assert len(games) == 1 and games[0].record is not None and games[0].void is None
-    record = check_record(games[0].record)
-    honest_seats = ("E", "S", "W")
-    # Every honest seat joined (its name is in the record) and was charged nothing.
-    assert [record["seats"][s]["name"] for s in honest_seats] == ["sdk-random"] * 3, record["seats"]
-    assert not [e for e in record["events"] if e["seat"] in honest_seats], record["events"]
-    assert all(record["strikes"][s] == 0 for s in honest_seats), record["strikes"]
-    assert hosted.exit_codes[1:] == [0, 0, 0]
-    forfeit = games[0].forfeit
-    assert forfeit is None or forfeit["seat"] == "N", forfeit
+    record, forfeit = honest_seats_unharmed(hosted)
     if not own_token:
         # Nothing kept the flooder's own seat out either: the game was played to its end.
         assert forfeit is None and record["result"]["ending"] == "max_hands", record["result"]
@@ -325,17 +332,7 @@ def test_a_flood_over_the_shared_cap_before_the_others_join_costs_no_honest_seat
     started = time.monotonic()
     hosted = arun(scenario(), 60)
     took = time.monotonic() - started
-    games = hosted.outcome.games
-    assert len(games) == 1 and games[0].record is not None and games[0].void is None
-    record = check_record(games[0].record)
-    honest_seats = ("E", "S", "W")
-    # Every honest seat joined through the flood and was charged nothing; the table finished.
-    assert [record["seats"][s]["name"] for s in honest_seats] == ["sdk-random"] * 3, record["seats"]
-    assert not [e for e in record["events"] if e["seat"] in honest_seats], record["events"]
-    assert all(record["strikes"][s] == 0 for s in honest_seats), record["strikes"]
-    assert hosted.exit_codes[1:] == [0, 0, 0]
-    forfeit = games[0].forfeit
-    assert forfeit is None or forfeit["seat"] == "N", forfeit
+    honest_seats_unharmed(hosted)
     # The flood was on: more connections than the old shared cap, and N's own cap turned the rest away.
     lines = counts_file.read_text().splitlines() if counts_file.exists() else []
     counts = json.loads(lines[-1]) if lines else {}

@@ -23,6 +23,7 @@ from arena.referee.botspec import BotSpec
 from arena.referee.local_match import MatchConfig, run_match
 from arena_sdk.engine import resolve_ruleset
 from docker_support import BASE_IMAGE
+from helpers import BURNER_BOT
 
 pytestmark = pytest.mark.docker
 
@@ -32,36 +33,12 @@ TAG = f"arena-cpu-test:{os.getpid()}"
 #: CPU seconds the bot burns on its second play (and sleeps, without CPU, on its third).
 BURN_S = 0.3
 
-BURNER = f"""\
-import time
-from arena_sdk import Bot, run
-
-class Burner(Bot):
-    name = "burner"
-    plays = 0
-
-    def bid(self, view):
-        return 3
-
-    def play(self, view):
-        self.plays += 1
-        if self.plays == 2:  # burn a known amount of CPU in the container
-            until = time.process_time() + {BURN_S}
-            while time.process_time() < until:
-                pass
-        elif self.plays == 3:  # slow by the clock, idle by the CPU
-            time.sleep({BURN_S})
-        return view.legal_cards()[0]
-
-run(Burner())
-"""
-
 
 @pytest.fixture(scope="module")
 def burner_image(docker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The burner bot as an image, built offline with ``arena bot build`` (removed afterwards)."""
     source = tmp_path_factory.mktemp("burner")
-    (source / "bot.py").write_text(BURNER)
+    (source / "bot.py").write_text(BURNER_BOT.format(burn=BURN_S))
     built = subprocess.run(
         [sys.executable, "-m", "arena", "bot", "build", str(source), "--tag", TAG, "--base-image", BASE_IMAGE],
         capture_output=True, text=True, timeout=600, env={**os.environ, "COLUMNS": "200"},
