@@ -355,7 +355,7 @@ class GameState:
         """Each seat's cards as a bitmask (bit ``c`` is card index ``c``).
 
         A four-player hand is dealt the first time its cards are needed: by
-        this attribute, a view, or the first card played.  Its cards are a
+        this attribute, a seat's view of its cards, or the end of bidding.  Its cards are a
         pure function of the seed (or the given deck), so dealing late changes
         nothing anybody can observe; it saves the shuffle of a next hand that a
         simulation never plays.
@@ -439,18 +439,14 @@ class GameState:
         """The legal actions of the seat to move, in canonical order (empty when over)."""
         kind = self.decision
         if kind is _PLAY:
-            hand = self._hands[self.to_move]  # type: ignore[index]
-            trick = self.trick
-            if trick:  # following: one suit's cards straight from the cache
-                suit = trick[0] // 13
-                bits = hand >> (13 * suit) & 0x1FFF
-                if bits:
+            mask = self._legal_play_mask()
+            if self.trick:  # following suit: one suit's cards straight from the cache
+                suit = self.trick[0] // 13
+                bits = mask >> (13 * suit) & 0x1FFF
+                if bits << (13 * suit) == mask:
                     got = _SUIT_CARDS[suit].get(bits)
                     return [*(got if got is not None else _suit_cards(suit, bits))]
-                return _cards_list(hand)
-            if self.spades_broken or self.rules.spade_lead == "always":
-                return _cards_list(hand)
-            return _cards_list(hand & NON_SPADE_MASK or hand)
+            return _cards_list(mask)
         if kind is _BID:
             return [*_BIDS]
         if kind is _BLIND_NIL:
@@ -515,19 +511,13 @@ class GameState:
         if kind is _PLAY:
             # Fast path (the hot loop of every simulation): a card the seat may
             # play.  Anything else goes through _check_play for its error.
-            if (action.__class__ is Card or action.__class__ is int) and 0 <= action < NUM_CARDS:  # type: ignore[operator]
-                hand = self._hands[seat]  # type: ignore[index]
-                trick = self.trick
-                if trick:
-                    legal = hand & _SUIT_OF_MASK[trick[0]] or hand
-                elif self.spades_broken or self.rules.spade_lead == "always":
-                    legal = hand
-                else:
-                    legal = hand & NON_SPADE_MASK or hand
-                if legal >> action & 1:  # type: ignore[operator]
-                    self.play_legal(seat, action)  # type: ignore[arg-type]
-                    return
-            self.play_legal(seat, self._check_play(action))  # type: ignore[arg-type]  # raises, or accepts an int subclass
+            if not (
+                (action.__class__ is Card or action.__class__ is int)
+                and 0 <= action < NUM_CARDS  # type: ignore[operator]
+                and self._legal_play_mask() >> action & 1  # type: ignore[operator]
+            ):
+                action = self._check_play(action)  # raises, or accepts an int subclass
+            self.play_legal(seat, action)  # type: ignore[arg-type]
             return
         if kind is None or seat is None:
             raise IllegalActionError("the game is over: no action is expected")
@@ -760,7 +750,7 @@ class GameState:
         from :meth:`legal_play_mask` themselves.  Anything else must use :meth:`apply`.
         """
         number = self.hand_number
-        entries = _PLAY_ENTRIES[number] if number < len(_PLAY_ENTRIES) else _play_entries(number)
+        entries = _play_entries(number)
         key = seat * NUM_CARDS + card
         entry = entries[key]
         if entry is None:
