@@ -19,14 +19,16 @@ game are not independent, so the per-hand interval is a little optimistic;
 the game-pair interval is not.
 
 Run: ``python bench/strength.py hard medium --pairs 200 [--budget 0.05]
-[--preset pagat] [--minutes 30] [--max-hands N]``.  ``--minutes`` stops
+[--preset pagat] [--minutes 30] [--max-hands N] [--jobs 2]``.  ``--minutes`` stops
 starting new pairs after that long and reports what was played; a progress
-line is printed every ``--every`` pairs.  Bots: easy, medium, hard, random.
+line is printed every ``--every`` pairs; ``--jobs N`` plays N pairs at once in
+worker processes (one core each).  Bots: easy, medium, hard, random.
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import math
 import statistics
@@ -51,6 +53,15 @@ class Tally:
     contracts: int = 0
     contracts_set: int = 0
     opponents_set: int = 0
+
+    def merge(self, other: Tally) -> None:
+        """Add another tally (of the same bot, from another pair) to this one."""
+        self.times.extend(other.times)
+        self.nil_tried += other.nil_tried
+        self.nil_made += other.nil_made
+        self.contracts += other.contracts
+        self.contracts_set += other.contracts_set
+        self.opponents_set += other.opponents_set
 
 
 def timed(factory: Callable[[], Bot], tally: Tally) -> Callable[[], Bot]:
@@ -136,44 +147,82 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1000, help="seed of the first pair")
     parser.add_argument("--minutes", type=float, default=None, help="stop starting pairs after this")
     parser.add_argument("--every", type=int, default=10, help="progress line every N pairs")
+    parser.add_argument("--jobs", type=int, default=1, help="pairs played at once, one process each (default 1)")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON line too")
     args = parser.parse_args(argv)
     if args.pairs < 1:
         parser.error("--pairs must be at least 1")
-    tallies = {args.a + "#A": Tally(), args.b + "#B": Tally()}
-    ta, tb = tallies[args.a + "#A"], tallies[args.b + "#B"]
-    fa, fb = timed(factory_for(args.a, args.budget), ta), timed(factory_for(args.b, args.budget), tb)
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    ta, tb = Tally(), Tally()
     per_hand: list[float] = []
     pair_share: list[float] = []
     started = time.monotonic()
     stop_at = started + args.minutes * 60 if args.minutes else math.inf
     pairs = 0
-    for p in range(args.pairs):
-        if time.monotonic() > stop_at:
-            break
-        seed = args.seed + p
-        diffs = []
-        points = 0.0
-        for swap in (False, True):
-            bots = [fb, fa] if swap else [fa, fb]
-            res = play_game(bots, args.preset, seed, max_hands=args.max_hands, match_id=f"strength-{seed}-{int(swap)}")
-            team_a = 1 if swap else 0
-            names = list(res.record["hands"][0]["result"]["teams"])
-            by_team = {names[team_a]: ta, names[1 - team_a]: tb}
-            d = tally_hands(res.record, by_team, names)
-            diffs.append({k: (v if team_a == 0 else -v) for k, v in d.items()})
-            if res.winner is None:
-                points += 0.5
-            elif res.winner == team_a:
-                points += 1.0
-        for k in set(diffs[0]) & set(diffs[1]):
-            per_hand.append((diffs[0][k] + diffs[1][k]) / 2)
-        pair_share.append(points / 2)
-        pairs += 1
-        if pairs % args.every == 0:
-            report(args, pairs, per_hand, pair_share, ta, tb, time.monotonic() - started, progress=True)
+    seeds = iter(range(args.seed, args.seed + args.pairs))
+    spec = (args.a, args.b, args.budget, args.preset, args.max_hands)
+    # Pairs are independent: with --jobs N they are played N at a time in
+    # worker processes (one core each) and tallied here in seed order of arrival.
+    with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        running: set[concurrent.futures.Future[PairResult]] = set()
+
+        def top_up() -> None:
+            while len(running) < args.jobs and time.monotonic() <= stop_at:
+                seed = next(seeds, None)
+                if seed is None:
+                    return
+                running.add(pool.submit(play_pair, spec, seed))
+
+        top_up()
+        while running:
+            done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in done:
+                running.discard(future)
+                result = future.result()
+                per_hand.extend(result.per_hand)
+                pair_share.append(result.share)
+                ta.merge(result.a)
+                tb.merge(result.b)
+                pairs += 1
+                if pairs % args.every == 0:
+                    report(args, pairs, per_hand, pair_share, ta, tb, time.monotonic() - started, progress=True)
+            top_up()
     report(args, pairs, per_hand, pair_share, ta, tb, time.monotonic() - started, progress=False)
     return 0
+
+
+@dataclass
+class PairResult:
+    """One duplicate game pair: per-deal differences, A's share, both tallies."""
+
+    per_hand: list[float]
+    share: float
+    a: Tally
+    b: Tally
+
+
+def play_pair(spec: tuple[str, str, float | None, str, int | None], seed: int) -> PairResult:
+    """Play the two games of one pair (the same deals, sides swapped)."""
+    name_a, name_b, budget, preset, max_hands = spec
+    ta, tb = Tally(), Tally()
+    fa, fb = timed(factory_for(name_a, budget), ta), timed(factory_for(name_b, budget), tb)
+    diffs = []
+    points = 0.0
+    for swap in (False, True):
+        bots = [fb, fa] if swap else [fa, fb]
+        res = play_game(bots, preset, seed, max_hands=max_hands, match_id=f"strength-{seed}-{int(swap)}")
+        team_a = 1 if swap else 0
+        names = list(res.record["hands"][0]["result"]["teams"])
+        by_team = {names[team_a]: ta, names[1 - team_a]: tb}
+        d = tally_hands(res.record, by_team, names)
+        diffs.append({k: (v if team_a == 0 else -v) for k, v in d.items()})
+        if res.winner is None:
+            points += 0.5
+        elif res.winner == team_a:
+            points += 1.0
+    per_hand = [(diffs[0][k] + diffs[1][k]) / 2 for k in sorted(set(diffs[0]) & set(diffs[1]))]
+    return PairResult(per_hand, points / 2, ta, tb)
 
 
 def report(args: argparse.Namespace, pairs: int, per_hand: list[float], share: list[float],

@@ -7,12 +7,15 @@ Play
     (:mod:`arena_sdk.bots.rollout`).  In the last tricks (two with four
     players, four with two) each world is searched exactly instead
     (minimax on the hand score).  Medium's card stands unless another
-    gains clearly in the same worlds (over 1.5 standard errors, at least six worlds).
+    gains clearly in the same worlds (over 1.5 standard errors, at least six
+    worlds); within a world every card's rollout makes the same random
+    choices (common random numbers), so the comparison sees the cards, not
+    the rollouts' luck.
 Bidding
-    By simulation: Medium's bid and its neighbours (and nil on a hand Medium
-    calls safe) are each tried in the same sampled worlds, the other seats
-    bidding by their trick estimate; Medium's bid stands unless another is
-    clearly better.
+    By simulation: Medium's bid and its neighbours (and nil on a weak, low
+    hand) are each tried in the same sampled worlds with the same random
+    choices, the other seats bidding by their trick estimate; Medium's bid
+    stands unless another is clearly better.
 Objective
     The hand's real score difference (contract, nil, bags and the bag
     penalty, through the engine's own scoring) plus a bonus for winning the
@@ -115,11 +118,16 @@ class HardBot(MediumBot):
         clock = time.monotonic
         while clock() < deadline:
             world = sampler.sample(rng)
+            # Common random numbers: every card's rollout in this world makes
+            # the same random choices, so the paired differences measure the
+            # cards, not the rollouts' luck (their spread is much smaller).
+            luck = rng.getstate()
             values: dict[int, float] = {}
             for c in cards:
                 if tricks_left <= exact:
                     v = _minimax(world, c, team, hand, clock, deadline)
                 else:
+                    rng.setstate(luck)
                     v = None if clock() > deadline else _rollout(world, c, team, hand, rng)
                 if v is None:
                     break
@@ -148,15 +156,15 @@ class HardBot(MediumBot):
         team = view.team
         hand = view.hand_number
         candidates = sorted({b for b in (base - 1, base, base + 1) if 1 <= b <= 13})
-        # Nil only on a hand Medium's rule calls safe: the strength runs showed
-        # simulated nils on weaker hands failing about one time in three.
-        if base == 0 or (nil_hand(view.hand) and view.partner_bid != 0):
+        if base == 0 or (view.partner_bid != 0 and _nil_worth_trying(view)):
             candidates = sorted(set(candidates) | {0})
         totals = dict.fromkeys(candidates, 0.0)
         worlds = 0
         while time.monotonic() < deadline:
             world = sampler.sample(rng)
+            luck = rng.getstate()  # the same rollout choices for every bid (as in play)
             for b in candidates:
+                rng.setstate(luck)
                 sim = world.clone()
                 sim.apply(b)
                 _finish_bidding(sim, hand)
@@ -170,6 +178,20 @@ class HardBot(MediumBot):
         if totals[best] - totals[base] > BID_MARGIN * worlds:
             return best
         return base
+
+
+def _nil_worth_trying(view: View) -> bool:
+    """A hand on which a simulated nil is worth testing.
+
+    Medium's safe-nil rule, or a hand with under one quick trick, no spade
+    above the nine and at most three spades.  (Before the rollouts attacked
+    a nil, simulated nils on weak hands failed about one time in three.)
+    """
+    if nil_hand(view.hand):
+        return True
+    cards = [int(c) for c in view.hand]
+    spades = [c % 13 for c in cards if c >= 39]
+    return len(spades) <= 3 and all(r <= 7 for r in spades) and quick_tricks(cards, view.players) < 1.0
 
 
 def _rollout(world: GameState, card: int, team: int, hand: int, rng: random.Random) -> float:

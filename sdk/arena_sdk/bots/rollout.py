@@ -1,10 +1,14 @@
 """A fast rollout policy on bitmasks, for :meth:`GameState.play_out_hand`.
 
 Each seat plays by a few cheap rules that know the bids: a nil bidder ducks;
-a side that still needs tricks wins them cheaply (highest when others follow,
-lowest winner when last) and lets a partner's winning card stand; a side
-whose contract is safe ducks; leads are high from a side suit when the side
-needs tricks, else low.  ``noise`` of the decisions are uniformly random,
+its partner covers it (wins over it, leads high); its opponents try to set it
+(play low while it is still to play, stay under it once it is winning, lead
+low); a side that still needs tricks wins them cheaply (highest when others
+follow, lowest winner when last) and lets a partner's winning card stand; a
+side whose contract is safe ducks; leads are high from a side suit when the
+side needs tricks, else low.  Without the nil rules a simulated nil looked
+safer than it is (the opponents never went after it), and a bid search
+trusted nils that then failed.  ``noise`` of the decisions are uniformly random,
 so rollouts explore.  Chosen by experiment over uniform random rollouts
 (see docs/builtin-bots.md): it ranks moves much better at the same cost.
 """
@@ -76,11 +80,20 @@ def rollout_policy(state: GameState, rng: random.Random, noise: float = 0.1) -> 
         won = sum(tricks_won[s] for s in range(team, n, 2))
         need = contract[team] - won > 0
         k = len(trick)
+        partner = (seat + 2) % 4 if n == 4 else -1
+        partner_nil = partner >= 0 and bids[partner] == 0 and tricks_won[partner] == 0
+        # An opponent's live nil: the seat after this one (or, with two players, the other).
+        target = -1
+        if not nil and not partner_nil:
+            for o in range(seat + 1, seat + n, 2):
+                o %= n
+                if bids[o] == 0 and tricks_won[o] == 0:
+                    target = o
+                    break
         if not k:
-            if nil or not need:
+            if nil or target >= 0 or (not need and not partner_nil):
                 return lowest(legal)
-            side = legal & NON_SPADE
-            return highest(side or legal)
+            return highest(legal & NON_SPADE or legal)
         top = trick[0]
         top_pos = 0
         for i in range(1, k):
@@ -95,13 +108,30 @@ def rollout_policy(state: GameState, rng: random.Random, noise: float = 0.1) -> 
             if _beats(c, top):
                 winners |= low
             m ^= low
-        if nil or not need:
-            losers = legal & ~winners
+        losers = legal & ~winners
+        if nil:
             if losers:
                 return highest(losers)
             return lowest(legal) if k < n - 1 else highest(legal)
-        partner_nil = n == 4 and bids[(seat + 2) % 4] == 0 and tricks_won[(seat + 2) % 4] == 0
-        if n == 4 and top_seat == (seat + 2) % 4 and not partner_nil:
+        if partner_nil:
+            played = (partner - seat) % n > n - 1 - k  # the partner's card is on the table
+            if not played or top_seat == partner:
+                if winners:
+                    follow = winners & (SUIT << (13 * (trick[0] // 13)))
+                    return highest(follow or winners) if not played else lowest(winners)
+                return lowest(legal)
+        if target >= 0:
+            played = (target - seat) % n > n - 1 - k
+            if played and top_seat == target:
+                if losers:
+                    return highest(losers)  # stay under the nil and shed a high card
+            elif not played:
+                return lowest(legal)  # leave the nil as little room under as we can
+        if not need:
+            if losers:
+                return highest(losers)
+            return lowest(legal) if k < n - 1 else highest(legal)
+        if n == 4 and top_seat == partner and not partner_nil:
             return lowest(legal)
         if winners:
             if k == n - 1:
