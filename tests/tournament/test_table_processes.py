@@ -77,7 +77,9 @@ def test_same_rows_at_concurrency_1_and_2_and_the_output_is_named(tmp_path):
 
 
 def test_a_killed_table_process_voids_its_game_which_is_replayed_without_leftovers(tmp_path):
-    path = tournament(tmp_path, deals=3, concurrency=1, max_hands=4)
+    # Six games per table: the first table is still playing when it is killed
+    # (with three, a fast machine finished it within the pause below).
+    path = tournament(tmp_path, deals=6, concurrency=1, max_hands=4)
     reference = arena(tmp_path, "tournament", "run", str(path), "--no-show", "--out", "reference")
     assert reference.returncode == 0, reference.stderr
     run = subprocess.Popen(
@@ -94,7 +96,7 @@ def test_a_killed_table_process_voids_its_game_which_is_replayed_without_leftove
         assert len(bots) == 4, "the first table's four bots started"
         (table_process,) = set(bots.values())
         assert table_process != run.pid, "the table runs in its own process"
-        time.sleep(0.5)  # mid-game
+        time.sleep(0.3)  # the bots have joined: mid-game
         os.kill(table_process, signal.SIGKILL)
         out, err = run.communicate(timeout=300)
     finally:
