@@ -154,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--pairs must be at least 1")
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
+    factory_for(args.a, args.budget), factory_for(args.b, args.budget)  # an unknown name stops here, not in a worker
     ta, tb = Tally(), Tally()
     per_hand: list[float] = []
     pair_share: list[float] = []
@@ -163,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     seeds = iter(range(args.seed, args.seed + args.pairs))
     spec = (args.a, args.b, args.budget, args.preset, args.max_hands)
     # Pairs are independent: with --jobs N they are played N at a time in
-    # worker processes (one core each) and tallied here in seed order of arrival.
+    # worker processes (one core each) and tallied here as they finish.
     with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
         running: set[concurrent.futures.Future[PairResult]] = set()
 
