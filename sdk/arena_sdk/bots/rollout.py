@@ -67,6 +67,12 @@ def rollout_policy(state: GameState, rng: random.Random, noise: float = 0.1) -> 
         contract[s % 2] += bids[s]
     tricks_won = state.tricks_won  # the same list play_out_hand updates
     trick = state.trick
+    # Fixed for the hand: each seat's partner, its opponents in the order they
+    # play after it, and whether anybody bid nil (most hands: nobody, and the
+    # nil rules then cost nothing per card).
+    partners = [(s + 2) % 4 if n == 4 else -1 for s in range(n)]
+    opponents = [tuple((s + d) % n for d in range(1, n, 2)) for s in range(n)]
+    any_nil = 0 in bids
 
     def pick(seat: int, legal: int) -> int:
         if not legal & (legal - 1):
@@ -80,13 +86,12 @@ def rollout_policy(state: GameState, rng: random.Random, noise: float = 0.1) -> 
         won = sum(tricks_won[s] for s in range(team, n, 2))
         need = contract[team] - won > 0
         k = len(trick)
-        partner = (seat + 2) % 4 if n == 4 else -1
-        partner_nil = partner >= 0 and bids[partner] == 0 and tricks_won[partner] == 0
+        partner = partners[seat]
+        partner_nil = any_nil and partner >= 0 and bids[partner] == 0 and tricks_won[partner] == 0
         # An opponent's live nil: the seat after this one (or, with two players, the other).
         target = -1
-        if not nil and not partner_nil:
-            for o in range(seat + 1, seat + n, 2):
-                o %= n
+        if any_nil and not nil and not partner_nil:
+            for o in opponents[seat]:
                 if bids[o] == 0 and tricks_won[o] == 0:
                     target = o
                     break
