@@ -10,6 +10,10 @@ from pathlib import Path
 
 import pytest
 
+# Before any test module imports grpc: the tests run on the transport the
+# referee and the SDK use (importing the SDK applies it; see arena_sdk.transport).
+import arena_sdk.transport  # noqa: F401
+
 REPO = Path(__file__).resolve().parents[1]
 
 

@@ -360,8 +360,15 @@ class RemoteSeat:
         now = self._clock()  # by default the event loop's own clock (loop.time()), read directly
         self._checked = now
         self._deadline = now + timeout
-        self._tick_due = now + min(timeout, LAG_TICK_S)
-        self._timer = self._call_at(loop, self._tick_due, now, future)
+        due = now + min(timeout, LAG_TICK_S)
+        timer = self._timer
+        # The seat's tick keeps running from one decision to the next (no timer
+        # made and cancelled per decision); a new one only when none is due in time.
+        if timer is None or self._tick_due > due:
+            if timer is not None:
+                timer.cancel()
+            self._tick_due = due
+            self._timer = self._call_at(loop, due, now)
         message = request_message(rid, prompt.view, prompt.move_ms, prompt.bank_ms, prompt.allowed_ms)
         seq = 0
         try:
@@ -381,9 +388,6 @@ class RemoteSeat:
                 )
             raise
         finally:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
             if self._pending is not None and self._pending[0] == rid:
                 self._pending = None
                 self._answered.add(rid)
@@ -418,17 +422,23 @@ class RemoteSeat:
             self._writer = asyncio.ensure_future(self._drain())
         return seq
 
-    def _tick(self, future: asyncio.Future[SeatReply]) -> None:
-        """The open decision's timer: expire it, unless the referee itself stalled.
+    def _tick(self) -> None:
+        """The seat's timer while a decision is open: expire it, unless the referee itself stalled.
 
         A tick that runs late means the referee's loop was held up (the
         platform's fault): that time is added to the deadline and recorded.
+        With no decision open the ticks stop (the next decision starts them).
         """
-        if future.done():
+        pending = self._pending
+        if pending is None or pending[2].done():
+            self._timer = None
             return
+        future = pending[2]
         loop = future.get_loop()
         now = self._clock()
-        late = now - self._tick_due
+        # Late since it was due, or since the decision opened if that was later:
+        # a stall before this decision is none of its business.
+        late = now - max(self._tick_due, self._checked)
         if late > LAG_TOLERANCE_S:
             self._lag += late  # the loop could not run when it should have
         self._checked = now
@@ -438,17 +448,16 @@ class RemoteSeat:
             if self._inline is not None:  # the request itself is held back: stop waiting for it
                 self._inline_expired = True
                 self._inline.cancel()
+            self._timer = None
             return
         self._tick_due = min(now + LAG_TICK_S, deadline)
-        self._timer = self._call_at(loop, self._tick_due, now, future)
+        self._timer = self._call_at(loop, self._tick_due, now)
 
-    def _call_at(
-        self, loop: asyncio.AbstractEventLoop, due: float, now: float, future: asyncio.Future[SeatReply]
-    ) -> asyncio.TimerHandle:
-        """Run the decision's timer at ``due`` on the seat's clock (``now`` is that clock's time)."""
+    def _call_at(self, loop: asyncio.AbstractEventLoop, due: float, now: float) -> asyncio.TimerHandle:
+        """Run the seat's tick at ``due`` on the seat's clock (``now`` is that clock's time)."""
         if self._loop_clock:
-            return loop.call_at(due, self._tick, future)
-        return loop.call_later(due - now, self._tick, future)
+            return loop.call_at(due, self._tick)
+        return loop.call_later(due - now, self._tick)
 
     async def _classified(self, lost: SeatLost) -> SeatLost | PlatformFault:
         """A broken stream whose process has exited is a crash, not a disconnect.

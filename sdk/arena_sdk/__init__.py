@@ -10,10 +10,15 @@ The rules engine is :mod:`arena_sdk.engine`; the local harness is
 :mod:`arena_sdk.testing`.
 """
 
-from arena_sdk.bot import Bot, GameInfo, GameSummary, HandSummary, MatchInfo
-from arena_sdk.client import play_match, run
-from arena_sdk.engine import Card, Decision, Suit
-from arena_sdk.view import View
+# First, before anything imports grpc: gRPC reads its transport settings once, at import.
+from arena_sdk.transport import prefer_polling_transport
+
+prefer_polling_transport()
+
+from arena_sdk.bot import Bot, GameInfo, GameSummary, HandSummary, MatchInfo  # noqa: E402
+from arena_sdk.client import play_match, run  # noqa: E402
+from arena_sdk.engine import Card, Decision, Suit  # noqa: E402
+from arena_sdk.view import View  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -77,6 +77,16 @@ def trick_to_proto(trick: Trick) -> pb.Trick:
     return pb.Trick(leader=trick.leader, cards=[names[c] for c in trick.cards], winner=trick.winner)
 
 
+@functools.lru_cache(maxsize=64)
+def _completed_tricks(tricks: tuple[Trick, ...]) -> pb.SeatView:
+    """A view holding only ``tricks``, to be merged into requests (never changed).
+
+    Every request of a hand repeats the hand's completed tricks: one merge of
+    this cached message costs about half as much as adding them one by one.
+    """
+    return pb.SeatView(tricks=[trick_to_proto(t) for t in tricks])
+
+
 def fill_view(message: pb.SeatView, view: EngineView) -> None:
     """Write the engine's view of one seat into ``message``: nothing more than the view holds.
 
@@ -84,6 +94,9 @@ def fill_view(message: pb.SeatView, view: EngineView) -> None:
     construction plus copying (this is on every decision's path).
     """
     names = CARD_NAMES
+    if view.tricks:
+        # First, into the empty message: the completed tricks in one C-level merge.
+        message.MergeFrom(_completed_tricks(view.tricks))
     message.seat = view.seat
     message.hand_number = view.hand_number
     message.first = view.first
@@ -99,8 +112,6 @@ def fill_view(message: pb.SeatView, view: EngineView) -> None:
         play = message.current_trick.add()
         play.seat = seat
         play.card = names[card]
-    if view.tricks:
-        message.tricks.extend([trick_to_proto(t) for t in view.tricks])
     message.spades_broken = view.spades_broken
     message.scores.extend(view.scores)
     message.bags.extend(view.bags)

@@ -88,3 +88,24 @@ def test_scores_built_without_init_equal_ordinary_instances():
             assert set(vars(built)) == names, type(built).__name__
             ordinary = type(built)(**{n: getattr(built, n) for n in names})
             assert ordinary == built and hash(ordinary) == hash(built) and repr(ordinary) == repr(built)
+
+
+@pytest.mark.parametrize("preset", ["pagat", "two-player"])
+def test_views_built_without_init_equal_ordinary_instances(preset):
+    """``GameState.view`` builds its SeatView without the frozen __init__ (the referee builds one per
+    decision): every field set, equal, hashable and printable like one built the ordinary way."""
+    import dataclasses
+
+    from arena_sdk.engine.state import SeatView
+
+    rules = resolve_ruleset(preset, {"max_hands": 2})
+    state = GameState.new(rules, 17)
+    rng = random.Random(17)
+    names = {f.name for f in dataclasses.fields(SeatView)}
+    while not state.is_over:
+        for seat in range(rules.players):
+            built = state.view(seat)
+            assert set(vars(built)) == names
+            ordinary = SeatView(**{n: getattr(built, n) for n in names})
+            assert ordinary == built and hash(ordinary) == hash(built) and repr(ordinary) == repr(built)
+        state.apply(rng.choice(state.legal_actions()))

@@ -89,3 +89,42 @@ def test_a_reply_carries_its_receipt_time() -> None:
 
     received, resumed = arun(scenario(), 10)
     assert received == 50.0 + THINK_S and resumed == 50.0 + THINK_S + OTHER_WORK_S
+
+
+def test_a_stall_between_decisions_is_not_counted_in_the_next_one() -> None:
+    """The seat's tick runs on from one decision to the next; a stall of the referee while no
+    decision was open (here 80 ms, with the tick due 20 ms in) is no decision's business."""
+    import time
+
+    from arena.match.seat import DecisionPrompt
+    from arena_sdk.engine import GameState
+
+    rules = make_spec(preset="pagat").rules
+
+    async def scenario() -> list[tuple[float, float]]:
+        seat = RemoteSeat(0, "m1")  # the real clock: the event loop's
+        loop = asyncio.get_running_loop()
+        delays = iter([0.0, 0.03])
+
+        async def write(message: pb.RefereeMessage) -> None:
+            request = message.request
+            answer = pb.BotMessage()
+            answer.answer.request_id = request.request_id
+            answer.answer.bid = 3
+            loop.call_later(next(delays), seat.receive, answer)
+
+        seat.attach(write, "bidder", "1")
+        view = GameState.new(rules, 1, first=3).view(0)
+        replies = []
+        for rid in (1, 2):
+            started = time.monotonic()
+            reply = await seat.decide(DecisionPrompt(rid, view, 1000, 0, 1000), 1.0)
+            assert reply.received_at is not None
+            replies.append((reply.received_at - started, reply.platform_lag_s))
+            if rid == 1:
+                time.sleep(0.08)  # the referee busy between decisions (records, other seats)
+        return replies
+
+    (first_s, first_lag), (second_s, second_lag) = arun(scenario(), 10)
+    assert first_lag == 0.0 and second_lag == 0.0, "a stall before the decision opened was credited to it"
+    assert first_s < 0.02 and 0.025 < second_s < 0.5

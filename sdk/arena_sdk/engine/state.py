@@ -932,30 +932,34 @@ class GameState:
         if not isinstance(seat, int) or not 0 <= seat < n:
             raise MalformedInputError(f"seat must be 0..{n - 1}, got {seat!r}")
         visible = self.hand_is_visible(seat)
+        decision = self.decision
         to_move = self.to_move == seat
         legal: tuple[Any, ...] = ()
-        if to_move and (self.decision is not _EXCHANGE):
+        if to_move and (decision is not _EXCHANGE):
             legal = tuple(self.legal_actions())
-        return SeatView(
+        seen = self.seen_discards[seat]
+        # Built without the frozen __init__ (the referee builds one per decision): every field named.
+        return frozen(
+            SeatView,
             rules=self.rules,
             seat=seat,
             hand_number=self.hand_number,
             first=self.first,
-            decision=self.decision if to_move else None,
+            decision=decision if to_move else None,
             to_move=self.to_move,
             legal_actions=legal,
             hand=tuple(cards_of(self.hands[seat])) if visible else None,
             bids=tuple(self.bids),
             blind=tuple(self.blind),
             tricks_won=tuple(self.tricks_won),
-            leader=self.leader if self.decision is _PLAY else None,
-            current_trick=tuple(self.current_trick()),
+            leader=self.leader if decision is _PLAY else None,
+            current_trick=tuple(self.current_trick()) if self.trick else (),
             tricks=tuple(self.tricks),
             spades_broken=self.spades_broken,
             scores=tuple(self.scores),
             bags=tuple(self.bags),
             offered_card=self.offered_card() if to_move else None,
-            seen_discards=tuple(cards_of(self.seen_discards[seat])),
+            seen_discards=tuple(cards_of(seen)) if seen else (),
             exchanged=tuple(self.exchanged) if n == 2 else (),
             hand_results=tuple(self.hand_results),
             result=self.result,
