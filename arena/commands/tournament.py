@@ -23,6 +23,7 @@ from arena.publish.safe_text import safe_text
 from arena.tournament import ConfigError, StoreError, load_config, run_tournament
 from arena.tournament import Progress as RunProgress
 from arena.tournament.cluster import ClusterError
+from arena.tournament.config import parse_concurrency
 from arena.tournament.runner import RunStopped
 
 app = typer.Typer(help="Run round-robin tournaments.", no_args_is_help=True)
@@ -48,6 +49,17 @@ def run(
             "Overrides the file's [cluster] scheduler.",
         ),
     ] = None,
+    concurrency: Annotated[
+        str | None,
+        typer.Option(
+            "--concurrency",
+            "-j",
+            metavar="N|auto",
+            help="Tables at the same time on this machine, each its own process (up to N cores); auto: one "
+            "per core. Overrides the file's [tournament] concurrency; a run may resume with another value "
+            "(the results do not depend on it).",
+        ),
+    ] = None,
 ) -> None:
     """Play every missing game of FILE's round robin and show the leaderboard.
 
@@ -64,10 +76,15 @@ def run(
         fail(str(exc))
     if out is not None:
         config = dataclasses.replace(config, output=out)
+    if concurrency is not None:
+        try:
+            config = dataclasses.replace(config, concurrency=parse_concurrency(concurrency, "--concurrency"))
+        except ConfigError as exc:
+            fail(str(exc))
     scheduler = scheduler or config.scheduler
     publish = f"arena ratings publish {shlex.quote(str(config.output))}"
     if not as_json:
-        where = f" on the cluster at {scheduler}" if scheduler else ""
+        where = f" on the cluster at {scheduler}" if scheduler else f" ({_tables(config.concurrency)} at a time)"
         console.print(f"results go to {config.output}{where}", highlight=False, markup=False)
     columns = (
         TextColumn(f"[bold]{safe_text(config.name)}[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
@@ -96,6 +113,7 @@ def run(
     summary = {
         "name": config.name,
         "output": str(config.output),
+        "concurrency": None if scheduler else config.concurrency,
         "publish": publish,
         "games": report.total,
         "already_done": report.already_done,
@@ -118,3 +136,7 @@ def run(
         console.print(f"results are in {config.output}; publish them with: {publish}", highlight=False, markup=False)
     if report.interrupted:
         raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _tables(n: int) -> str:
+    return "1 table" if n == 1 else f"{n} tables"

@@ -11,6 +11,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import os
 import re
 import tomllib
 from collections.abc import Mapping
@@ -70,7 +71,8 @@ class TournamentConfig:
     scheduler: str | None = None
     """A Dask scheduler to play the tables on (``[cluster] scheduler``); None: this machine."""
     legacy_hashes: tuple[str, ...] = ()
-    """Hashes an older version gave this file (the raw bytes): a store claimed under one still resumes."""
+    """Hashes older versions gave this file (the raw bytes; with ``concurrency``): a store claimed
+    under one still resumes."""
 
     @property
     def games_per_pairing(self) -> int:
@@ -94,10 +96,54 @@ SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 SAFE_NAME_TEXT = "1-64 characters: letters, digits, '.', '_' or '-', starting with a letter or digit"
 
 
+#: Keys of ``[tournament]`` that say how the tournament is run, not what it is: a store
+#: resumes under another value (the results do not depend on them).
+RUN_KEYS = frozenset({"concurrency"})
+#: The most tables a tournament plays at the same time.
+MAX_CONCURRENCY = 4096
+
+
 def tournament_hash(data: Mapping[str, Any]) -> str:
-    """The hash a store is bound to: the file's content less ``[cluster]`` (where it runs is not what it is)."""
-    content = {k: v for k, v in data.items() if k != "cluster"}
+    """The hash a store is bound to: the file's content less ``[cluster]`` and ``RUN_KEYS``
+    (where and how many at a time it runs is not what it is)."""
+    content: dict[str, Any] = {k: v for k, v in data.items() if k != "cluster"}
+    table = content.get("tournament")
+    if isinstance(table, dict):
+        content["tournament"] = {k: v for k, v in table.items() if k not in RUN_KEYS}
+    return _digest(content)
+
+
+def _older_hash(data: Mapping[str, Any]) -> str:
+    """The hash before ``RUN_KEYS`` were left out: a store claimed under it still resumes."""
+    return _digest({k: v for k, v in data.items() if k != "cluster"})
+
+
+def _digest(content: Mapping[str, Any]) -> str:
     return hashlib.sha256(json.dumps(content, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def parse_concurrency(value: object, where: str = "[tournament] concurrency") -> int:
+    """A whole number of tables at a time (1..MAX_CONCURRENCY), or ``"auto"``: one per usable core.
+
+    Raises :class:`ConfigError` for anything else.
+    """
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text == "auto":
+            return usable_cores()
+        if text.isdigit():
+            value = int(text)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_CONCURRENCY:
+        raise ConfigError(f'{where} must be a whole number from 1 to {MAX_CONCURRENCY} or "auto", got {value!r}')
+    return value
 
 
 def _check_keys(table: Mapping[str, Any], allowed: set[str], where: str) -> None:
@@ -224,7 +270,9 @@ def load_config(
         data, source=path, file_hash=tournament_hash(data), check_images=check_images,
         scheduler=scheduler,
     )  # fmt: skip
-    return dataclasses.replace(config, legacy_hashes=(hashlib.sha256(raw_bytes).hexdigest(),))
+    return dataclasses.replace(
+        config, legacy_hashes=(hashlib.sha256(raw_bytes).hexdigest(), _older_hash(data))
+    )
 
 
 def parse_config(
@@ -240,9 +288,7 @@ def parse_config(
     deals = _get(t, "deals_per_pairing", int, 2, "tournament")
     if deals < 1:
         raise ConfigError(f"[tournament] deals_per_pairing must be >= 1, got {deals}")
-    concurrency = _get(t, "concurrency", int, 1, "tournament")
-    if concurrency < 1:
-        raise ConfigError(f"[tournament] concurrency must be >= 1, got {concurrency}")
+    concurrency = parse_concurrency(t.get("concurrency", 1))
     output = Path(_get(t, "output", str, f"tournaments/{name}", "tournament"))  # relative to the cwd
     start_timeout = float(_get(t, "start_timeout", (int, float), 30.0, "tournament"))
     try:

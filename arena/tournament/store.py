@@ -292,6 +292,8 @@ class ResultsStore:
                 f"(hash {row[0][:12]}, this file {file_hash[:12]}); "
                 f"use another output directory, or restore the original file to resume"
             )
+        if row[0] != file_hash:  # claimed under an older hash of this file: bind it to today's
+            self.set_meta("file_hash", file_hash)
         if self.meta().get("run_id") is None:  # a store from before run identities
             self.set_meta("run_id", secrets.token_hex(8))
         return False

@@ -68,7 +68,7 @@ def test_same_rows_at_concurrency_1_and_2_and_the_output_is_named(tmp_path):
     assert two.returncode == 0, two.stderr
     assert stored_rows(tmp_path / "out") == stored_rows(tmp_path / "two")
     assert len(stored_rows(tmp_path / "two")) == 12
-    assert two.stdout.splitlines()[0] == "results go to two"
+    assert two.stdout.splitlines()[0] == "results go to two (2 tables at a time)"
     assert "results are in two; publish them with: arena ratings publish two" in two.stdout
     # The file's hash guard holds for --out: another file into the same directory is refused.
     other = tournament(tmp_path, deals=3, concurrency=2, name="other")
