@@ -33,6 +33,7 @@ from arena.sprt import (
     SprtConfigError,
     run_sprt,
 )
+from arena.sprt.config import sprt_concurrency
 from arena.sprt.store import stored_seed
 from arena.sprt.view import EXIT_CODES, hypotheses, render, report_json, verdict_text
 from arena.tournament.store import StoreError
@@ -75,8 +76,13 @@ def sprt(
         float, typer.Option("--start-timeout", help="Seconds the bots get to join.")
     ] = 20.0,
     concurrency: Annotated[
-        int, typer.Option(help="Tables at the same time: two per pair, so an even number.")
-    ] = 2,
+        str,
+        typer.Option(
+            metavar="N|auto",
+            help="Tables at the same time, each its own process: two per pair, so an even number; "
+            "auto: one per core, rounded down to an even number (at least 2).",
+        ),
+    ] = "2",
     max_pairs: Annotated[
         int | None,
         typer.Option(
@@ -118,7 +124,8 @@ def sprt(
             new=new, old=old, settings=settings, rules=rules,
             time_control=time_control(move_time, time_bank, hard_cap, strikes),
             seed=seed if seed is not None else stored_seed(out) or match_seed(None),
-            out=out, concurrency=concurrency, max_pairs=max_pairs, pairs_per_table=pairs_per_table,
+            out=out, concurrency=sprt_concurrency(concurrency), max_pairs=max_pairs,
+            pairs_per_table=pairs_per_table,
             start_timeout=start_seconds(start_timeout),  # finite, in range, like every time
         )  # fmt: skip
     except (BotSpecError, SprtConfigError, ValueError) as exc:

@@ -23,6 +23,7 @@ from arena.ratings.sprt import Settings
 from arena.referee.botspec import BotSpec
 from arena.referee.host import DEFAULT_START_TIMEOUT_S
 from arena.sandbox.docker import ContainerLimits
+from arena.tournament.config import MAX_CONCURRENCY, usable_cores
 
 #: Pairs a table plays before its bots are restarted.
 DEFAULT_PAIRS_PER_TABLE = 4
@@ -30,6 +31,19 @@ DEFAULT_PAIRS_PER_TABLE = 4
 
 class SprtConfigError(ValueError):
     """Settings that cannot make a test; the message says which and why."""
+
+
+def sprt_concurrency(text: str) -> int:
+    """``--concurrency``: a whole number, or ``auto`` (the usable cores rounded down to an even
+    number, at least 2).  Whether a number is even and in range, :class:`SprtConfig` checks."""
+    value = text.strip().lower()
+    if value == "auto":
+        return max(2, usable_cores() // 2 * 2)
+    if not value.isdigit():
+        raise SprtConfigError(
+            f"--concurrency must be an even number of tables from 2 to {MAX_CONCURRENCY} or auto, got {text!r}"
+        )
+    return int(value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,10 +66,10 @@ class SprtConfig:
     limits: ContainerLimits = ContainerLimits()
 
     def __post_init__(self) -> None:
-        if self.concurrency < 2 or self.concurrency % 2:
+        if self.concurrency < 2 or self.concurrency % 2 or self.concurrency > MAX_CONCURRENCY:
             raise SprtConfigError(
-                f"--concurrency must be an even number of tables >= 2 (each pair plays its two "
-                f"tables at the same time), got {self.concurrency}"
+                f"--concurrency must be an even number of tables from 2 to {MAX_CONCURRENCY} (each pair "
+                f"plays its two tables at the same time) or auto, got {self.concurrency}"
             )
         if self.max_pairs is not None and self.max_pairs < 1:
             raise SprtConfigError(f"--max-pairs must be at least 1, got {self.max_pairs}")

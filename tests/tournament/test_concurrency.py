@@ -117,3 +117,14 @@ def test_a_store_claimed_with_concurrency_in_its_hash_still_resumes(tmp_path):
     path.write_text(tournament_text("1"))
     changed = arena(tmp_path, "tournament", "run", str(path), "--json", "--no-show")
     assert changed.returncode == 0 and json.loads(changed.stdout)["already_done"] == 2, changed.stderr
+
+
+def test_sprt_auto_is_an_even_number_of_tables_from_the_cores(monkeypatch):
+    from arena.sprt import config as sprt_config
+
+    for cores, tables in [(1, 2), (2, 2), (3, 2), (8, 8), (15, 14)]:
+        monkeypatch.setattr(sprt_config, "usable_cores", lambda cores=cores: cores)
+        assert sprt_config.sprt_concurrency("auto") == tables
+    assert sprt_config.sprt_concurrency(" 6 ") == 6
+    with pytest.raises(sprt_config.SprtConfigError, match="or auto, got 'x'"):
+        sprt_config.sprt_concurrency("x")
