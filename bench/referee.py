@@ -56,6 +56,11 @@ request built in place in one ``RefereeMessage``, and the View built with
 direct dict lookups.  Micro-timings are warm and in a tight loop; the same
 code costs 2-4x as much on the live path (cold caches after each wait).
 
+Every process of the run (this one and the clients) uses the transport the
+referee and the SDK use: gRPC's polling I/O manager (``arena_sdk.transport``).
+``GRPC_EXPERIMENTS= python bench/referee.py`` measures gRPC's default
+transport instead, the raw contenders included.
+
 Run: ``python bench/referee.py [--seconds 1.5] [--rounds 3] [--games 2] [--json]``.
 """
 
@@ -123,6 +128,12 @@ DECISIONS_PER_HAND = {4: 56, 2: 56}
 BAR = 1.5
 #: What we aim for (issue #15): four players within 1.3x of raw gRPC with as many streams.
 GOAL = 1.3
+
+
+def transport_name() -> str:
+    """Which gRPC transport this run measures (arena_sdk.transport; GRPC_EXPERIMENTS= keeps gRPC's default)."""
+    value = os.environ.get("GRPC_EXPERIMENTS", "")
+    return f"polling (GRPC_EXPERIMENTS={value})" if value else "gRPC's default (EventEngine)"
 
 
 # ---------------------------------------------------------------------- statistics
@@ -856,6 +867,7 @@ async def _bench(args: argparse.Namespace, say: Callable[[str], None], work: Pat
         "bench": "referee",
         "machine": {
             "python": platform.python_version(), "grpcio": grpc.__version__, "cpus": os.cpu_count(),
+            "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS", ""),
             "platform": platform.platform(),
             "loadavg_1m_start_end": [round(load_start[0], 2), round(os.getloadavg()[0], 2)],
         },  # fmt: skip
@@ -970,7 +982,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(text, flush=True)
 
     say(f"bench/referee.py: {args.rounds} rounds x {args.seconds} s per contender, python {platform.python_version()}, "
-        f"grpcio {grpc.__version__}, {os.cpu_count()} cpus")  # fmt: skip
+        f"grpcio {grpc.__version__}, {os.cpu_count()} cpus, transport: {transport_name()}")  # fmt: skip
     result = asyncio.run(bench(args, say))
     result = _json_safe(result)
     if not args.json:

@@ -4,8 +4,10 @@ Measured in one run:
 
 1. games per second of a four-entry round robin of the example bots (random,
    greedy, heuristic, and a second random) as local processes, through the
-   whole platform (referee, gRPC, SDK, SQLite), at concurrency 1 and 2 (each
-   table in its own process), and the ratio of the two;
+   whole platform (referee, gRPC, SDK, SQLite), at concurrency 1, 2 and this
+   machine's usable cores (``--levels``; each table in its own process), and
+   the ratios to concurrency 1.  A four-entry round robin has 12 tables: on a
+   machine with more cores, ``--entries N`` gives N(N-1) tables;
 2. decisions per second, and CPU per decision: the platform's (coordinator
    and table processes: referee, match loop, gRPC server) and the bots'
    (sampled from /proc for every process the run started);
@@ -13,7 +15,11 @@ Measured in one run:
    harness (no gRPC, no processes): the baseline, and the ratio;
 4. the Bradley-Terry fit for 30 bots and 10,000 games.
 
-Usage: python bench/tournament.py [--deals N] [--max-hands H] [--json]
+Every process uses the gRPC transport the referee and the SDK use (the polling
+I/O manager, ``arena_sdk.transport``); ``GRPC_EXPERIMENTS= python
+bench/tournament.py`` measures gRPC's default transport instead.
+
+Usage: python bench/tournament.py [--deals N] [--max-hands H] [--entries N] [--levels 1,2,8] [--json]
 """
 
 from __future__ import annotations
@@ -33,17 +39,29 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 BOTS = REPO / "example_bots"
+#: The four entries of the headline run; more (``--entries``) cycle over the same bots.
 ENTRIES = [("heuristic", "heuristic"), ("greedy", "greedy"), ("random", "random"), ("random2", "random")]
 
 
-def tournament_file(directory: Path, deals: int, max_hands: int, concurrency: int) -> Path:
-    entries = "\n".join(
-        f'[[entry]]\nname = "{name}"\nbot = "cmd:python {BOTS / bot / "bot.py"}"\n' for name, bot in ENTRIES
+def entries_for(count: int) -> list[tuple[str, str]]:
+    """``count`` entries (name, example bot): the four of the headline run, then heuristic-4, greedy-5, ..."""
+    out = ENTRIES[:count]
+    for i in range(len(out), count):
+        bot = ENTRIES[i % len(ENTRIES)][1]
+        out.append((f"{bot}-{i}", bot))
+    return out
+
+
+def tournament_file(
+    directory: Path, deals: int, max_hands: int, concurrency: int, entries: list[tuple[str, str]]
+) -> Path:
+    listed = "\n".join(
+        f'[[entry]]\nname = "{name}"\nbot = "cmd:python {BOTS / bot / "bot.py"}"\n' for name, bot in entries
     )
     text = (
         f'[tournament]\nname = "bench{concurrency}"\nseed = "bench"\ndeals_per_pairing = {deals}\n'
         f'concurrency = {concurrency}\noutput = "{directory / f"out{concurrency}"}"\n\n'
-        f"[rules]\npreset = \"pagat\"\nset = {{ max_hands = {max_hands} }}\n\n{entries}"
+        f"[rules]\npreset = \"pagat\"\nset = {{ max_hands = {max_hands} }}\n\n{listed}"
     )
     path = directory / f"bench{concurrency}.toml"
     path.write_text(text)
@@ -101,12 +119,14 @@ class CpuSampler:
         return bots, sum(c for is_bot, c in self.cpu.values() if not is_bot)
 
 
-def platform_rate(directory: Path, deals: int, max_hands: int, concurrency: int) -> dict[str, float]:
+def platform_rate(
+    directory: Path, deals: int, max_hands: int, concurrency: int, entries: list[tuple[str, str]]
+) -> dict[str, float]:
     """Games per second through the platform; games, decisions and CPU seconds (platform, bots)."""
     from arena.tournament import load_config, run_tournament
     from arena.tournament.store import ResultsStore
 
-    config = load_config(tournament_file(directory, deals, max_hands, concurrency))
+    config = load_config(tournament_file(directory, deals, max_hands, concurrency, entries))
     sampler = CpuSampler()
     self_before = resource.getrusage(resource.RUSAGE_SELF)
     sampler.thread.start()
@@ -141,14 +161,14 @@ def load_bot(name: str) -> Any:
     )  # fmt: skip
 
 
-def in_process_rate(deals: int, max_hands: int) -> tuple[float, int]:
+def in_process_rate(deals: int, max_hands: int, entries: list[tuple[str, str]]) -> tuple[float, int]:
     """The same schedule played in-process (engine + SDK harness, no gRPC)."""
     from arena.tournament.schedule import deal_seed
     from arena_sdk.testing import play_game
 
-    classes = {bot: load_bot(bot) for _, bot in ENTRIES}
-    names = [name for name, _ in ENTRIES]
-    bots = dict(ENTRIES)
+    classes = {bot: load_bot(bot) for _, bot in entries}
+    names = [name for name, _ in entries]
+    bots = dict(entries)
     games = 0
     start = time.perf_counter()
     pairing = 0
@@ -182,52 +202,82 @@ def fit_time(players: int = 30, games: int = 10_000) -> float:
     return time.perf_counter() - start
 
 
+def concurrency_levels(text: str | None) -> list[int]:
+    """The concurrencies to measure: as given (``1,2,8``), else 1, 2 and this machine's usable cores."""
+    if text:
+        levels = sorted({int(x) for x in text.split(",") if x.strip()})
+        if not levels or levels[0] < 1:
+            raise SystemExit("--levels: whole numbers >= 1, e.g. 1,2,8")
+        return levels
+    cores = len(os.sched_getaffinity(0))
+    return sorted({1, 2, cores})
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=6, help="deals per pairing (2 games each)")
     parser.add_argument("--max-hands", type=int, default=10, help="hand cap per game")
+    parser.add_argument(
+        "--entries", type=int, default=4,
+        help="entries in the round robin (4: the headline run; more give more tables, 2 per pairing, "
+        "for machines with more cores)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--levels", help="concurrencies to measure, e.g. 1,2,8 (default: 1, 2 and this machine's cores)"
+    )
     parser.add_argument("--json", action="store_true", help="print only JSON")
     args = parser.parse_args()
+    entries = entries_for(max(2, args.entries))
+    levels = concurrency_levels(args.levels)
+    runs: dict[int, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
-        base, base_games = in_process_rate(args.deals, args.max_hands)
-        one = platform_rate(Path(tmp), args.deals, args.max_hands, 1)
-        two = platform_rate(Path(tmp), args.deals, args.max_hands, 2)
+        base, base_games = in_process_rate(args.deals, args.max_hands, entries)
+        for n in levels:
+            runs[n] = platform_rate(Path(tmp), args.deals, args.max_hands, n, entries)
     fit_s = fit_time()
-    c1, c2 = one["rate"], two["rate"]
+    one = runs[levels[0]]
     us = {
         f"c{n}_{kind}_cpu_us_per_decision": round(1e6 * run[f"{kind}_cpu"] / run["decisions"], 1)
-        for n, run in ((1, one), (2, two)) for kind in ("platform", "bots")
+        for n, run in runs.items() for kind in ("platform", "bots")
     }  # fmt: skip
-    data = {
+    data: dict[str, Any] = {
         "benchmark": "tournament",
         "cores": os.cpu_count(),
+        "usable_cores": len(os.sched_getaffinity(0)),
+        "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS", ""),
+        "entries": len(entries),
+        "tables": len(entries) * (len(entries) - 1),
         "games": one["games"],
         "decisions": one["decisions"],
         "in_process_games_per_s": round(base, 2),
-        "concurrency1_games_per_s": round(c1, 2),
-        "concurrency2_games_per_s": round(c2, 2),
-        "ratio_c2_to_c1": round(c2 / c1, 3),
-        "concurrency1_decisions_per_s": round(one["decisions"] / one["seconds"], 1),
-        "concurrency2_decisions_per_s": round(two["decisions"] / two["seconds"], 1),
-        **us,
-        "ratio_c1_to_in_process": round(c1 / base, 3),
-        "ratio_c2_to_in_process": round(c2 / base, 3),
-        "fit_30_bots_10000_games_s": round(fit_s, 3),
     }
+    for n, run in runs.items():
+        data[f"concurrency{n}_games_per_s"] = round(run["rate"], 2)
+        data[f"concurrency{n}_decisions_per_s"] = round(run["decisions"] / run["seconds"], 1)
+        data[f"ratio_c{n}_to_in_process"] = round(run["rate"] / base, 3)
+        if n != levels[0]:
+            data[f"ratio_c{n}_to_c{levels[0]}"] = round(run["rate"] / one["rate"], 3)
+    data.update(us)
+    data["fit_30_bots_10000_games_s"] = round(fit_s, 3)
     if not args.json:
+        transport = "polling" if os.environ.get("GRPC_EXPERIMENTS") else "default (EventEngine)"
         print(
-            f"four-entry round robin, {one['games']} games of at most {args.max_hands} hands "
-            f"({one['decisions']} decisions), {os.cpu_count()} cores"
+            f"{len(entries)}-entry round robin ({data['tables']} tables), {one['games']} games of at most "
+            f"{args.max_hands} hands ({one['decisions']} decisions), {data['usable_cores']} usable cores, "
+            f"gRPC transport: {transport}"
         )
         print(f"  in-process (engine + SDK harness, no gRPC): {base:8.2f} games/s  ({base_games} games)")
-        for n, run in ((1, one), (2, two)):
+        for n, run in runs.items():
             print(
                 f"  platform, concurrency {n}: {run['rate']:8.2f} games/s "
                 f"{run['decisions'] / run['seconds']:8.0f} decisions/s  ratio to in-process {run['rate'] / base:.2f}x  "
                 f"CPU per decision: platform {us[f'c{n}_platform_cpu_us_per_decision']:.0f} us, "
                 f"bots {us[f'c{n}_bots_cpu_us_per_decision']:.0f} us"
             )
-        print(f"  concurrency 2 / concurrency 1: {c2 / c1:.2f}x (goal on 2 free cores: >= 1.6x)")
+        for n, run in runs.items():
+            if n != levels[0]:
+                goal = "  (goal on 2 free cores: >= 1.6x)" if n == 2 and levels[0] == 1 else ""
+                print(f"  concurrency {n} / concurrency {levels[0]}: {run['rate'] / one['rate']:.2f}x{goal}")
         print(f"rating fit, 30 bots, 10,000 games: {fit_s * 1000:.0f} ms (bar: under 1 s)")
     print(json.dumps(data))
     return 0
