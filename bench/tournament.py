@@ -15,11 +15,13 @@ Measured in one run:
    harness (no gRPC, no processes): the baseline, and the ratio;
 4. the Bradley-Terry fit for 30 bots and 10,000 games.
 
-Every process uses the gRPC transport the referee and the SDK use (the polling
-I/O manager, ``arena_sdk.transport``); ``GRPC_EXPERIMENTS= python
-bench/tournament.py`` measures gRPC's default transport instead.
+Each platform run is a fresh process (its coordinator, its table processes and
+bots) on one gRPC transport: the platform's polling I/O manager
+(``arena_sdk.transport``), and with ``--transports polling,default`` also
+gRPC's default, interleaved, with the ratio between them.
 
-Usage: python bench/tournament.py [--deals N] [--max-hands H] [--entries N] [--levels 1,2,8] [--json]
+Usage: python bench/tournament.py [--deals N] [--max-hands H] [--entries N] [--levels 1,2,8]
+       [--transports polling,default] [--json]
 """
 
 from __future__ import annotations
@@ -29,13 +31,15 @@ import importlib.util
 import json
 import os
 import random
-import resource
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from arena_sdk.transport import TUNED_EXPERIMENTS
 
 REPO = Path(__file__).resolve().parents[1]
 BOTS = REPO / "example_bots"
@@ -74,7 +78,6 @@ class CpuSampler:
     def __init__(self, every: float = 0.05) -> None:
         self.every = every
         self.cpu: dict[int, tuple[bool, float]] = {}
-        self.own = 0.0
         self.stop = threading.Event()
         self.tick = os.sysconf("SC_CLK_TCK")
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -83,7 +86,6 @@ class CpuSampler:
         while not self.stop.wait(self.every):
             self._sample()
         self._sample()
-        self.own = time.thread_time()
 
     def _sample(self) -> None:
         parents: dict[int, int] = {}
@@ -119,32 +121,53 @@ class CpuSampler:
         return bots, sum(c for is_bot, c in self.cpu.values() if not is_bot)
 
 
+#: The gRPC transports a run can measure (arena_sdk.transport): the value of GRPC_EXPERIMENTS.
+TRANSPORTS = {"polling": TUNED_EXPERIMENTS, "default": ""}
+
+
 def platform_rate(
-    directory: Path, deals: int, max_hands: int, concurrency: int, entries: list[tuple[str, str]]
+    directory: Path, deals: int, max_hands: int, concurrency: int, entries: list[tuple[str, str]], transport: str
 ) -> dict[str, float]:
-    """Games per second through the platform; games, decisions and CPU seconds (platform, bots)."""
+    """Games per second through the platform; games, decisions and CPU seconds (platform, bots).
+
+    The tournament is run by a fresh process on ``transport`` (gRPC reads its
+    transport once, at import, so each setting needs its own coordinator and
+    table processes); every process it starts is sampled for CPU.
+    """
+    path = tournament_file(directory, deals, max_hands, concurrency, entries)
+    env = {**os.environ, "GRPC_EXPERIMENTS": TRANSPORTS[transport]}
+    sampler = CpuSampler()
+    sampler.thread.start()
+    child = subprocess.run(
+        [sys.executable, __file__, "--role", "platform", str(path)],
+        env=env, capture_output=True, text=True, check=False, timeout=6 * 3600,
+    )  # fmt: skip
+    sampler.stop.set()
+    sampler.thread.join()
+    if child.returncode != 0:
+        raise SystemExit(f"the {transport} run failed:\n{child.stderr[-3000:]}")
+    run = json.loads(child.stdout.strip().splitlines()[-1])
+    bots, others = sampler.split()
+    return {
+        "rate": run["played"] / run["seconds"], "games": run["played"], "decisions": run["decisions"],
+        "seconds": run["seconds"], "platform_cpu": others - run["startup_cpu"], "bots_cpu": bots,
+    }  # fmt: skip
+
+
+def platform_child(path: Path) -> None:
+    """The ``--role platform`` process: run the tournament file, print what it played as JSON."""
     from arena.tournament import load_config, run_tournament
     from arena.tournament.store import ResultsStore
 
-    config = load_config(tournament_file(directory, deals, max_hands, concurrency, entries))
-    sampler = CpuSampler()
-    self_before = resource.getrusage(resource.RUSAGE_SELF)
-    sampler.thread.start()
+    config = load_config(path)
+    startup_cpu = time.process_time()  # imports and parsing: not the tournament's
     start = time.perf_counter()
     report = run_tournament(config)
-    elapsed = time.perf_counter() - start
-    sampler.stop.set()
-    sampler.thread.join()
-    self_after = resource.getrusage(resource.RUSAGE_SELF)
-    coordinator = (self_after.ru_utime + self_after.ru_stime - self_before.ru_utime - self_before.ru_stime) - sampler.own
-    bots, tables = sampler.split()
+    seconds = time.perf_counter() - start
     store = ResultsStore(config.output / "results.sqlite")
     decisions = sum(r.decisions for r in store.games())
     store.close()
-    return {
-        "rate": report.played / elapsed, "games": report.played, "decisions": decisions, "seconds": elapsed,
-        "platform_cpu": coordinator + tables, "bots_cpu": bots,
-    }  # fmt: skip
+    print(json.dumps({"played": report.played, "seconds": seconds, "decisions": decisions, "startup_cpu": startup_cpu}))
 
 
 def load_bot(name: str) -> Any:
@@ -225,59 +248,78 @@ def main() -> int:
     parser.add_argument(
         "--levels", help="concurrencies to measure, e.g. 1,2,8 (default: 1, 2 and this machine's cores)"
     )
+    parser.add_argument(
+        "--transports", default="polling",
+        help="gRPC transports to measure, interleaved: polling (the platform's), default (gRPC's own), "
+        "or polling,default for the ratio between them",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print only JSON")
+    parser.add_argument("--role", choices=("bench", "platform"), default="bench", help=argparse.SUPPRESS)
+    parser.add_argument("file", nargs="?", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.role == "platform":
+        platform_child(Path(args.file))
+        return 0
     entries = entries_for(max(2, args.entries))
     levels = concurrency_levels(args.levels)
-    runs: dict[int, dict[str, float]] = {}
+    transports = [t.strip() for t in args.transports.split(",") if t.strip()]
+    if not transports or any(t not in TRANSPORTS for t in transports):
+        raise SystemExit(f"--transports: one or more of {', '.join(TRANSPORTS)}")
+    runs: dict[tuple[str, int], dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         base, base_games = in_process_rate(args.deals, args.max_hands, entries)
         for n in levels:
-            runs[n] = platform_rate(Path(tmp), args.deals, args.max_hands, n, entries)
+            for transport in transports:
+                work = Path(tmp) / transport
+                work.mkdir(exist_ok=True)
+                runs[transport, n] = platform_rate(work, args.deals, args.max_hands, n, entries, transport)
     fit_s = fit_time()
-    one = runs[levels[0]]
-    us = {
-        f"c{n}_{kind}_cpu_us_per_decision": round(1e6 * run[f"{kind}_cpu"] / run["decisions"], 1)
-        for n, run in runs.items() for kind in ("platform", "bots")
-    }  # fmt: skip
+    first = runs[transports[0], levels[0]]
     data: dict[str, Any] = {
         "benchmark": "tournament",
         "cores": os.cpu_count(),
         "usable_cores": len(os.sched_getaffinity(0)),
-        "grpc_experiments": os.environ.get("GRPC_EXPERIMENTS", ""),
+        "transports": transports,
         "entries": len(entries),
         "tables": len(entries) * (len(entries) - 1),
-        "games": one["games"],
-        "decisions": one["decisions"],
+        "games": first["games"],
+        "decisions": first["decisions"],
         "in_process_games_per_s": round(base, 2),
     }
-    for n, run in runs.items():
-        data[f"concurrency{n}_games_per_s"] = round(run["rate"], 2)
-        data[f"concurrency{n}_decisions_per_s"] = round(run["decisions"] / run["seconds"], 1)
-        data[f"ratio_c{n}_to_in_process"] = round(run["rate"] / base, 3)
+    for (transport, n), run in runs.items():
+        key = "" if transport == "polling" else f"{transport}_"
+        one = runs[transport, levels[0]]
+        data[f"{key}concurrency{n}_games_per_s"] = round(run["rate"], 2)
+        data[f"{key}concurrency{n}_decisions_per_s"] = round(run["decisions"] / run["seconds"], 1)
+        data[f"{key}ratio_c{n}_to_in_process"] = round(run["rate"] / base, 3)
         if n != levels[0]:
-            data[f"ratio_c{n}_to_c{levels[0]}"] = round(run["rate"] / one["rate"], 3)
-    data.update(us)
+            data[f"{key}ratio_c{n}_to_c{levels[0]}"] = round(run["rate"] / one["rate"], 3)
+        for kind in ("platform", "bots"):
+            data[f"{key}c{n}_{kind}_cpu_us_per_decision"] = round(1e6 * run[f"{kind}_cpu"] / run["decisions"], 1)
+        if transport != "polling" and ("polling", n) in runs:
+            data[f"ratio_polling_to_{transport}_c{n}"] = round(runs["polling", n]["rate"] / run["rate"], 3)
     data["fit_30_bots_10000_games_s"] = round(fit_s, 3)
     if not args.json:
-        transport = "polling" if os.environ.get("GRPC_EXPERIMENTS") else "default (EventEngine)"
         print(
-            f"{len(entries)}-entry round robin ({data['tables']} tables), {one['games']} games of at most "
-            f"{args.max_hands} hands ({one['decisions']} decisions), {data['usable_cores']} usable cores, "
-            f"gRPC transport: {transport}"
+            f"{len(entries)}-entry round robin ({data['tables']} tables), {first['games']} games of at most "
+            f"{args.max_hands} hands ({first['decisions']} decisions), {data['usable_cores']} usable cores"
         )
         print(f"  in-process (engine + SDK harness, no gRPC): {base:8.2f} games/s  ({base_games} games)")
-        for n, run in runs.items():
+        for (transport, n), run in runs.items():
+            key = "" if transport == "polling" else f"{transport}_"
             print(
-                f"  platform, concurrency {n}: {run['rate']:8.2f} games/s "
-                f"{run['decisions'] / run['seconds']:8.0f} decisions/s  ratio to in-process {run['rate'] / base:.2f}x  "
-                f"CPU per decision: platform {us[f'c{n}_platform_cpu_us_per_decision']:.0f} us, "
-                f"bots {us[f'c{n}_bots_cpu_us_per_decision']:.0f} us"
+                f"  platform ({transport} gRPC), concurrency {n}: {run['rate']:6.2f} games/s "
+                f"{run['decisions'] / run['seconds']:6.0f} decisions/s  ratio to in-process {run['rate'] / base:.2f}x  "
+                f"CPU per decision: platform {data[f'{key}c{n}_platform_cpu_us_per_decision']:.0f} us, "
+                f"bots {data[f'{key}c{n}_bots_cpu_us_per_decision']:.0f} us"
             )
-        for n, run in runs.items():
+        for (transport, n), run in runs.items():
+            one = runs[transport, levels[0]]
             if n != levels[0]:
                 goal = "  (goal on 2 free cores: >= 1.6x)" if n == 2 and levels[0] == 1 else ""
-                print(f"  concurrency {n} / concurrency {levels[0]}: {run['rate'] / one['rate']:.2f}x{goal}")
+                print(f"  {transport} gRPC, concurrency {n} / concurrency {levels[0]}: {run['rate'] / one['rate']:.2f}x{goal}")
+            if transport != "polling" and ("polling", n) in runs:
+                print(f"  concurrency {n}, polling / {transport} gRPC: {runs['polling', n]['rate'] / run['rate']:.2f}x")
         print(f"rating fit, 30 bots, 10,000 games: {fit_s * 1000:.0f} ms (bar: under 1 s)")
     print(json.dumps(data))
     return 0
