@@ -16,7 +16,6 @@ Every game ends with a result and a version-2 record (docs/record-format.md).
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import itertools
 import logging
@@ -305,7 +304,8 @@ async def _play_out(
         if len(state.hand_results) > hands_reported:
             hand = state.hand_results[hands_reported]
             hands_reported += 1
-            await asyncio.gather(*(other.end_hand(hand, hand.played, spec.rules) for other in seats))
+            for other in seats:  # in turn, like start_game and end_game (no task per seat)
+                await other.end_hand(hand, hand.played, spec.rules)
         ref_s = thread_time() - ref_started
         entry["ref_us"] = int(ref_s * 1e6)
         st.ref_s += ref_s

@@ -177,6 +177,7 @@ class BotDriver:
         #: count ``time_left()`` by (injectable, so that tests need no sleeps).
         self.clock = clock
         self._wants_tricks = type(bot).on_trick_end is not Bot.on_trick_end
+        self._wants_hands = type(bot).on_hand_end is not Bot.on_hand_end
         #: Survive an exception in the bot's code (log it, answer with no
         #: action: a strike) rather than crash and forfeit the whole match.
         self.catch_errors = catch_errors
@@ -193,6 +194,7 @@ class BotDriver:
         self._closed_at: float | None = None
         self._arrived: float | None = None
         self.last_view: View | None = None
+        self._last_hand = 0  # the hand number of last_view's request
         #: Why the last answer could not be encoded (``None`` when it could).
         self.last_error: str | None = None
 
@@ -232,14 +234,16 @@ class BotDriver:
                 "on_game_start", self.bot.on_game_start,
                 GameInfo(g.game_index, g.game_id, g.bot_seed, g.first, tuple(g.scores), tuple(g.bags))
             )
-        elif which == "hand_end":
+        elif which == "hand_end" and (self._wants_tricks or self._wants_hands):
+            # (Parsed only for a bot that listens: it is on the path of the next hand's first decision.)
             h = message.hand_end
             tricks = tuple(Trick(t.leader, cards_from_text(t.cards), t.winner) for t in h.tricks)
             self._report_tricks(h.hand_number, tricks)
-            self._guarded(
-                "on_hand_end", self.bot.on_hand_end,
-                HandSummary(h.hand_number, json.loads(h.result_json), tricks, tuple(h.scores), tuple(h.bags))
-            )
+            if self._wants_hands:
+                self._guarded(
+                    "on_hand_end", self.bot.on_hand_end,
+                    HandSummary(h.hand_number, json.loads(h.result_json), tricks, tuple(h.scores), tuple(h.bags))
+                )
         elif which == "game_end":
             g = message.game_end
             self._guarded(
@@ -312,9 +316,11 @@ class BotDriver:
                 received = earliest
         self._arrived = received
         previous = self.last_view  # reset at each game start
+        hand = request.view.hand_number
         known = None
-        if previous is not None and previous.hand_number == request.view.hand_number:
+        if previous is not None and self._last_hand == hand:
             known = previous.__dict__.get("tricks")  # only if that view parsed them already
+        self._last_hand = hand
         view = View(
             self.rules, request, known, received_at=received, hard_cap_ms=self._hard_cap_ms, clock=self.clock
         )

@@ -241,3 +241,36 @@ def test_an_overrun_at_the_end_of_a_game_still_bounds_the_next_games_first_reque
     driver.handle(pb.RefereeMessage(game_start=pb.GameStart(game_index=1, game_id="g1", bot_seed=1)), queued=True)
     driver.handle(timed_request(2), queued=True)
     assert bot.received == [1000.0, 1001.0] and abs(bot.left[1] - 0.5) < 1e-9, (bot.received, bot.left)
+
+
+class HandListener(Bot):
+    name = "hands"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.summaries: list = []
+
+    def on_hand_end(self, summary):
+        self.summaries.append(summary)
+
+
+def test_a_hand_end_is_read_only_for_a_bot_that_listens():
+    """HandEnd comes right before the next hand's first request: a bot without on_hand_end or
+    on_trick_end does not pay for its JSON and tricks (a broken JSON would show it was read)."""
+    trick = pb.Trick(leader=1, cards=["C2", "C3", "C4", "C5"], winner=0)
+    message = pb.RefereeMessage(
+        hand_end=pb.HandEnd(hand_number=1, result_json="{not json", tricks=[trick], scores=[1, 2], bags=[0, 0])
+    )
+    quiet = BotDriver(Buggy())
+    quiet.handle(welcome())
+    assert quiet.handle(message) is None
+    listening = HandListener()
+    driver = BotDriver(listening)
+    driver.handle(welcome())
+    message.hand_end.result_json = '{"number": 1}'
+    driver.handle(message)
+    (summary,) = listening.summaries
+    assert summary.result == {"number": 1} and summary.scores == (1, 2)
+    assert [(t.leader, [str(c) for c in t.cards], t.winner) for t in summary.tricks] == [
+        (1, ["C2", "C3", "C4", "C5"], 0)
+    ]
