@@ -7,16 +7,43 @@ local harness, through the same conversion).  Its fields mirror the
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 from arena_sdk.engine import CARDS, Card, Decision, Ruleset, Suit
 from arena_sdk.engine.seats import team_of
 from arena_sdk.engine.state import Trick
 from arena_sdk.protocol import KIND_FROM_PROTO, cards_from_text, parse_action_text
 from arena_sdk.wire import arena_pb2 as pb
+
+_T = TypeVar("_T")
+
+
+class _lazy(Generic[_T]):  # noqa: N801 - used like a decorator, named like one
+    """A property computed on first use and kept in the instance's ``__dict__``.
+
+    ``functools.cached_property`` without its lock: in Python 3.11 taking that
+    lock costs more than most of these properties (a view is one thread's).
+    """
+
+    def __init__(self, compute: Callable[[Any], _T]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> _lazy[_T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> _T: ...
+    def __get__(self, obj: object | None, owner: type | None = None) -> _T | _lazy[_T]:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.compute(obj)
+        return value
 
 
 class View:
@@ -75,53 +102,53 @@ class View:
 
     # ---------------------------------------------------------------- decoded on use
 
-    @functools.cached_property
+    @_lazy
     def seat(self) -> int:
         return int(self._message.seat)
 
-    @functools.cached_property
+    @_lazy
     def hand_number(self) -> int:
         return int(self._message.hand_number)
 
-    @functools.cached_property
+    @_lazy
     def first(self) -> int:
         """Dealer (four players) or first player (two players) of this hand."""
         return int(self._message.first)
 
-    @functools.cached_property
+    @_lazy
     def hand_hidden(self) -> bool:
         """True while you must decide blind nil without seeing your cards."""
         return bool(self._message.hand_hidden)
 
-    @functools.cached_property
+    @_lazy
     def bids(self) -> list[int | None]:
         """Bids per seat (``None``: not bid yet)."""
         return [None if b < 0 else b for b in self._message.bids]
 
-    @functools.cached_property
+    @_lazy
     def blind(self) -> list[bool]:
         """Which seats bid blind nil."""
         return list(self._message.blind)
 
-    @functools.cached_property
+    @_lazy
     def tricks_won(self) -> list[int]:
         """Tricks won this hand per seat."""
         return list(self._message.tricks_won)
 
-    @functools.cached_property
+    @_lazy
     def leader(self) -> int | None:
         """Who led the trick in progress (``None`` outside play)."""
         leader = self._message.leader
         return None if leader < 0 else leader
 
-    @functools.cached_property
+    @_lazy
     def current_trick(self) -> list[tuple[int, Card]]:
         """The trick in progress: ``(seat, card)`` in play order."""
         plays = self._message.current_trick
         cards = cards_from_text([p.card for p in plays])
         return [(p.seat, c) for p, c in zip(plays, cards, strict=True)]
 
-    @functools.cached_property
+    @_lazy
     def tricks(self) -> list[Trick]:
         """Completed tricks of this hand."""
         message = self._message.tricks
@@ -133,32 +160,32 @@ class View:
             tricks.append(Trick(t.leader, cards_from_text(t.cards), t.winner))
         return tricks
 
-    @functools.cached_property
+    @_lazy
     def spades_broken(self) -> bool:
         return bool(self._message.spades_broken)
 
-    @functools.cached_property
+    @_lazy
     def scores(self) -> list[int]:
         """Running totals per team at the start of this hand."""
         return list(self._message.scores)
 
-    @functools.cached_property
+    @_lazy
     def bags(self) -> list[int]:
         """Bags per team at the start of this hand."""
         return list(self._message.bags)
 
-    @functools.cached_property
+    @_lazy
     def offered_card(self) -> Card | None:
         """Two-player draw: the card you are offered."""
         text = self._message.offered_card
         return cards_from_text([text])[0] if text else None
 
-    @functools.cached_property
+    @_lazy
     def seen_discards(self) -> list[Card]:
         """Two-player: cards you saw go to the discards."""
         return list(cards_from_text(self._message.seen_discards))
 
-    @functools.cached_property
+    @_lazy
     def exchanged(self) -> list[int]:
         """Two-player: how many cards each player exchanged (public)."""
         return list(self._message.exchanged)
