@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 from typing import Annotated
@@ -12,6 +11,7 @@ import typer
 from arena.commands.common import bad_input_exits, console
 from arena.commands.replay import replay
 from arena.commands.rules import SetOption
+from arena.match.output import record_text
 from arena_sdk.engine import GameState, parse_overrides, record_from_state, resolve_ruleset
 from arena_sdk.engine.playout import play_random_game
 
@@ -29,6 +29,6 @@ def demo(
     play_random_game(state, random.Random(seed))
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"demo-{rules.preset}-{seed}.json"
-    path.write_text(json.dumps(record_from_state(state, game_id=path.stem), indent=1) + "\n")
+    path.write_text(record_text(record_from_state(state, game_id=path.stem)) + "\n")
     console.print(f"played {len(state.hand_results)} hands of random decisions; record: {path}")
     replay(path, as_json=False)
