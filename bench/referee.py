@@ -133,7 +133,9 @@ GOAL = 1.3
 def transport_name() -> str:
     """Which gRPC transport this run measures (arena_sdk.transport; GRPC_EXPERIMENTS= keeps gRPC's default)."""
     value = os.environ.get("GRPC_EXPERIMENTS", "")
-    return f"polling (GRPC_EXPERIMENTS={value})" if value else "gRPC's default (EventEngine)"
+    if value == arena_sdk.transport.TUNED_EXPERIMENTS:
+        return f"polling (GRPC_EXPERIMENTS={value})"
+    return f"GRPC_EXPERIMENTS={value}" if value else "gRPC's default (EventEngine)"
 
 
 # ---------------------------------------------------------------------- statistics

@@ -10,7 +10,8 @@ Measured in one run:
    machine with more cores, ``--entries N`` gives N(N-1) tables;
 2. decisions per second, and CPU per decision: the platform's (coordinator
    and table processes: referee, match loop, gRPC server) and the bots'
-   (sampled from /proc for every process the run started);
+   (sampled from /proc for every process the run started); the coordinator's
+   own CPU per game (scheduling, storing results and records);
 3. the same games played in-process through the engine and the SDK's local
    harness (no gRPC, no processes): the baseline, and the ratio;
 4. the Bradley-Terry fit for 30 bots and 10,000 games.
@@ -115,10 +116,10 @@ class CpuSampler:
             cpu = (int(fields[11]) + int(fields[12])) / self.tick
             self.cpu[pid] = (is_bot, max(cpu, self.cpu.get(pid, (is_bot, 0.0))[1]))
 
-    def split(self) -> tuple[float, float]:
-        """CPU seconds of (the bots, the other descendants)."""
+    def split(self, leave_out: int = 0) -> tuple[float, float]:
+        """CPU seconds of (the bots, the other descendants but ``leave_out``)."""
         bots = sum(c for is_bot, c in self.cpu.values() if is_bot)
-        return bots, sum(c for is_bot, c in self.cpu.values() if not is_bot)
+        return bots, sum(c for pid, (is_bot, c) in self.cpu.items() if not is_bot and pid != leave_out)
 
 
 #: The gRPC transports a run can measure (arena_sdk.transport): the value of GRPC_EXPERIMENTS.
@@ -138,19 +139,22 @@ def platform_rate(
     env = {**os.environ, "GRPC_EXPERIMENTS": TRANSPORTS[transport]}
     sampler = CpuSampler()
     sampler.thread.start()
-    child = subprocess.run(
+    child = subprocess.Popen(
         [sys.executable, __file__, "--role", "platform", str(path)],
-        env=env, capture_output=True, text=True, check=False, timeout=6 * 3600,
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
+    out, err = child.communicate(timeout=6 * 3600)
     sampler.stop.set()
     sampler.thread.join()
     if child.returncode != 0:
-        raise SystemExit(f"the {transport} run failed:\n{child.stderr[-3000:]}")
-    run = json.loads(child.stdout.strip().splitlines()[-1])
-    bots, others = sampler.split()
+        raise SystemExit(f"the {transport} run failed:\n{err[-3000:]}")
+    run = json.loads(out.strip().splitlines()[-1])
+    # The coordinator counts its own CPU (exact, without its start-up); the sampler the rest.
+    bots, tables = sampler.split(leave_out=child.pid)
     return {
         "rate": run["played"] / run["seconds"], "games": run["played"], "decisions": run["decisions"],
-        "seconds": run["seconds"], "platform_cpu": others - run["startup_cpu"], "bots_cpu": bots,
+        "seconds": run["seconds"], "platform_cpu": tables + run["coordinator_cpu"], "bots_cpu": bots,
+        "coordinator_cpu": run["coordinator_cpu"],
     }  # fmt: skip
 
 
@@ -164,10 +168,13 @@ def platform_child(path: Path) -> None:
     start = time.perf_counter()
     report = run_tournament(config)
     seconds = time.perf_counter() - start
+    coordinator_cpu = time.process_time() - startup_cpu  # this process alone: scheduling, storing
     store = ResultsStore(config.output / "results.sqlite")
     decisions = sum(r.decisions for r in store.games())
     store.close()
-    print(json.dumps({"played": report.played, "seconds": seconds, "decisions": decisions, "startup_cpu": startup_cpu}))
+    print(json.dumps({
+        "played": report.played, "seconds": seconds, "decisions": decisions, "coordinator_cpu": coordinator_cpu,
+    }))  # fmt: skip
 
 
 def load_bot(name: str) -> Any:
@@ -228,9 +235,12 @@ def fit_time(players: int = 30, games: int = 10_000) -> float:
 def concurrency_levels(text: str | None) -> list[int]:
     """The concurrencies to measure: as given (``1,2,8``), else 1, 2 and this machine's usable cores."""
     if text:
-        levels = sorted({int(x) for x in text.split(",") if x.strip()})
+        try:
+            levels = sorted({int(x) for x in text.split(",") if x.strip()})
+        except ValueError:
+            levels = []
         if not levels or levels[0] < 1:
-            raise SystemExit("--levels: whole numbers >= 1, e.g. 1,2,8")
+            raise SystemExit(f"--levels: whole numbers >= 1, e.g. 1,2,8 (got {text!r})")
         return levels
     cores = len(os.sched_getaffinity(0))
     return sorted({1, 2, cores})
@@ -296,6 +306,7 @@ def main() -> int:
             data[f"{key}ratio_c{n}_to_c{levels[0]}"] = round(run["rate"] / one["rate"], 3)
         for kind in ("platform", "bots"):
             data[f"{key}c{n}_{kind}_cpu_us_per_decision"] = round(1e6 * run[f"{kind}_cpu"] / run["decisions"], 1)
+        data[f"{key}c{n}_coordinator_cpu_ms_per_game"] = round(1e3 * run["coordinator_cpu"] / run["games"], 2)
         if transport != "polling" and ("polling", n) in runs:
             data[f"ratio_polling_to_{transport}_c{n}"] = round(runs["polling", n]["rate"] / run["rate"], 3)
     data["fit_30_bots_10000_games_s"] = round(fit_s, 3)
@@ -311,7 +322,8 @@ def main() -> int:
                 f"  platform ({transport} gRPC), concurrency {n}: {run['rate']:6.2f} games/s "
                 f"{run['decisions'] / run['seconds']:6.0f} decisions/s  ratio to in-process {run['rate'] / base:.2f}x  "
                 f"CPU per decision: platform {data[f'{key}c{n}_platform_cpu_us_per_decision']:.0f} us, "
-                f"bots {data[f'{key}c{n}_bots_cpu_us_per_decision']:.0f} us"
+                f"bots {data[f'{key}c{n}_bots_cpu_us_per_decision']:.0f} us; coordinator "
+                f"{data[f'{key}c{n}_coordinator_cpu_ms_per_game']:.1f} ms per game"
             )
         for (transport, n), run in runs.items():
             one = runs[transport, levels[0]]

@@ -57,7 +57,7 @@ def run(
             metavar="N|auto",
             help="Tables at the same time on this machine, each its own process (up to N cores); auto: one "
             "per core. Overrides the file's [tournament] concurrency; a run may resume with another value "
-            "(the results do not depend on it).",
+            "(the results do not depend on it). With --scheduler the cluster's workers decide.",
         ),
     ] = None,
 ) -> None:

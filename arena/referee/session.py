@@ -132,6 +132,7 @@ class RemoteSeat:
         self._lag = 0.0
         self._received_at: float | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._timer_due = 0.0  # when the running timer fires (it may serve several decisions)
         self._clock = clock
         # The event loop's timers run on time.monotonic: with that clock a
         # deadline can be handed to call_at as it is (no clock read to convert).
@@ -360,14 +361,15 @@ class RemoteSeat:
         now = self._clock()  # by default the event loop's own clock (loop.time()), read directly
         self._checked = now
         self._deadline = now + timeout
-        due = now + min(timeout, LAG_TICK_S)
+        due = self._tick_due = now + min(timeout, LAG_TICK_S)  # when this decision is first checked
         timer = self._timer
         # The seat's tick keeps running from one decision to the next (no timer
         # made and cancelled per decision); a new one only when none is due in time.
-        if timer is None or self._tick_due > due:
+        # One that comes early only checks early: lateness counts from _tick_due.
+        if timer is None or self._timer_due > due:
             if timer is not None:
                 timer.cancel()
-            self._tick_due = due
+            self._timer_due = due
             self._timer = self._call_at(loop, due, now)
         message = request_message(rid, prompt.view, prompt.move_ms, prompt.bank_ms, prompt.allowed_ms)
         seq = 0
@@ -436,9 +438,7 @@ class RemoteSeat:
         future = pending[2]
         loop = future.get_loop()
         now = self._clock()
-        # Late since it was due, or since the decision opened if that was later:
-        # a stall before this decision is none of its business.
-        late = now - max(self._tick_due, self._checked)
+        late = now - self._tick_due  # (never due before the decision opened: decide sets it)
         if late > LAG_TOLERANCE_S:
             self._lag += late  # the loop could not run when it should have
         self._checked = now
@@ -450,7 +450,7 @@ class RemoteSeat:
                 self._inline.cancel()
             self._timer = None
             return
-        self._tick_due = min(now + LAG_TICK_S, deadline)
+        self._tick_due = self._timer_due = min(now + LAG_TICK_S, deadline)
         self._timer = self._call_at(loop, self._tick_due, now)
 
     def _call_at(self, loop: asyncio.AbstractEventLoop, due: float, now: float) -> asyncio.TimerHandle:

@@ -39,7 +39,7 @@ def sprt_concurrency(text: str) -> int:
     value = text.strip().lower()
     if value == "auto":
         return max(2, usable_cores() // 2 * 2)
-    if not value.isdigit():
+    if not (value.isascii() and value.isdigit() and len(value) <= 6):
         raise SprtConfigError(
             f"--concurrency must be an even number of tables from 2 to {MAX_CONCURRENCY} or auto, got {text!r}"
         )

@@ -139,7 +139,7 @@ def parse_concurrency(value: object, where: str = "[tournament] concurrency") ->
         text = value.strip().lower()
         if text == "auto":
             return usable_cores()
-        if text.isdigit():
+        if text.isascii() and text.isdigit() and len(text) <= 6:
             value = int(text)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_CONCURRENCY:
         raise ConfigError(f'{where} must be a whole number from 1 to {MAX_CONCURRENCY} or "auto", got {value!r}')

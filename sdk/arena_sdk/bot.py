@@ -176,8 +176,8 @@ class BotDriver:
         #: Seconds on a monotonic scale: when requests arrived, and what views
         #: count ``time_left()`` by (injectable, so that tests need no sleeps).
         self.clock = clock
-        self._wants_tricks = type(bot).on_trick_end is not Bot.on_trick_end
-        self._wants_hands = type(bot).on_hand_end is not Bot.on_hand_end
+        self._wants_tricks = _overrides(bot, "on_trick_end")
+        self._wants_hands = _overrides(bot, "on_hand_end")
         #: Survive an exception in the bot's code (log it, answer with no
         #: action: a strike) rather than crash and forfeit the whole match.
         self.catch_errors = catch_errors
@@ -355,6 +355,11 @@ class BotDriver:
 
 
 _FAILED = object()  # what _guarded returns when the bot's code raised
+
+
+def _overrides(bot: Bot, hook: str) -> bool:
+    """Does ``bot`` do anything on ``hook`` (a method of its class, or one set on the instance)?"""
+    return getattr(type(bot), hook) is not getattr(Bot, hook) or hook in vars(bot)
 
 #: The Bot method that answers each decision kind.
 _METHOD: dict[Decision, str] = {

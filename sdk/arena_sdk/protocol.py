@@ -96,7 +96,11 @@ def fill_view(message: pb.SeatView, view: EngineView) -> None:
     names = CARD_NAMES
     if view.tricks:
         # First, into the empty message: the completed tricks in one C-level merge.
-        message.MergeFrom(_completed_tricks(view.tricks))
+        try:
+            message.MergeFrom(_completed_tricks(tuple(view.tricks)))
+        except TypeError:  # a view built by hand, with lists inside: not cacheable
+            message.tricks.extend([pb.Trick(leader=t.leader, cards=[names[c] for c in t.cards], winner=t.winner)
+                                   for t in view.tricks])  # fmt: skip
     message.seat = view.seat
     message.hand_number = view.hand_number
     message.first = view.first

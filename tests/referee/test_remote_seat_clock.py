@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from referee_support import arun, check_record, make_spec
 
 from arena.match import ManualClock, TimeControl
@@ -122,9 +124,48 @@ def test_a_stall_between_decisions_is_not_counted_in_the_next_one() -> None:
             assert reply.received_at is not None
             replies.append((reply.received_at - started, reply.platform_lag_s))
             if rid == 1:
-                time.sleep(0.08)  # the referee busy between decisions (records, other seats)
+                time.sleep(0.15)  # the referee busy between decisions (records, other seats)
         return replies
 
     (first_s, first_lag), (second_s, second_lag) = arun(scenario(), 10)
-    assert first_lag == 0.0 and second_lag == 0.0, "a stall before the decision opened was credited to it"
-    assert first_s < 0.02 and 0.025 < second_s < 0.5
+    # Counted from when the tick was due (20 ms in), the stall would be ~130 ms of lag.
+    assert first_lag < 0.05 and second_lag < 0.05, "a stall before the decision opened was credited to it"
+    assert 0.025 < second_s < 0.5
+
+
+def test_a_decision_shorter_than_the_running_tick_still_expires_on_time(monkeypatch) -> None:
+    """A tick left running by the previous decision is replaced when it would come after the
+    next decision's deadline (ticks every 0.5 s here, so a reused one would be far too late)."""
+    import time
+
+    from arena.referee import session
+
+    monkeypatch.setattr(session, "LAG_TICK_S", 0.5)
+
+    from arena.match.seat import DecisionPrompt, DecisionTimeout
+    from arena_sdk.engine import GameState
+
+    rules = make_spec(preset="pagat").rules
+
+    async def scenario() -> float:
+        seat = RemoteSeat(0, "m1")
+        loop = asyncio.get_running_loop()
+        answers = iter([True, False])  # the first request is answered at once, the second never
+
+        async def write(message: pb.RefereeMessage) -> None:
+            if next(answers):
+                answer = pb.BotMessage()
+                answer.answer.request_id = message.request.request_id
+                answer.answer.bid = 3
+                loop.call_soon(seat.receive, answer)
+
+        seat.attach(write, "bidder", "1")
+        view = GameState.new(rules, 1, first=3).view(0)
+        await seat.decide(DecisionPrompt(1, view, 1000, 0, 1000), 1.0)  # leaves its tick running (0.5 s)
+        started = time.monotonic()
+        with pytest.raises(DecisionTimeout):
+            await seat.decide(DecisionPrompt(2, view, 3, 0, 3), 0.003)
+        return time.monotonic() - started
+
+    waited = arun(scenario(), 10)
+    assert 0.003 <= waited < 0.25, f"expired after {waited * 1000:.1f} ms, not at its 3 ms deadline"

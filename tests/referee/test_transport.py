@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena_sdk.transport import EXPERIMENTS_ENV, TUNED_EXPERIMENTS, prefer_polling_transport
+from arena_sdk.transport import EXPERIMENTS_ENV, TESTED_RELEASES, TUNED_EXPERIMENTS, prefer_polling_transport
 
 REPO = Path(__file__).resolve().parents[2]
 RANDOM = f"cmd:{sys.executable} {REPO / 'example_bots' / 'random' / 'bot.py'}"
@@ -32,6 +32,18 @@ def test_sets_the_experiments_only_when_nobody_did():
     assert prefer_polling_transport(mine) is False and mine[EXPERIMENTS_ENV] == "-some_experiment"
     empty = {EXPERIMENTS_ENV: ""}  # the documented way to keep gRPC's defaults
     assert prefer_polling_transport(empty) is False and empty[EXPERIMENTS_ENV] == ""
+
+
+def test_only_for_the_grpc_releases_whose_experiments_these_are():
+    import grpc
+
+    from arena_sdk.transport import installed_grpc_release
+
+    assert installed_grpc_release() == tuple(int(x) for x in grpc.__version__.split(".")[:2])
+    assert installed_grpc_release() in TESTED_RELEASES, "a new grpcio: measure it, then add it (or not)"
+    other: dict[str, str] = {}
+    assert prefer_polling_transport(other, release=(1, 99)) is False and other == {}
+    assert prefer_polling_transport(other, release=(1, 85)) is True
 
 
 def _clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:

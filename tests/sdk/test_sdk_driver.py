@@ -274,3 +274,11 @@ def test_a_hand_end_is_read_only_for_a_bot_that_listens():
     assert [(t.leader, [str(c) for c in t.cards], t.winner) for t in summary.tricks] == [
         (1, ["C2", "C3", "C4", "C5"], 0)
     ]
+    # A hook set on the instance counts too.
+    seen: list = []
+    plain = Buggy()
+    plain.on_hand_end = seen.append  # type: ignore[method-assign]
+    third = BotDriver(plain)
+    third.handle(welcome())
+    third.handle(message)
+    assert [s.scores for s in seen] == [(1, 2)]

@@ -60,7 +60,9 @@ def test_auto_is_one_table_per_usable_core(tmp_path):
     assert parse_concurrency("7") == 7 and parse_concurrency(" auto ") == usable_cores()
 
 
-@pytest.mark.parametrize("value", ["0", "-2", '"many"', "2.5", "true", str(MAX_CONCURRENCY + 1), '""'])
+@pytest.mark.parametrize(
+    "value", ["0", "-2", '"many"', "2.5", "true", str(MAX_CONCURRENCY + 1), '""', '"\u00b2"', '"' + "9" * 5000 + '"']
+)
 def test_a_bad_concurrency_is_refused_with_one_line(tmp_path, value):
     path = write(tmp_path, value)
     with pytest.raises(ConfigError, match='concurrency must be a whole number from 1 to 4096 or "auto"'):
@@ -90,8 +92,10 @@ def test_the_command_line_overrides_the_file_and_a_run_resumes_with_another_valu
     tables = "1 table" if usable_cores() == 1 else f"{usable_cores()} tables"
     assert shown.returncode == 0 and shown.stdout.splitlines()[0] == f"results go to out ({tables} at a time)"
 
-    bad = arena(tmp_path, "tournament", "run", str(path), "--concurrency", "lots")
-    assert bad.returncode == 2 and "--concurrency must be a whole number" in bad.stderr
+    for value in ("lots", "\u00b2", "0"):
+        bad = arena(tmp_path, "tournament", "run", str(path), "--concurrency", value)
+        assert bad.returncode == 2 and "--concurrency must be a whole number" in bad.stderr, bad.stderr
+        assert len(bad.stderr.strip().splitlines()) == 1
 
     # What a tournament is still binds the store.
     path.write_text(tournament_text("1").replace('seed = "concurrency"', 'seed = "another"'))
@@ -126,5 +130,6 @@ def test_sprt_auto_is_an_even_number_of_tables_from_the_cores(monkeypatch):
         monkeypatch.setattr(sprt_config, "usable_cores", lambda cores=cores: cores)
         assert sprt_config.sprt_concurrency("auto") == tables
     assert sprt_config.sprt_concurrency(" 6 ") == 6
-    with pytest.raises(sprt_config.SprtConfigError, match="or auto, got 'x'"):
-        sprt_config.sprt_concurrency("x")
+    for bad in ("x", "\u00b2", "9" * 5000):
+        with pytest.raises(sprt_config.SprtConfigError, match="or auto, got"):
+            sprt_config.sprt_concurrency(bad)
