@@ -7,9 +7,10 @@ small message each way per decision, one stream per seat) those hand-offs
 cost more than the work itself.  With the EventEngine client and listener
 experiments switched off, gRPC uses its older polling I/O manager and a
 message crosses fewer threads.  Measured with raw grpc.aio ping-pong over a Unix
-socket on 2 cores (``bench/referee.py``): a round trip 220 -> 135 µs, CPU per
-round trip 123 -> 88 µs on the server and 142 -> 89 µs on the client; a
-four-entry tournament plays about 30% more games per second.
+socket on 2 cores (``bench/referee.py``, raw-1): a round trip 204 -> 128 µs,
+CPU per round trip 122 -> 88 µs on the server and 134 -> 92 µs on the client;
+a four-entry tournament plays 1.2-1.3x the games per second
+(``bench/tournament.py --transports polling,default``).
 
 The C core reads ``GRPC_EXPERIMENTS`` once, when the ``grpc`` module is first
 imported, so this module is imported before anything of ours imports
