@@ -98,3 +98,23 @@ def test_an_unknown_experiment_is_what_gets_reported(tmp_path):
         env=_clean_env(tmp_path, **{EXPERIMENTS_ENV: "-no_such_experiment_here"}),
     )  # fmt: skip
     assert "Unknown experiment" in result.stderr, result.stderr
+
+
+def test_a_tournaments_table_processes_and_bots_use_it_too(tmp_path):
+    """Tables run in processes forked from a forkserver: the setting reaches them and their bots."""
+    bot = f"cmd:{sys.executable} {REPO / 'example_bots' / 'random' / 'bot.py'}"
+    (tmp_path / "t.toml").write_text(
+        f'[tournament]\nname = "tr"\nseed = "transport"\ndeals_per_pairing = 1\nconcurrency = 2\noutput = "out"\n\n'
+        f'[rules]\npreset = "pagat"\nset = {{ max_hands = 1 }}\n\n'
+        f'[[entry]]\nname = "a"\nbot = "{bot}"\n\n[[entry]]\nname = "b"\nbot = "{bot}"\n'
+    )
+    env = _clean_env(tmp_path, GRPC_TRACE="tcp,event_engine_endpoint", GRPC_VERBOSITY="debug")
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", "run", "t.toml", "--no-show"],
+        capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    logs = sorted((tmp_path / "out" / "logs").rglob("*.log"))
+    assert len(logs) >= 8, logs  # two tables of four seats
+    for text in [result.stderr] + [p.read_text(errors="replace") for p in logs]:
+        assert POLLING in text and EVENT_ENGINE not in text
