@@ -361,6 +361,7 @@ def _overrides(bot: Bot, hook: str) -> bool:
     """Does ``bot`` do anything on ``hook`` (a method of its class, or one set on the instance)?"""
     return getattr(type(bot), hook) is not getattr(Bot, hook) or hook in vars(bot)
 
+
 #: The Bot method that answers each decision kind.
 _METHOD: dict[Decision, str] = {
     Decision.PLAY: "play",
