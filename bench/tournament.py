@@ -40,6 +40,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from arena.tournament.config import usable_cores
 from arena_sdk.transport import TUNED_EXPERIMENTS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -242,8 +243,7 @@ def concurrency_levels(text: str | None) -> list[int]:
         if not levels or levels[0] < 1:
             raise SystemExit(f"--levels: whole numbers >= 1, e.g. 1,2,8 (got {text!r})")
         return levels
-    cores = len(os.sched_getaffinity(0))
-    return sorted({1, 2, cores})
+    return sorted({1, 2, usable_cores()})
 
 
 def main() -> int:
@@ -288,7 +288,7 @@ def main() -> int:
     data: dict[str, Any] = {
         "benchmark": "tournament",
         "cores": os.cpu_count(),
-        "usable_cores": len(os.sched_getaffinity(0)),
+        "usable_cores": usable_cores(),
         "transports": transports,
         "entries": len(entries),
         "tables": len(entries) * (len(entries) - 1),
@@ -325,13 +325,14 @@ def main() -> int:
                 f"bots {data[f'{key}c{n}_bots_cpu_us_per_decision']:.0f} us; coordinator "
                 f"{data[f'{key}c{n}_coordinator_cpu_ms_per_game']:.1f} ms per game"
             )
-        for (transport, n), run in runs.items():
-            one = runs[transport, levels[0]]
+        for transport, n in runs:
+            key = "" if transport == "polling" else f"{transport}_"
             if n != levels[0]:
                 goal = "  (goal on 2 free cores: >= 1.6x)" if n == 2 and levels[0] == 1 else ""
-                print(f"  {transport} gRPC, concurrency {n} / concurrency {levels[0]}: {run['rate'] / one['rate']:.2f}x{goal}")
-            if transport != "polling" and ("polling", n) in runs:
-                print(f"  concurrency {n}, polling / {transport} gRPC: {runs['polling', n]['rate'] / run['rate']:.2f}x")
+                ratio = data[f"{key}ratio_c{n}_to_c{levels[0]}"]
+                print(f"  {transport} gRPC, concurrency {n} / concurrency {levels[0]}: {ratio:.2f}x{goal}")
+            if f"ratio_polling_to_{transport}_c{n}" in data:
+                print(f"  concurrency {n}, polling / {transport} gRPC: {data[f'ratio_polling_to_{transport}_c{n}']:.2f}x")
         print(f"rating fit, 30 bots, 10,000 games: {fit_s * 1000:.0f} ms (bar: under 1 s)")
     print(json.dumps(data))
     return 0

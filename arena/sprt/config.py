@@ -23,7 +23,7 @@ from arena.ratings.sprt import Settings
 from arena.referee.botspec import BotSpec
 from arena.referee.host import DEFAULT_START_TIMEOUT_S
 from arena.sandbox.docker import ContainerLimits
-from arena.tournament.config import MAX_CONCURRENCY, usable_cores
+from arena.tournament.config import MAX_CONCURRENCY, ConfigError, parse_concurrency, usable_cores
 
 #: Pairs a table plays before its bots are restarted.
 DEFAULT_PAIRS_PER_TABLE = 4
@@ -36,14 +36,14 @@ class SprtConfigError(ValueError):
 def sprt_concurrency(text: str) -> int:
     """``--concurrency``: a whole number, or ``auto`` (the usable cores rounded down to an even
     number, at least 2).  Whether a number is even and in range, :class:`SprtConfig` checks."""
-    value = text.strip().lower()
-    if value == "auto":
+    if text.strip().lower() == "auto":
         return max(2, usable_cores() // 2 * 2)
-    if not (value.isascii() and value.isdigit() and len(value) <= 6):
+    try:
+        return parse_concurrency(text, "--concurrency")
+    except ConfigError:
         raise SprtConfigError(
             f"--concurrency must be an even number of tables from 2 to {MAX_CONCURRENCY} or auto, got {text!r}"
-        )
-    return int(value)
+        ) from None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -103,22 +103,14 @@ RUN_KEYS = frozenset({"concurrency"})
 MAX_CONCURRENCY = 4096
 
 
-def tournament_hash(data: Mapping[str, Any]) -> str:
-    """The hash a store is bound to: the file's content less ``[cluster]`` and ``RUN_KEYS``
-    (where and how many at a time it runs is not what it is)."""
+def tournament_hash(data: Mapping[str, Any], run_keys: frozenset[str] = RUN_KEYS) -> str:
+    """The hash a store is bound to: the file's content less ``[cluster]`` and ``run_keys``
+    (where and how many at a time it runs is not what it is).  ``run_keys=frozenset()``
+    gives the hash of the versions before ``RUN_KEYS`` were left out."""
     content: dict[str, Any] = {k: v for k, v in data.items() if k != "cluster"}
     table = content.get("tournament")
-    if isinstance(table, dict):
-        content["tournament"] = {k: v for k, v in table.items() if k not in RUN_KEYS}
-    return _digest(content)
-
-
-def _older_hash(data: Mapping[str, Any]) -> str:
-    """The hash before ``RUN_KEYS`` were left out: a store claimed under it still resumes."""
-    return _digest({k: v for k, v in data.items() if k != "cluster"})
-
-
-def _digest(content: Mapping[str, Any]) -> str:
+    if isinstance(table, dict) and run_keys:
+        content["tournament"] = {k: v for k, v in table.items() if k not in run_keys}
     return hashlib.sha256(json.dumps(content, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -271,7 +263,7 @@ def load_config(
         scheduler=scheduler,
     )  # fmt: skip
     return dataclasses.replace(
-        config, legacy_hashes=(hashlib.sha256(raw_bytes).hexdigest(), _older_hash(data))
+        config, legacy_hashes=(hashlib.sha256(raw_bytes).hexdigest(), tournament_hash(data, frozenset()))
     )
 
 

@@ -99,8 +99,7 @@ def fill_view(message: pb.SeatView, view: EngineView) -> None:
         try:
             message.MergeFrom(_completed_tricks(tuple(view.tricks)))
         except TypeError:  # a view built by hand, with lists inside: not cacheable
-            message.tricks.extend([pb.Trick(leader=t.leader, cards=[names[c] for c in t.cards], winner=t.winner)
-                                   for t in view.tricks])  # fmt: skip
+            message.tricks.extend([trick_to_proto.__wrapped__(t) for t in view.tricks])
     message.seat = view.seat
     message.hand_number = view.hand_number
     message.first = view.first

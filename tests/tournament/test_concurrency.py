@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from arena.tournament import ConfigError, load_config
-from arena.tournament.config import MAX_CONCURRENCY, _older_hash, parse_concurrency, usable_cores
+from arena.tournament.config import MAX_CONCURRENCY, parse_concurrency, tournament_hash, usable_cores
 from tournament_support import arena, stored_rows
 
 REPO = Path(__file__).resolve().parents[2]
@@ -110,7 +110,7 @@ def test_a_store_claimed_with_concurrency_in_its_hash_still_resumes(tmp_path):
 
     path = write(tmp_path, "2")
     assert arena(tmp_path, "tournament", "run", str(path), "--no-show").returncode == 0
-    older = _older_hash(tomllib.loads(path.read_text()))
+    older = tournament_hash(tomllib.loads(path.read_text()), run_keys=frozenset())
     db = tmp_path / "out" / "results.sqlite"
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE meta SET value = ? WHERE key = 'file_hash'", (older,))
