@@ -60,3 +60,12 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def cannot_write_prefix() -> list[str]:
+    """A command prefix under which the file modes bind, also for root (who otherwise writes anywhere).
+
+    Root keeps its uid but loses every capability, so it reads what it owns (the
+    checkout, however private its folder) and cannot write where the modes say no.
+    """
+    return ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--"] if os.geteuid() == 0 else []

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from arena.tournament.store import ResultsStore
+from tournament_support import cannot_write_prefix
 
 #: The schema as the first tournament store wrote it (``git show 92245e1:arena/tournament/store.py``).
 OLD_SCHEMA = """
@@ -131,10 +132,9 @@ def frozen_old_store() -> Iterator[tuple[Path, Path]]:
 
 
 def ratings_cli(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``arena ratings ARGS`` as a user who cannot write the store (root writes anywhere, so drop it)."""
-    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+    """``arena ratings ARGS`` by a process that cannot write the store (root writes anywhere: no privileges)."""
     return subprocess.run(
-        [*prefix, sys.executable, "-m", "arena", "ratings", *args], cwd=site, capture_output=True, text=True,
+        [*cannot_write_prefix(), sys.executable, "-m", "arena", "ratings", *args], cwd=site, capture_output=True, text=True,
         timeout=120, env={**os.environ, "COLUMNS": "200", "HOME": str(site)},
     )  # fmt: skip
 

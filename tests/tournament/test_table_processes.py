@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena.tournament.store import GameRow, ResultsStore
-from tournament_support import arena, live_processes, own_bot, stored_rows
+from tournament_support import arena, cannot_write_prefix, live_processes, own_bot, stored_rows
 
 
 
@@ -156,7 +156,7 @@ def test_ratings_read_a_read_only_results_directory(tmp_path):
     path = tournament(tmp_path, deals=1, concurrency=2)
     done = arena(tmp_path, "tournament", "run", str(path), "--no-show")
     assert done.returncode == 0, done.stderr
-    # A directory its reader cannot write: as another user when the tests run as root (root writes anywhere).
+    # A directory its reader cannot write (as root, without the privileges that write anywhere).
     frozen = Path(tempfile.mkdtemp(prefix="arena-ro-"))
     site = Path(tempfile.mkdtemp(prefix="arena-site-"))
     try:
@@ -164,7 +164,7 @@ def test_ratings_read_a_read_only_results_directory(tmp_path):
         (frozen / "results.sqlite").chmod(0o444)
         frozen.chmod(0o555)
         site.chmod(0o777)
-        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+        prefix = cannot_write_prefix()
         for command in (["show", str(frozen)], ["publish", str(frozen), "--out", str(site / "out")]):
             result = subprocess.run(
                 [*prefix, sys.executable, "-m", "arena", "ratings", *command], cwd=site,
