@@ -13,6 +13,10 @@ own bots; run strangers' bots as ``docker:`` images.  What is done anyway:
   KILLs the group and every process it started: its descendants, its
   session, anything that still carries its mark (a ``setsid`` child that
   ignores TERM included);
+- it does not inherit the organiser's own settings for a bot
+  (:data:`SDK_ENV`: a stale ``ARENA_TOKEN`` left in the shell by ``arena
+  serve`` would otherwise beat the seat's own token and forfeit the bot);
+  the seat's values are then set;
 - its output goes to a capped log file.
 """
 
@@ -32,6 +36,11 @@ from typing import Any
 
 #: The environment variable that marks every process a local bot started (inherited).
 MARK_ENV = "ARENA_PROCESS_MARK"
+#: Every variable the SDK reads (arena_sdk.client, arena_sdk.bots): removed from the
+#: environment a bot inherits, so that only the seat's own values reach it.  (The arena
+#: never imports the SDK's bot code; tests/sandbox/test_local_env.py keeps the list in
+#: step with the SDK's source.)
+SDK_ENV = ("ARENA_ADDRESS", "ARENA_TOKEN", "ARENA_TOKEN_FILE", "ARENA_HARD_BUDGET_S")
 #: How long stop() keeps looking for stragglers a bot's processes are still forking.
 STRAGGLER_WINDOW_S = 2.0
 
@@ -87,13 +96,15 @@ class LocalProcess:
     ) -> LocalProcess:
         """Start ``command`` with ``env`` added to this process's environment.
 
-        Each of ``secrets`` (name -> value) is written into a pipe the process
+        The variables of :data:`SDK_ENV` are not inherited from this process
+        (only ``env`` and ``secrets`` can set them).  Each of ``secrets`` (name -> value) is written into a pipe the process
         inherits, and the process gets ``NAME_FILE=/dev/fd/N`` instead of the
         value: other processes of the user cannot read it from its environment.
         """
         argv = parse_command(command)
         mark = _secrets.token_hex(16)
-        full_env = {**os.environ, **env, MARK_ENV: mark}
+        inherited = {k: v for k, v in os.environ.items() if k not in SDK_ENV}
+        full_env = {**inherited, **env, MARK_ENV: mark}
         pipes = []
         try:
             for name, value in (secrets or {}).items():

@@ -159,16 +159,22 @@ async def _play_stream(stub: pb_grpc.RefereeStub, join: pb.Join, driver: BotDriv
 
 
 def token_from_env() -> str | None:
-    """The seat's token: ``ARENA_TOKEN``, else read once from the file ``ARENA_TOKEN_FILE`` names."""
-    token = os.environ.get(ENV_TOKEN)
+    """The seat's token: read once from the pipe or file ``ARENA_TOKEN_FILE`` names, else ``ARENA_TOKEN``.
+
+    The pipe wins when both are set: the arena hands a local bot its token
+    on the pipe, and an ``ARENA_TOKEN`` beside it can only be a stale one
+    left in the organiser's shell (e.g. by ``arena serve``).
+    """
     path = os.environ.get(ENV_TOKEN_FILE)
-    if token or not path:
-        return token
-    try:
-        with open(path, encoding="utf-8") as f:  # a pipe: after this read it is empty
-            return f.read().strip() or None
-    except OSError:
-        return None
+    if path:
+        try:
+            with open(path, encoding="utf-8") as f:  # a pipe: after this read it is empty
+                token = f.read().strip()
+        except OSError:
+            token = ""
+        if token:
+            return token
+    return os.environ.get(ENV_TOKEN) or None
 
 
 def run(bot: Bot, argv: Sequence[str] | None = None) -> None:
