@@ -86,7 +86,8 @@ class Bot:
 
     ``self.rng`` is a :class:`random.Random` seeded from the per-game seed the
     referee sends, so a bot that draws its randomness from it plays the same
-    game the same way.  ``self.match`` holds the :class:`MatchInfo`.
+    game the same way.  ``self.match`` holds the :class:`MatchInfo`;
+    ``self.argv`` the command-line arguments ``run()`` left to the bot.
     """
 
     #: Shown in tables and records; override in your subclass.
@@ -96,6 +97,9 @@ class Bot:
     def __init__(self) -> None:
         self.rng = random.Random(0)
         self.match: MatchInfo | None = None
+        #: The command-line arguments that are not the SDK's (``--address``,
+        #: ``--token``): set by ``run()`` before it connects.
+        self.argv: list[str] = []
 
     # ------------------------------------------------------------ decisions
 

@@ -177,20 +177,38 @@ def token_from_env() -> str | None:
     return os.environ.get(ENV_TOKEN) or None
 
 
+def sdk_arguments(bot_name: str, argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, list[str]]:
+    """Split a command line into the SDK's own options and the bot's arguments.
+
+    Only ``--address`` and ``--token`` (spelled in full: no abbreviations,
+    which could take a bot's ``--to``) are the SDK's; every other argument,
+    option or not, is returned untouched for the bot.  ``argv`` defaults to
+    ``sys.argv[1:]``.
+    """
+    parser = argparse.ArgumentParser(
+        description=f"Run the {bot_name} bot against a referee. Other arguments are left to the bot (bot.argv).",
+        allow_abbrev=False,
+    )
+    parser.add_argument("--address", default=os.environ.get(ENV_ADDRESS), help="referee address: unix:/path/to.sock or host:port (env ARENA_ADDRESS)")
+    parser.add_argument("--token", help="this seat's secret token (env ARENA_TOKEN, or read from ARENA_TOKEN_FILE)")
+    args, rest = parser.parse_known_args(argv)
+    args.token = args.token or token_from_env()
+    if not args.address or not args.token:
+        parser.error(f"give --address and --token, or set {ENV_ADDRESS} and {ENV_TOKEN}")
+    return args, rest
+
+
 def run(bot: Bot, argv: Sequence[str] | None = None) -> None:
     """Run ``bot`` against the referee; the entry point of a bot's ``main``.
 
     The address and token come from ``--address``/``--token`` or the
     environment (``ARENA_ADDRESS``, ``ARENA_TOKEN``), which is how the arena
-    starts bots.  Exits with status 2 if the referee refuses the bot.
+    starts bots.  Every other argument of the command line (``argv``,
+    default ``sys.argv[1:]``) is the bot's: it is left in ``bot.argv``
+    before the bot connects, so ``python mybot.py --depth 3`` runs.
+    Exits with status 2 if the referee refuses the bot.
     """
-    parser = argparse.ArgumentParser(description=f"Run the {bot.name} bot against a referee.")
-    parser.add_argument("--address", default=os.environ.get(ENV_ADDRESS), help="referee address: unix:/path/to.sock or host:port (env ARENA_ADDRESS)")
-    parser.add_argument("--token", help="this seat's secret token (env ARENA_TOKEN, or read from ARENA_TOKEN_FILE)")
-    args = parser.parse_args(argv)
-    args.token = args.token or token_from_env()
-    if not args.address or not args.token:
-        parser.error(f"give --address and --token, or set {ENV_ADDRESS} and {ENV_TOKEN}")
+    args, bot.argv = sdk_arguments(str(bot.name), argv)
     try:
         asyncio.run(play_match(bot, args.address, args.token))
     except JoinRefused as exc:
