@@ -19,26 +19,20 @@ import re
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from html import escape
 from pathlib import Path
 from typing import Any
 
 from arena.publish.model import GameRow, Standings
-from arena.publish.rows import all_names, fmt_score
+from arena.publish.rows import all_names
 from arena.publish.steps import game_steps
-from arena.publish.viewer import asset, pair_html, shared_html
+from arena.publish.templating import asset, render
 from arena.ratings import Ratings
 
 GAMES_DIR = "games"
 GAMES_PAGE = "games.html"
 #: Records larger than this are not turned into pages (a real game is well under 1 MB).
 MAX_RECORD_BYTES = 50 * 1024 * 1024
-CSP = "default-src 'none'; style-src 'unsafe-inline'"
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
-
-
-def _e(text: object) -> str:
-    return escape(str(text), quote=True)
 
 
 def file_stem(text: str) -> str:
@@ -78,21 +72,6 @@ def _load(path: Path) -> Any:
     if path.stat().st_size > MAX_RECORD_BYTES:
         raise ValueError(f"record larger than {MAX_RECORD_BYTES // (1024 * 1024)} MB")
     return json.loads(path.read_text(encoding="utf-8"))
-
-
-def _nav(game: GameRow, pair_ok: bool, anchor: str) -> str:
-    links = [
-        '<a href="../index.html">leaderboard</a>',
-        f'<a href="../{GAMES_PAGE}#{_e(anchor)}">games of this pairing</a>',
-    ]
-    if pair_ok:
-        links.append(f'<a href="../{_e(pair_page(game.cluster))}">same deal, both tables</a>')
-    where = f"deal {game.deal}, table {game.table}" if game.deal is not None else game.cluster
-    return (
-        f'<p class="meta">{" · ".join(links)}</p>\n'
-        f'<p class="meta"><b>{_e(game.entry_a)}</b> vs <b>{_e(game.entry_b)}</b> · {_e(where)}'
-        f" · {_e(game.ending)}</p>"
-    )
 
 
 def _write(path: Path, text: str) -> None:
@@ -142,21 +121,27 @@ def build_cluster(
     pair_ok = len(games) == 2 and len(data) == 2
     for g in games:
         if g.game_id in data:
-            title = f"{g.entry_a} vs {g.entry_b}: {g.game_id}"
-            nav = _nav(g, pair_ok, anchors[g.game_id])
-            _write(pages[g.game_id], shared_html(data[g.game_id], title=title, nav=nav))
+            page = render(
+                "replay_game.html",
+                game=g,
+                steps=data[g.game_id],
+                listing=GAMES_PAGE,
+                anchor=anchors[g.game_id],
+                pair_href=pair_page(g.cluster) if pair_ok else None,
+            )
+            _write(pages[g.game_id], page)
     if pair_ok:
         a, b = games
-        nav = (
-            '<p class="meta"><a href="../index.html">leaderboard</a> · '
-            f'<a href="../{GAMES_PAGE}#{_e(anchors[a.game_id])}">games of this pairing</a></p>\n'
-            f"<h1>Same deal at both tables: {_e(a.game_id)} and {_e(b.game_id)}</h1>\n"
-            f'<p class="meta">Left: <b>{_e(a.entry_a)}</b> vs <b>{_e(a.entry_b)}</b>. '
-            f"Right: <b>{_e(b.entry_a)}</b> vs <b>{_e(b.entry_b)}</b>. The same cards are dealt "
-            "to the same seats; the partnerships have swapped places.</p>"
+        page = render(
+            "replay_pair.html",
+            left=a,
+            right=b,
+            left_src=Path(game_page(a)).name,
+            right_src=Path(game_page(b)).name,
+            listing=GAMES_PAGE,
+            anchor=anchors[a.game_id],
         )
-        left, right = (Path(game_page(g)).name for g in (a, b))
-        _write(pair_path, pair_html(left, right, title=f"Duplicate pair {a.cluster}", nav=nav))
+        _write(pair_path, page)
     else:
         pair_path.unlink(missing_ok=True)
     return statuses
@@ -214,6 +199,27 @@ def write_games(
     }
 
 
+@dataclass(frozen=True)
+class ListedGame:
+    """A row of ``games.html``: the game, its page (None: not shown, ``note`` says why) and
+    the side-by-side page of its deal (None unless both games of the deal have pages)."""
+
+    game: GameRow
+    page: str | None
+    note: str
+    pair: str | None
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """A section of ``games.html``: the games between two entries, anchored ``#vs-I-J``."""
+
+    anchor: str
+    first: str
+    second: str
+    games: list[ListedGame]
+
+
 def games_html(
     standings: Standings,
     names: list[str],
@@ -222,59 +228,29 @@ def games_html(
 ) -> str:
     """``games.html``: one section per pairing (``#vs-I-J``), one row per game
     (``tr[data-game]``) with pairing, deal, table, ending, score and its links."""
-    by_pairing: dict[str, list[GameRow]] = {}
-    for g in standings.games:
-        by_pairing.setdefault(anchors[g.game_id], []).append(g)
-    sections = []
-    clusters: dict[str, int] = {}
+    shown: dict[str, int] = {}  # per deal: how many of its games have a page
     for g in standings.games:
         st = statuses.get(g.game_id)
-        clusters[g.cluster] = clusters.get(g.cluster, 0) + (1 if st and st.ok else 9)
-    index = []
-    for anchor in sorted(by_pairing, key=lambda a: tuple(int(x) for x in a.split("-")[1:])):
-        games = by_pairing[anchor]
-        i, j = (int(x) for x in anchor.split("-")[1:])
-        head = f"{_e(names[i - 1])} vs {_e(names[j - 1])}"
-        index.append(f'<li><a href="#{anchor}">{head}</a> ({len(games)})</li>')
-        rows = []
-        for g in games:
-            st = statuses.get(g.game_id)
-            link = (
-                f'<a class="replay" href="{_e(game_page(g))}">{_e(g.game_id)}</a>'
-                if st and st.ok
-                else f'{_e(g.game_id)} '
-                f'<span class="note">({_e(st.note if st else "no record")})</span>'
+        shown[g.cluster] = shown.get(g.cluster, 0) + (1 if st and st.ok else 9)
+    by_pairing: dict[str, list[ListedGame]] = {}
+    for g in standings.games:
+        st = statuses.get(g.game_id)
+        by_pairing.setdefault(anchors[g.game_id], []).append(
+            ListedGame(
+                g,
+                game_page(g) if st and st.ok else None,
+                st.note if st else "no record",
+                pair_page(g.cluster) if shown.get(g.cluster) == 2 else None,
             )
-            pair = ""
-            if clusters.get(g.cluster) == 2:  # both games of the deal have their pages
-                pair = f'<a class="pair" href="{_e(pair_page(g.cluster))}">both tables</a>'
-            rows.append(
-                f'<tr data-game="{_e(g.game_id)}"><td class="game">{link}</td>'
-                f'<td class="entry">{_e(g.entry_a)}</td><td class="entry">{_e(g.entry_b)}</td>'
-                f'<td class="num">{"" if g.deal is None else g.deal}</td>'
-                f'<td class="num">{"" if g.table is None else g.table}</td>'
-                f'<td class="ending">{_e(g.ending)}</td>'
-                f'<td class="num result">{fmt_score(g.score)}</td>'
-                f'<td class="num score">{g.scores_a} : {g.scores_b}</td><td>{pair}</td></tr>'
-            )
-        sections.append(
-            f'<h2 id="{anchor}">{head}</h2>\n<table class="games">\n<thead><tr><th>Game</th>'
-            "<th>First side</th><th>Second side</th><th>Deal</th><th>Table</th><th>Ending</th>"
-            "<th>Result (first side)</th><th>Score</th><th>Same deal</th></tr></thead>\n<tbody>\n"
-            + "\n".join(rows)
-            + "\n</tbody></table>"
         )
-    title = _e(standings.title)
-    body = (
-        f'<p class="meta"><a href="index.html">leaderboard</a></p>\n<h1>{title}: games</h1>\n'
-        f'<p class="meta">{len(standings.games)} games. Each pairing plays every deal twice '
-        "(duplicate tables, the sides swapped); “both tables” opens the two games of a deal "
-        'side by side. The first side holds N/S (A in the two-player game).</p>\n'
-        f'<ul class="pairings">{"".join(index)}</ul>\n' + "\n".join(sections)
-    )
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
-        f"<title>{title}: games</title>\n<style>{asset('replay.css')}</style>\n</head>\n"
-        f"<body>\n{body}\n</body>\n</html>\n"
-    )
+    pairings = []
+    for anchor in sorted(by_pairing, key=_anchor_numbers):
+        i, j = _anchor_numbers(anchor)
+        pairings.append(Pairing(anchor, names[i - 1], names[j - 1], by_pairing[anchor]))
+    return render("games.html", standings=standings, pairings=pairings)
+
+
+def _anchor_numbers(anchor: str) -> tuple[int, int]:
+    """The entry numbers in a pairing anchor ``vs-I-J``."""
+    i, j = (int(x) for x in anchor.split("-")[1:])
+    return i, j

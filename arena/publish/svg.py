@@ -1,4 +1,5 @@
-"""Error bars as inline SVG (no scripts, no external resources)."""
+"""Error bars as inline SVG (no scripts, no external resources): the geometry here, the
+markup in ``templates/macros.html`` (``errorbar``)."""
 
 from __future__ import annotations
 
@@ -28,18 +29,29 @@ class Scale:
         return PAD + (elo - self.low) / (self.high - self.low) * (WIDTH - 2 * PAD)
 
 
-def error_bar(scale: Scale, elo: float, lower: float, upper: float, mean: float) -> str:
-    """An SVG of the 95% interval (a bar with end ticks) and the rating (a dot)."""
-    x0, x1, xe, xm = scale.x(lower), scale.x(upper), scale.x(elo), scale.x(mean)
-    mid = HEIGHT / 2
-    return (
-        f'<svg class="errorbar" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'role="img" aria-label="{lower:.0f} to {upper:.0f}" '
-        f'data-lower="{lower!r}" data-upper="{upper!r}" data-elo="{elo!r}">'
-        f'<line class="mean" x1="{xm:.1f}" y1="0" x2="{xm:.1f}" y2="{HEIGHT}"/>'
-        f'<line class="range" x1="{x0:.1f}" y1="{mid}" x2="{x1:.1f}" y2="{mid}"/>'
-        f'<line class="tick" x1="{x0:.1f}" y1="{mid - 4}" x2="{x0:.1f}" y2="{mid + 4}"/>'
-        f'<line class="tick" x1="{x1:.1f}" y1="{mid - 4}" x2="{x1:.1f}" y2="{mid + 4}"/>'
-        f'<circle class="point" cx="{xe:.1f}" cy="{mid}" r="4"/>'
-        "</svg>"
-    )
+@dataclass(frozen=True)
+class ErrorBar:
+    """One row's bar: the rating and its 95% interval (Elo) and where they are drawn (pixels)."""
+
+    elo: float
+    lower: float
+    upper: float
+    x_elo: float
+    x_lower: float
+    x_upper: float
+    x_mean: float
+    width: int = WIDTH
+    height: int = HEIGHT
+
+    @property
+    def mid(self) -> float:
+        """The bar's vertical centre."""
+        return self.height / 2
+
+
+def error_bar(scale: Scale, elo: float, lower: float, upper: float, mean: float) -> ErrorBar:
+    """The bar of the 95% interval ``lower``..``upper`` and the rating ``elo`` on ``scale``."""
+    # float(): the template prints the numbers with str(), which for a NumPy scalar is not
+    # the plain repr a scraper reads back.
+    elo, lower, upper = float(elo), float(lower), float(upper)
+    return ErrorBar(elo, lower, upper, scale.x(elo), scale.x(lower), scale.x(upper), scale.x(mean))
