@@ -11,7 +11,6 @@ import dataclasses
 import hashlib
 import json
 import math
-import os
 import re
 import tomllib
 from collections.abc import Mapping
@@ -23,6 +22,7 @@ from arena.match import TimeControl
 from arena.match.spec import check_seconds
 from arena.referee.botspec import BotSpec, BotSpecError, parse_bot_spec
 from arena.sandbox.docker import ContainerLimits
+from arena.tournament.cores import usable_cores  # (also imported from here: sprt, bench)
 from arena_sdk.engine import RulesError, Ruleset, resolve_ruleset
 
 
@@ -112,14 +112,6 @@ def tournament_hash(data: Mapping[str, Any], run_keys: frozenset[str] = RUN_KEYS
     if isinstance(table, dict) and run_keys:
         content["tournament"] = {k: v for k, v in table.items() if k not in run_keys}
     return hashlib.sha256(json.dumps(content, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity), at least 1."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def parse_concurrency(value: object, where: str = "[tournament] concurrency") -> int:
