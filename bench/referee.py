@@ -89,7 +89,9 @@ from pathlib import Path
 from typing import Any
 
 # Before grpc is imported: the raw contenders get the transport the referee and the SDK use.
-import arena_sdk.transport  # noqa: F401  (importing the SDK applies it; see its docstring)
+import arena_sdk.transport
+
+arena_sdk.transport.prefer_polling_transport()  # before grpc loads (see its docstring)
 import grpc
 
 from arena.match import MatchSpec, TimeControl, game_seeds

@@ -162,7 +162,7 @@ def platform_rate(
 def platform_child(path: Path) -> None:
     """The ``--role platform`` process: run the tournament file, print what it played as JSON."""
     from arena.tournament import load_config, run_tournament
-    from arena.tournament.store import ResultsStore
+    from arena.results.store import ResultsStore
 
     config = load_config(path)
     startup_cpu = time.process_time()  # imports and parsing: not the tournament's

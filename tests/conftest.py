@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 # Before any test module imports grpc: the tests run on the transport the
-# referee and the SDK use (importing the SDK applies it; see arena_sdk.transport).
-import arena_sdk.transport  # noqa: F401
+# referee and the SDK choose where they start (see arena_sdk.transport).
+from arena_sdk.transport import prefer_polling_transport
+
+prefer_polling_transport()
 
 REPO = Path(__file__).resolve().parents[1]
 

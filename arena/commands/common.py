@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 import typer
 from rich.console import Console
 
-from arena.publish.safe_text import safe_text
+from arena.text import safe_text
 from arena_sdk.engine import RulesError
 
 #: Exit status for bad input: a bad option, file or record.

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
 from arena.commands.rules import SetOption
-from arena.publish.safe_text import safe_text
+from arena.text import safe_text
 from arena.match import GameOutcome, TimeControl
 from arena.match.spec import check_seconds
 from arena.referee.botspec import BotSpecError, parse_bot_spec

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
 from arena.match.timing import record_timing
-from arena.publish.safe_text import safe_text
+from arena.text import safe_text
 from arena.publish.steps import game_steps
 from arena.publish.viewer import standalone_html
 from arena_sdk.engine import ReplayReport, RulesError, game_result_to_json, replay_record, team_name

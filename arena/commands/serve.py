@@ -24,7 +24,7 @@ from arena.commands.match import (
 from arena.commands.rules import SetOption
 from arena.match import GameOutcome, MatchSpec, game_seeds
 from arena.match.output import write_record
-from arena.publish.safe_text import safe_text
+from arena.text import safe_text
 from arena.referee.host import host_match
 from arena.referee.server import RefereeServer
 from arena.referee.session import RemoteSeat, new_token

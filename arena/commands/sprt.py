@@ -36,7 +36,7 @@ from arena.sprt import (
 from arena.sprt.config import sprt_concurrency
 from arena.sprt.store import stored_seed
 from arena.sprt.view import EXIT_CODES, hypotheses, render, report_json, verdict_text
-from arena.tournament.store import StoreError
+from arena.results.store import StoreError
 
 
 def sprt(

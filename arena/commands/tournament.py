@@ -19,12 +19,12 @@ from rich.progress import (
 )
 
 from arena.commands.common import console, fail, print_json
-from arena.publish.safe_text import safe_text
+from arena.text import safe_text
 from arena.tournament import ConfigError, StoreError, load_config, run_tournament
 from arena.tournament import Progress as RunProgress
-from arena.tournament.cluster import ClusterError
+from arena.tables.cluster import ClusterError
 from arena.tournament.config import parse_concurrency
-from arena.tournament.runner import RunStopped
+from arena.tables.players import RunStopped
 
 app = typer.Typer(help="Run round-robin tournaments.", no_args_is_help=True)
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from arena.match.loop import GameOutcome
@@ -15,11 +16,16 @@ def record_path(out_dir: Path, game: GameOutcome) -> Path:
     return out_dir / f"{game.game_id}.json"
 
 
-def write_record(out_dir: Path, game: GameOutcome) -> Path:
-    """Write a game's record atomically (a crash leaves no half-written record)."""
+def write_record(out_dir: Path, game: GameOutcome, *, durable: bool = False) -> Path:
+    """Write a game's record atomically (a crash leaves no half-written record).
+
+    ``durable``: the record (and its directory entry) is on the disk when this
+    returns, so a results row written next can never point at an empty file
+    after a power loss.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     path = record_path(out_dir, game)
-    _write_atomically(path, record_text(game.record) + "\n")
+    _write_atomically(path, record_text(game.record) + "\n", durable=durable)
     return path
 
 
@@ -67,15 +73,29 @@ def _key(key: Any) -> str:
     return _one_line(next(iter(json.loads(json.dumps({key: 0})))))
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file; a failed write (disk full) leaves nothing."""
+def _write_atomically(path: Path, text: str, *, durable: bool = False) -> None:
+    """Write ``text`` to ``path`` through a temporary file; a failed write (disk full) leaves nothing.
+
+    ``durable``: fsync the file before the rename and the directory after it
+    (a rename alone may reach the disk before the file's content does).
+    """
     tmp = path.with_suffix(path.suffix + ".tmp")
     try:
-        tmp.write_text(text)
+        with tmp.open("w") as f:
+            f.write(text)
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
         tmp.replace(path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    if durable:
+        fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def write_json(path: Path, data: Any) -> None:

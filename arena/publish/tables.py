@@ -1,6 +1,6 @@
 """Rich tables for the terminal: leaderboard, crosstable, faults, time per decision.
 
-Names go in through :func:`~arena.publish.safe_text.safe_text`: a bot called
+Names go in through :func:`~arena.text.safe_text`: a bot called
 ``[link=...]`` must print as itself, and escape codes in a name never reach
 the terminal.
 """
@@ -12,7 +12,7 @@ from rich.text import Text
 
 from arena.publish.model import Standings
 from arena.publish.rows import LeaderRow, all_names, fmt_elo, fmt_pct, interval_text, leaderboard, rules_text
-from arena.publish.safe_text import safe_text
+from arena.text import safe_text
 from arena.publish.timecells import TIME_COLUMNS, time_cells
 from arena.publish.rows import fmt_pentanomial, fmt_points
 from arena.ratings import Ratings

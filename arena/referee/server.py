@@ -19,7 +19,6 @@ import asyncio
 import collections
 import contextlib
 import gc
-import json
 import logging
 from collections.abc import Sequence
 
@@ -29,7 +28,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from arena.match.spec import TimeControl
 from arena.referee.session import RemoteSeat
 from arena_sdk.engine import Ruleset
-from arena_sdk.protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION
+from arena_sdk.protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, welcome_message
 from arena_sdk.wire import arena_pb2 as pb
 from arena_sdk.wire import arena_pb2_grpc as pb_grpc
 
@@ -112,25 +111,12 @@ class _Match:
         return None
 
     def welcome(self, seat: RemoteSeat) -> pb.Welcome:
-        n = self.rules.players
         tc = self.time_control
-        return pb.Welcome(
-            match_id=self.match_id,
-            seat=seat.seat,
-            partner=(seat.seat + 2) % 4 if n == 4 else -1,
-            players=n,
-            ruleset_json=json.dumps(self.rules.to_dict(), separators=(",", ":")),
-            ruleset_hash=self.rules.hash,
-            time_control=pb.TimeControl(
-                move_ms=int(tc.move_s * 1000),
-                bank_ms=int(tc.bank_s * 1000),
-                hard_cap_ms=int(tc.hard_cap_s * 1000),
-                strikes_to_forfeit=tc.strikes_to_forfeit,
-            ),
-            games=self.games,
-            seat_names=[s.name for s in self.seats],
-            protocol_version=PROTOCOL_VERSION,
-        )
+        return welcome_message(
+            self.match_id, seat.seat, self.rules,
+            move_ms=int(tc.move_s * 1000), bank_ms=int(tc.bank_s * 1000), hard_cap_ms=int(tc.hard_cap_s * 1000),
+            strikes_to_forfeit=tc.strikes_to_forfeit, games=self.games, seat_names=[s.name for s in self.seats],
+        )  # fmt: skip
 
 
 #: How the stream of a seat removed from the match ends (docs/protocol.md "Joining").

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import functools
-import json
 import secrets
 import time
 from collections.abc import Callable
@@ -27,14 +25,15 @@ from arena.match.seat import (
     SeatReply,
 )
 from arena_sdk.engine import GameResult, HandResult, MalformedInputError, Ruleset
-from arena_sdk.engine.record import hand_result_to_json
 from arena_sdk.engine.state import Trick
 from arena_sdk.protocol import (
     ANSWER_FIELD,
     KIND_FROM_PROTO,
     answer_from_proto,
+    game_end_message,
+    game_start_message,
+    hand_end_message,
     request_message,
-    trick_to_proto,
 )
 from arena_sdk.wire import arena_pb2 as pb
 
@@ -494,14 +493,7 @@ class RemoteSeat:
         scores: tuple[int, ...], bags: tuple[int, ...],
     ) -> None:  # fmt: skip
         self._refused_this_game = 0
-        await self.send(
-            pb.RefereeMessage(
-                game_start=pb.GameStart(
-                    game_index=index, game_id=game_id, bot_seed=bot_seed, first=first,
-                    scores=scores, bags=bags,
-                )  # fmt: skip
-            )
-        )
+        await self.send(game_start_message(index, game_id, bot_seed, first, scores, bags))
 
     async def end_hand(self, hand: HandResult, tricks: tuple[Trick, ...], rules: Ruleset) -> None:
         await self.send(hand_end_message(hand, tricks, rules.players))
@@ -510,14 +502,7 @@ class RemoteSeat:
         self, index: int, game_id: str, ending: str, winner: int | None,
         result: GameResult | None, scores: tuple[int, ...], bags: tuple[int, ...],
     ) -> None:  # fmt: skip
-        await self.send(
-            pb.RefereeMessage(
-                game_end=pb.GameEnd(
-                    game_index=index, game_id=game_id, ending=ending,
-                    winner=-1 if winner is None else winner, scores=scores, bags=bags,
-                )  # fmt: skip
-            )
-        )
+        await self.send(game_end_message(index, game_id, ending, winner, scores, bags))
 
     async def notice(self, level: str, code: str, message: str, request_id: int = 0) -> None:
         self.post(_notice(_LEVELS.get(level, pb.Notice.INFO), code, message, request_id))
@@ -538,21 +523,6 @@ _LEVELS = {"info": pb.Notice.INFO, "strike": pb.Notice.STRIKE, "forfeit": pb.Not
 def _notice(level: int, code: str, message: str, request_id: int) -> pb.RefereeMessage:
     return pb.RefereeMessage(
         notice=pb.Notice(level=level, code=code, message=message[:500], request_id=request_id)  # type: ignore[arg-type]
-    )
-
-
-@functools.lru_cache(maxsize=8)
-def hand_end_message(hand: HandResult, tricks: tuple[Trick, ...], players: int) -> pb.RefereeMessage:
-    """The HandEnd message of a hand: built once, sent to every seat (never changed)."""
-    result = hand_result_to_json(players, hand)
-    return pb.RefereeMessage(
-        hand_end=pb.HandEnd(
-            hand_number=hand.number,
-            result_json=json.dumps(result, separators=(",", ":")),
-            tricks=[trick_to_proto(t) for t in tricks],
-            scores=[t.score_after for t in hand.teams],
-            bags=[t.bags_after for t in hand.teams],
-        )
     )
 
 

@@ -1,12 +1,12 @@
 """Play duplicate pairs: the same deals at two tables, partnerships swapped, at the same time.
 
 This is the one place where ``arena sprt`` meets the machinery that plays
-games, and it is the tournament's: a :class:`PairBatch` (plain data) names a
-few consecutive pairs and turns into two plain
-:class:`~arena.tournament.table.TableSpec`\\ s, and each table is played by
-:func:`arena.tournament.processes.play_table_in_process` — its own OS process
+games, and it is the table kernel's (:mod:`arena.tables`), as for tournaments: a
+:class:`PairBatch` names a few consecutive pairs and turns into two
+:class:`~arena.tables.spec.TableSpec`\\ s, and each table is played by a
+table player (:class:`~arena.tables.players.LocalTables`: its own OS process
 with its own referee, match loop and bots, so ``--concurrency N`` uses up to N
-cores (the per-decision path never leaves that process).  Table 1 seats NEW
+cores; the per-decision path never leaves that process).  Table 1 seats NEW
 as the first side (N/S, or player A), table 2 seats OLD there; both start at
 once on *different* bot processes or containers and play the batch's deals in
 order, so each table's bots stay up for the whole batch and no bot ever meets
@@ -21,26 +21,24 @@ set (never an exception), and the other table still finishes.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 import trio
-from arena_sdk.engine import Ruleset, team_of
+from arena_sdk.engine import Ruleset
 
 from arena.match import TimeControl
 from arena.referee.botspec import BotSpec
 from arena.referee.host import DEFAULT_START_TIMEOUT_S
-from arena.sandbox.docker import ContainerLimits, DockerUnavailable, docker_client, prune
-from arena.tournament.processes import play_table_in_process
-from arena.tournament.table import ImageMismatch, SeatSpec, TableGame, TableResult, TableSpec
+from arena.sandbox.docker import ContainerLimits
+from arena.tables.players import TablePlayer
+from arena.tables.spec import SeatSpec, TableGame, TableResult, TableSpec, seat_specs
+from arena.tables.task import ImageMismatch
 
 #: ``on_game(table, game)``: table 1 seats NEW as the first side, table 2 seats OLD there.
 OnGame = Callable[[int, TableGame], None]
-#: How a table is played: the tournament's ``play_table_in_process`` signature (tests pass fakes).
-TablePlayer = Callable[[TableSpec, Callable[[TableGame], None], threading.Event], Awaitable[TableResult]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,55 +68,26 @@ class PairBatch:
     start_timeout: float = DEFAULT_START_TIMEOUT_S
 
     def table(self, number: int) -> TableSpec:
-        """Table ``number`` (1: NEW is the first side; 2: OLD is) as the tournament's plain table spec."""
+        """Table ``number`` (1: NEW is the first side; 2: OLD is) as the kernel's table spec."""
         bots = (self.new, self.old)
-        order = (0, 1) if number == 1 else (1, 0)
-        sides = tuple(
+        first, second = (
             SeatSpec(self.names[i], bots[i].kind, bots[i].target, bots[i].env, self.images[i])
-            for i in order
+            for i in ((0, 1) if number == 1 else (1, 0))
         )
-        n = self.rules.players
         return TableSpec(
             table_id=f"{Path(self.batch_id).name}-t{number}",
             match_id=f"{self.batch_id}-t{number}",
             run_id=self.run_id,
-            rules=self.rules.to_dict(),
+            rules=self.rules,
             game_ids=self.game_ids[number - 1],
             deal_seeds=self.deal_seeds,
-            time_control=dataclasses.asdict(self.time_control),
-            limits=dataclasses.asdict(self.limits),
+            time_control=self.time_control,
+            limits=self.limits,
             start_timeout=self.start_timeout,
-            seats=tuple(sides[team_of(n, s)] for s in range(n)),
+            seats=seat_specs(self.rules, (first, second)),
             # Absolute: the table process is forked from a server, whatever the coordinator's cwd is later.
             log_dir=str((self.log_dir / f"{Path(self.batch_id).name}-t{number}").resolve()),
         )
-
-
-def prune_table(spec: TableSpec) -> None:
-    """Remove a dead table process's containers (this run's, this table's); best effort.
-
-    Runs in a worker thread, so it opens its own Docker client rather than
-    sharing the coordinator's.
-    """
-    try:
-        client = docker_client()
-    except DockerUnavailable:
-        return  # nothing can be removed now; the next run's prune removes them
-    try:
-        with contextlib.suppress(Exception):
-            prune(client, spec.match_id, run=spec.run_id, include_running=True)
-    finally:
-        client.close()
-
-
-def local_tables(uses_docker: bool) -> TablePlayer:
-    """Tables in their own processes on this machine, removing a dead table's containers."""
-    cleanup = prune_table if uses_docker else None
-
-    async def play(spec: TableSpec, on_game: Callable[[TableGame], None], stop: threading.Event) -> TableResult:
-        return await play_table_in_process(spec, on_game, stop, cleanup)
-
-    return play
 
 
 async def play_pairs(
@@ -145,7 +114,7 @@ async def play_pairs(
                 raise
 
         try:
-            results[number] = await player(spec, report, stop)
+            results[number] = await player.play(spec, report, stop)
         except ImageMismatch as exc:  # the image is gone from this machine since the start
             results[number] = TableResult(spec.table_id, [], {}, error=f"ImageMismatch: {exc}")
         except Exception as exc:
@@ -160,4 +129,4 @@ async def play_pairs(
     return results[1], results[2]
 
 
-__all__ = ["OnGame", "PairBatch", "TablePlayer", "local_tables", "play_pairs", "prune_table"]
+__all__ = ["OnGame", "PairBatch", "play_pairs"]

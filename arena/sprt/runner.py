@@ -9,9 +9,9 @@ to the sequential test, and stops the tables as soon as the test is decided,
 was voided (the platform failed, a table process died) is played again, at
 most ``MAX_ATTEMPTS`` times.
 
-Orchestration is trio, as the tournament runner's: the table processes are the
-tournament's (:func:`arena.tournament.processes.play_table_in_process`), one
-mechanism for both.
+Orchestration is trio, as the tournament runner's, and everything about playing
+a table is the table kernel's (:mod:`arena.tables`): the table player, image IDs
+resolved once at the start, each game's row and the prune of leftovers.
 """
 
 from __future__ import annotations
@@ -26,20 +26,19 @@ from collections.abc import Callable
 from typing import Any
 
 import trio
-from arena_sdk import __version__ as SDK_VERSION
-from arena_sdk.engine import ENGINE_VERSION
 
-from arena.match.output import write_record
 from arena.ratings.pairs import PairOutcome, PairSummary, PointsTally, pentanomial_index, summary_of
 from arena.ratings.sprt import SequentialTest, Status
 from arena.referee.botspec import BotSpecError
-from arena.sandbox.docker import DockerUnavailable, ImageNotFound, docker_client, image_id, prune
+from arena.results.store import ResultsStore, StoreError, storage_error
+from arena.sandbox.docker import DockerUnavailable, ImageNotFound, docker_client, prune
 from arena.sprt.config import SprtConfig, deal_seed, game_id
-from arena.sprt.play import PairBatch, TablePlayer, local_tables, play_pairs
+from arena.sprt.play import PairBatch, play_pairs
 from arena.sprt.store import open_store, stored_pairs
-from arena.tournament.runner import side_times
-from arena.tournament.store import GameRow, ResultsStore, StoreError, now, storage_error
-from arena.tournament.table import TableGame, TableResult
+from arena.tables.containers import resolve_image_ids
+from arena.tables.players import LocalTables, TablePlayer
+from arena.tables.rows import GameSlot, store_played
+from arena.tables.spec import TableGame, TableResult
 
 #: What a batch's task tells the loop when it ends: the batch and its tables' results (None: it failed).
 _Done = tuple[PairBatch, "tuple[TableResult, TableResult] | None"]
@@ -102,7 +101,7 @@ def run_sprt(
     store, run_id = open_store(config, images)
     try:
         if player is None:
-            player = local_tables(client is not None)
+            player = LocalTables()
         run = _Run(config, store, run_id, images, client, progress or Progress(), player)
         return trio.run(run.run)
     finally:
@@ -119,10 +118,7 @@ def _images(config: SprtConfig) -> tuple[Any, dict[str, str | None]]:
         return None, {new: None, old: None}
     try:
         client = docker_client()
-        ids = {
-            name: image_id(client, s.target) if s.kind == "docker" else None
-            for name, s in specs.items()
-        }
+        ids = resolve_image_ids(specs, client)
     except (DockerUnavailable, ImageNotFound) as exc:
         raise BotSpecError(str(exc)) from None
     return client, ids
@@ -367,13 +363,12 @@ class _Run:
         if game.void is not None:
             self._void(game.game_id, game.void)
             return
-        records = self.config.out / "records"
-        try:
-            write_record(records, game)  # type: ignore[arg-type]  # it reads only game_id and record
-        except OSError as exc:
-            raise storage_error(exc, records) from None
-        row = self._row(pair, table, game)
-        self.store.record_game(row)
+        row = store_played(
+            self.store, self.config.out, self._slot(pair, table, game.game_id), game,
+            ruleset_hash=self.config.rules.hash, images=self.images,
+        )  # fmt: skip
+        if row is None:
+            return  # already stored (a copy of a game played twice)
         self.games += 1
         completed = self.book.add(row)
         if completed is not None:
@@ -386,24 +381,11 @@ class _Run:
         self.test.add(pentanomial_index(outcome.score))
         self.points.add(outcome)
 
-    def _row(self, pair: int, table: int, game: TableGame) -> GameRow:
+    def _slot(self, pair: int, table: int, gid: str) -> GameSlot:
+        """Where a game of pair ``pair`` at table ``table`` (1: NEW is side 0) sits in the test."""
         new, old = self.names
-        sides = (new, old) if table == 1 else (old, new)
-        charged = tuple(sides[s] for s in game.forfeit_sides)
-        return GameRow(
-            game_id=game.game_id, pairing=0, deal=pair, table_no=table, cluster=f"d{pair:06d}",
-            side0=sides[0], side1=sides[1], deal_seed=deal_seed(self.config.seed, pair), ending=game.ending,
-            winner=None if game.winner is None else sides[game.winner],
-            score0=game.scores[0], score1=game.scores[1], hands=game.hands,
-            forfeit_entry=charged[0] if len(charged) == 1 else None, forfeit_entries=charged,
-            forfeit_reason=game.forfeit_reason, forfeit_detail=game.forfeit_detail,
-            strikes0=game.strikes[0], strikes1=game.strikes[1], decisions=game.decisions,
-            think_seconds=game.think_seconds, ruleset_hash=self.config.rules.hash,
-            engine_version=ENGINE_VERSION, sdk_version=SDK_VERSION,
-            image0=self.images.get(sides[0]), image1=self.images.get(sides[1]),
-            record=f"records/{game.game_id}.json", finished_at=now(),
-            side_times=side_times(game.record, sides),
-        )  # fmt: skip
+        side0, side1 = (new, old) if table == 1 else (old, new)
+        return GameSlot(gid, 0, pair, table, f"d{pair:06d}", side0, side1, deal_seed(self.config.seed, pair))
 
     def snapshot(self) -> Snapshot:
         return Snapshot(

@@ -17,8 +17,8 @@ import secrets
 from pathlib import Path
 
 from arena.ratings.pairs import PairOutcome
+from arena.results.store import ResultsStore, StoredGame, StoreError, now
 from arena.sprt.config import SprtConfig, changed_options
-from arena.tournament.store import GameRow, ResultsStore, StoreError, now
 
 STORE_NAME = "results.sqlite"
 
@@ -98,7 +98,7 @@ def _claim(store: ResultsStore, config: SprtConfig, images: dict[str, str | None
     return run_id
 
 
-def rows_in_order(store: ResultsStore) -> list[GameRow]:
+def rows_in_order(store: ResultsStore) -> list[StoredGame]:
     """Every stored game in the order it was written."""
     return store.games_in_write_order()
 
@@ -112,7 +112,7 @@ class PairBook:
     """
 
     new: str
-    halves: dict[int, GameRow] = dataclasses.field(default_factory=dict)
+    halves: dict[int, StoredGame] = dataclasses.field(default_factory=dict)
     complete: dict[int, PairOutcome] = dataclasses.field(default_factory=dict)
 
     def has(self, pair: int, table: int) -> bool:
@@ -120,7 +120,7 @@ class PairBook:
         half = self.halves.get(pair)
         return pair in self.complete or (half is not None and half.table_no == table)
 
-    def add(self, row: GameRow) -> tuple[int, PairOutcome] | None:
+    def add(self, row: StoredGame) -> tuple[int, PairOutcome] | None:
         """Count ``row``; returns ``(pair, outcome)`` if it completes a pair."""
         pair = row.deal
         if self.has(pair, row.table_no):

@@ -3,10 +3,10 @@
 from arena.tournament.config import ConfigError, Entry, FaultPolicy, TournamentConfig, load_config
 from arena.tournament.runner import Progress, RunReport, open_store, run_tournament
 from arena.tournament.schedule import ScheduledGame, Table, schedule, tables
-from arena.tournament.store import GameRow, ResultsStore, StoreError
+from arena.results.store import ResultsStore, StoredGame, StoreError
 
 __all__ = [
-    "ConfigError", "Entry", "FaultPolicy", "GameRow", "Progress", "ResultsStore", "RunReport",
+    "ConfigError", "Entry", "FaultPolicy", "StoredGame", "Progress", "ResultsStore", "RunReport",
     "ScheduledGame", "StoreError", "Table", "TournamentConfig", "load_config", "open_store",
     "run_tournament", "schedule", "tables",
 ]  # fmt: skip

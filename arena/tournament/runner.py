@@ -1,14 +1,15 @@
 """Run a tournament: tables in parallel under a concurrency limit, resumable.
 
-Orchestration is trio.  Each table (fixed seats playing a list of games) is
-one call of the table task (:func:`arena.tournament.table.play_table`) made
-from a plain spec: locally in its own process (:mod:`arena.tournament.processes`,
-so ``concurrency = N`` uses N cores), or on a Dask cluster
-(:mod:`arena.tournament.cluster`).  The coordinator meets a table once per
-game (to store the result), never once per decision, and is the only writer
-of the results.  Results go to SQLite as games finish, so a run stopped at
-any point (Ctrl-C, SIGTERM, even SIGKILL) resumes by playing only the missing
-games.
+Orchestration is trio; everything about playing a table is the table kernel's
+(:mod:`arena.tables`): the table spec, the table player (local table
+processes, or a Dask cluster with ``--scheduler``), image IDs resolved once at
+the start, the row of each game and the prune of leftovers.  What is the
+tournament's own lives here: the schedule's tables in order, resume, void
+replays, and the disqualification policy (:mod:`arena.tournament.disqualify`).
+The coordinator meets a table once per game (to store the result), never once
+per decision, and is the only writer of the results.  Results go to SQLite as
+games finish, so a run stopped at any point (Ctrl-C, SIGTERM, even SIGKILL)
+resumes by playing only the missing games.
 """
 
 from __future__ import annotations
@@ -18,28 +19,21 @@ import errno
 import json
 import signal
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
 
 import trio
 
-from arena.match.output import write_record
-from arena.match.timing import team_timing
-from arena.sandbox.docker import DockerUnavailable, docker_client, image_id, prune
+from arena.results.store import ResultsStore, StoredGame, StoreError, storage_error
+from arena.sandbox.docker import docker_client
+from arena.tables.containers import prune_run, resolve_image_ids, wait_for_docker
+from arena.tables.players import LocalTables, RunStopped, TablePlayer
+from arena.tables.rows import store_played
+from arena.tables.spec import SeatSpec, TableGame, TableSpec, seat_specs
+from arena.tables.task import ImageMismatch
 from arena.tournament.config import Entry, TournamentConfig
+from arena.tournament.disqualify import DISQUALIFIED, forfeit_unplayed, mark_disqualified
 from arena.tournament.schedule import ScheduledGame, Table, schedule, tables
-from arena.tournament.store import GameRow, ResultsStore, SideTime, StoreError, now, storage_error
-from arena.tournament.table import ImageMismatch, SeatSpec, TableGame, TableResult, TableSpec
-from arena_sdk import __version__ as SDK_VERSION
-from arena_sdk.engine import ENGINE_VERSION, team_of
-
-#: Ending stored for the games a disqualified entry no longer plays.
-DISQUALIFIED = "forfeit:disqualified"
-#: Before replaying voided games, how long to wait for a Docker engine that
-#: does not answer (it was restarted): retries spent while it is down are lost.
-DOCKER_WAIT_S = 300.0
 
 
 @dataclasses.dataclass
@@ -59,43 +53,8 @@ class Progress:
     """Callbacks the CLI uses to show progress (all called on the trio thread)."""
 
     on_start: Callable[[int, int], None] = lambda total, done: None
-    on_game: Callable[[GameRow], None] = lambda row: None
+    on_game: Callable[[StoredGame], None] = lambda row: None
     on_void: Callable[[str, str], None] = lambda game_id, reason: None
-
-
-class TablePlayer(Protocol):
-    """Where tables are played: table processes on this machine, or a cluster."""
-
-    def capacity(self, config: TournamentConfig) -> int:
-        """How many tables to have running at once."""
-        ...
-
-    async def play(
-        self, spec: TableSpec, on_game: Callable[[TableGame], None], stop: threading.Event
-    ) -> TableResult:
-        """Play one table; ``on_game`` may be called per game as it ends (on the trio thread)."""
-        ...
-
-
-class RunStopped(Exception):
-    """The run cannot go on (the cluster is gone, no machine has an image): one line for the organiser."""
-
-
-class LocalTables:
-    """Each table in its own process on this machine."""
-
-    def __init__(self, cleanup: Callable[[TableSpec], None] | None = None) -> None:
-        self.cleanup = cleanup
-
-    def capacity(self, config: TournamentConfig) -> int:
-        return config.concurrency
-
-    async def play(
-        self, spec: TableSpec, on_game: Callable[[TableGame], None], stop: threading.Event
-    ) -> TableResult:
-        from arena.tournament.processes import play_table_in_process
-
-        return await play_table_in_process(spec, on_game, stop, self.cleanup)
 
 
 def store_path(config: TournamentConfig) -> Path:
@@ -123,18 +82,19 @@ def run_tournament(
 
     With ``scheduler`` (a Dask scheduler's address) the tables are tasks on
     that cluster; it is reached before anything is stored
-    (:class:`~arena.tournament.cluster.ClusterError` if it cannot be used).
-    A run that cannot go on raises :class:`RunStopped` (what is stored is kept).
+    (:class:`~arena.tables.cluster.ClusterError` if it cannot be used).
+    A run that cannot go on raises :class:`~arena.tables.players.RunStopped` (what is stored is kept).
     """
     cluster = None
     if scheduler is not None:
-        from arena.tournament.cluster import ClusterTables
+        from arena.tables.cluster import ClusterTables
 
         cluster = ClusterTables.connect(scheduler)
     try:
         store = open_store(config)
         try:
-            return trio.run(_run, config, store, progress or Progress(), cluster or _local_tables(config))
+            player: TablePlayer = cluster if cluster is not None else LocalTables()
+            return trio.run(_run, config, store, progress or Progress(), player)
         finally:
             store.close()
     finally:
@@ -150,26 +110,24 @@ def resolve_images(config: TournamentConfig, store: ResultsStore) -> dict[str, s
     different bots under one name).  Leftovers of an earlier, killed run of
     this directory are removed first: only this run's (``arena.run`` label).
     """
-    ids: dict[str, str | None] = {e.name: None for e in config.entries}
-    docker_entries = [e for e in config.entries if e.bot.kind == "docker"]
-    if not docker_entries:
-        return ids
+    bots = {e.name: e.bot for e in config.entries}
+    if not any(bot.kind == "docker" for bot in bots.values()):
+        return {name: None for name in bots}
     client = docker_client()
     try:
+        ids = resolve_image_ids(bots, client)
         meta = store.meta()
-        for entry in docker_entries:
-            found = image_id(client, entry.bot.target)
-            before = meta.get(f"image:{entry.name}")
-            if before is not None and before != found:
+        for name, found in ids.items():
+            before = meta.get(f"image:{name}")
+            if found is not None and before is not None and before != found:
                 raise StoreError(
-                    f"entry {entry.name!r}: {entry.bot.target} is now image {found}, but this tournament "
+                    f"entry {name!r}: {bots[name].target} is now image {found}, but this tournament "
                     f"was started with {before}; restore that image (or tag) to resume, or use another output directory"
                 )
-            ids[entry.name] = found
-        for entry in docker_entries:
-            if f"image:{entry.name}" not in meta:
-                store.set_meta(f"image:{entry.name}", str(ids[entry.name]))
-        prune(client, run=store.run_id, include_running=True)
+        for name, found in ids.items():
+            if found is not None and f"image:{name}" not in meta:
+                store.set_meta(f"image:{name}", found)
+        prune_run(store.run_id, client=client)
     finally:
         client.close()
     return ids
@@ -184,37 +142,26 @@ def table_spec(
     *,
     local: bool = True,
 ) -> TableSpec:
-    """The plain spec of one table (``local``: the bots' logs go straight to the output directory)."""
-    n = config.rules.players
-    sides = (table.side0, table.side1)
-    seats = []
-    for s in range(n):
-        entry = entries[sides[team_of(n, s)]]
-        seats.append(SeatSpec(entry.name, entry.bot.kind, entry.bot.target, entry.bot.env, images.get(entry.name)))
+    """The spec of one table (``local``: the bots' logs go straight to the output directory)."""
+    sides = tuple(_seat(entries[name], images) for name in (table.side0, table.side1))
     return TableSpec(
         table_id=table.table_id,
         match_id=f"{config.name}/{table.table_id}",
         run_id=run_id,
-        rules=config.rules.to_dict(),
+        rules=config.rules,
         game_ids=tuple(g.game_id for g in table.games),
         deal_seeds=tuple(g.deal_seed for g in table.games),
-        time_control=dataclasses.asdict(config.time_control),
-        limits=dataclasses.asdict(config.limits),
+        time_control=config.time_control,
+        limits=config.limits,
         start_timeout=config.start_timeout,
-        seats=tuple(seats),
+        seats=seat_specs(config.rules, (sides[0], sides[1])),
         log_dir=str((config.output / "logs" / table.table_id).resolve()) if local else None,
         check_tags=not local,
     )
 
 
-def _local_tables(config: TournamentConfig) -> LocalTables:
-    uses_docker = any(e.bot.kind == "docker" for e in config.entries)
-    return LocalTables(_prune_table if uses_docker else None)
-
-
-def _prune_table(spec: TableSpec) -> None:
-    """Remove a dead table process's containers (this run's, this table's)."""
-    _prune_leftovers(spec.run_id, spec.match_id)
+def _seat(entry: Entry, images: dict[str, str | None]) -> SeatSpec:
+    return SeatSpec(entry.name, entry.bot.kind, entry.bot.target, entry.bot.env, images.get(entry.name))
 
 
 async def _run(
@@ -244,18 +191,13 @@ async def _run(
             state["voided"] += 1
             progress.on_void(game.game_id, played.ending)
             return
-        records = config.output / "records"
-        try:  # first the record, then the row that points to it
-            write_record(records, played)  # type: ignore[arg-type]  # it reads only game_id and record
-        except OSError as exc:
-            raise storage_error(exc, records) from None
-        row = _row(config, game, played, images)
-        if store.record_game(row):
+        row = store_played(store, config.output, game.slot, played, ruleset_hash=config.rules.hash, images=images)
+        if row is not None:
             state["played"] += 1
             progress.on_game(row)
         # Disqualify as soon as an entry is over the share: its tables not yet
         # started are skipped (and stored as forfeits at the end of the round).
-        _mark_disqualified(config, store, (game.side0, game.side1))
+        mark_disqualified(config.faults, store, (game.side0, game.side1))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_watch_signals, stop, nursery.cancel_scope)
@@ -266,16 +208,16 @@ async def _run(
                     break
                 if round_no > 0 and uses_docker:
                     # Replaying voids: the engine may be restarting; leftovers of voided tables go.
-                    await trio.to_thread.run_sync(_docker_back, run_id, stop)
+                    await trio.to_thread.run_sync(wait_for_docker, run_id, stop)
                 _apply_disqualifications(config, store, by_id, images, progress)
                 pending = _pending(games, store, config)
-                limiter = trio.CapacityLimiter(max(1, player.capacity(config)))
+                limiter = trio.CapacityLimiter(max(1, player.capacity(config.concurrency)))
                 async with trio.open_nursery() as tables_nursery:
                     for table in tables(pending):
                         # start() returns once the table holds a slot: tables start in
                         # schedule order (trio runs new tasks in no fixed order), so the
                         # two tables of a pairing play at the same time.
-                        spec = table_spec(config, table, entries, images, run_id, local=isinstance(player, LocalTables))
+                        spec = table_spec(config, table, entries, images, run_id, local=player.local)
                         await tables_nursery.start(
                             _run_table, config, table, spec, player, limiter, stop, store_game, store, fatal
                         )
@@ -286,7 +228,7 @@ async def _run(
             fatal.append(exc)
         nursery.cancel_scope.cancel()
     if uses_docker:
-        await trio.to_thread.run_sync(_prune_leftovers, run_id)
+        await trio.to_thread.run_sync(prune_run, run_id)
     if fatal:
         raise fatal[0]
     unfinished = sorted(set(by_id) - store.finished_ids())
@@ -308,32 +250,6 @@ def _pending(games: list[ScheduledGame], store: ResultsStore, config: Tournament
         g for g in games
         if g.game_id not in done and voids.get(g.game_id, 0) <= config.faults.void_retries
     ]  # fmt: skip
-
-
-def _prune_leftovers(run_id: str, match_prefix: str | None = None) -> None:
-    """Remove this run's containers (of one table, with ``match_prefix``): those a failed daemon or table left."""
-    try:
-        client = docker_client()
-    except DockerUnavailable:
-        return
-    try:
-        prune(client, match_prefix, run=run_id, include_running=True)
-    except Exception:  # noqa: BLE001 - best effort: the next run prunes them
-        pass
-    finally:
-        client.close()
-
-
-def _docker_back(run_id: str, stop: threading.Event) -> None:
-    """Wait (at most ``DOCKER_WAIT_S``) for the Docker engine to answer, then prune leftovers."""
-    deadline = time.monotonic() + DOCKER_WAIT_S
-    while not stop.is_set() and time.monotonic() < deadline:
-        try:
-            docker_client().close()
-            break
-        except DockerUnavailable:
-            time.sleep(0.5)
-    _prune_leftovers(run_id)
 
 
 def _storage_failure(exc: BaseException, where: Path) -> StoreError | None:
@@ -424,66 +340,6 @@ def _write_logs(directory: Path, logs: dict[str, bytes]) -> None:
         pass  # logs are a courtesy; the results are what must not be lost
 
 
-def _row(config: TournamentConfig, game: ScheduledGame, played: TableGame, images: dict[str, str | None]) -> GameRow:
-    sides = (game.side0, game.side1)
-    charged = tuple(sides[side] for side in played.forfeit_sides)
-    return GameRow(
-        game_id=game.game_id,
-        pairing=game.pairing,
-        deal=game.deal,
-        table_no=game.table,
-        cluster=game.cluster,
-        side0=game.side0,
-        side1=game.side1,
-        deal_seed=game.deal_seed,
-        ending=played.ending,
-        winner=None if played.winner is None else sides[played.winner],
-        score0=played.scores[0],
-        score1=played.scores[1],
-        hands=played.hands,
-        forfeit_entry=charged[0] if len(charged) == 1 else None,
-        forfeit_reason=played.forfeit_reason,
-        forfeit_detail=played.forfeit_detail,
-        strikes0=played.strikes[0],
-        strikes1=played.strikes[1],
-        decisions=played.decisions,
-        think_seconds=played.think_seconds,
-        ruleset_hash=config.rules.hash,
-        engine_version=ENGINE_VERSION,
-        sdk_version=SDK_VERSION,
-        image0=images.get(game.side0),
-        image1=images.get(game.side1),
-        record=f"records/{game.game_id}.json",
-        finished_at=now(),
-        forfeit_entries=charged,
-        side_times=side_times(played.record, sides),
-    )
-
-
-def side_times(record: dict[str, Any], sides: tuple[str, str]) -> tuple[SideTime, ...]:
-    """Each side's time figures from a game's record (the sides whose decisions carry times)."""
-    return tuple(
-        SideTime.from_figures(side, sides[side], figures)
-        for side, figures in enumerate(team_timing(record))
-        if figures is not None
-    )
-
-
-def _mark_disqualified(
-    config: TournamentConfig, store: ResultsStore, only: tuple[str, ...] | None = None
-) -> None:
-    """Disqualify the entries (all, or ``only`` these) whose forfeits exceed the policy's share of their games."""
-    policy = config.faults
-    already = store.disqualified()
-    for entry in only if only is not None else tuple(e.name for e in config.entries):
-        if entry in already:
-            continue
-        played = [r for r in store.games_of(entry) if r.ending != DISQUALIFIED]
-        forfeits = [r for r in played if entry in r.forfeit_entries]
-        if len(played) >= policy.disqualify_min_games and len(forfeits) > policy.disqualify_share * len(played):
-            store.disqualify(entry, f"forfeited {len(forfeits)} of {len(played)} games")
-
-
 def _apply_disqualifications(
     config: TournamentConfig,
     store: ResultsStore,
@@ -492,34 +348,11 @@ def _apply_disqualifications(
     progress: Progress,
 ) -> None:
     """Disqualify entries over the forfeit share; their unplayed games become forfeits."""
-    _mark_disqualified(config, store)
-    disqualified = store.disqualified()
-    if not disqualified:
-        return
-    finished = store.finished_ids()
-    for game in by_id.values():
-        if game.game_id in finished:
-            continue
-        out = [s for s in (game.side0, game.side1) if s in disqualified]
-        if not out:
-            continue
-        winner = None if len(out) == 2 else (game.side1 if out[0] == game.side0 else game.side0)
-        row = GameRow(
-            game_id=game.game_id, pairing=game.pairing, deal=game.deal, table_no=game.table,
-            cluster=game.cluster, side0=game.side0, side1=game.side1, deal_seed=game.deal_seed,
-            ending=DISQUALIFIED, winner=winner, score0=0, score1=0, hands=0,
-            forfeit_entry=out[0] if len(out) == 1 else None, forfeit_entries=tuple(out),
-            forfeit_reason="disqualified",
-            forfeit_detail=f"disqualified: {disqualified[out[0]]}", strikes0=0, strikes1=0,
-            decisions=0, think_seconds=0.0, ruleset_hash=config.rules.hash,
-            engine_version=ENGINE_VERSION, sdk_version=SDK_VERSION,
-            image0=images.get(game.side0), image1=images.get(game.side1), record=None, finished_at=now(),
-        )  # fmt: skip
-        store.record_game(row)
-        progress.on_game(row)
+    mark_disqualified(config.faults, store, (e.name for e in config.entries))
+    forfeit_unplayed(
+        store, (g.slot for g in by_id.values()), ruleset_hash=config.rules.hash, images=images,
+        on_row=progress.on_game,
+    )  # fmt: skip
 
 
-__all__ = [
-    "DISQUALIFIED", "LocalTables", "Progress", "RunReport", "RunStopped", "TablePlayer", "open_store",
-    "resolve_images", "run_tournament", "table_spec",
-]  # fmt: skip
+__all__ = ["DISQUALIFIED", "Progress", "RunReport", "open_store", "resolve_images", "run_tournament", "table_spec"]

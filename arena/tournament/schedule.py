@@ -18,6 +18,7 @@ import hashlib
 import itertools
 import json
 
+from arena.tables.rows import GameSlot
 from arena.tournament.config import TournamentConfig
 
 
@@ -38,6 +39,13 @@ class ScheduledGame:
     def cluster(self) -> str:
         """The duplicate pair this game belongs to (same deal, sides swapped)."""
         return f"p{self.pairing:03d}-d{self.deal:03d}"
+
+    @property
+    def slot(self) -> GameSlot:
+        """Where the game sits in the run, as the table kernel stores it."""
+        return GameSlot(
+            self.game_id, self.pairing, self.deal, self.table, self.cluster, self.side0, self.side1, self.deal_seed
+        )
 
 
 @dataclasses.dataclass(frozen=True)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from arena.publish import GameRow, Standings, results_from_games
-from arena.tournament.store import ResultsStore, StoreError
+from arena.results.store import ResultsStore, StoreError
 
 STORE_NAME = "results.sqlite"
 

@@ -8,19 +8,54 @@
 
 The rules engine is :mod:`arena_sdk.engine`; the local harness is
 :mod:`arena_sdk.testing`.
+
+The names below are loaded when first used, so that ``import
+arena_sdk.engine`` (the rules, standard library only) loads neither gRPC nor
+protobuf and changes no environment variable: gRPC's transport is chosen
+where a client starts (:mod:`arena_sdk.client`), not here.
 """
 
-# First, before anything imports grpc: gRPC reads its transport settings once, at import.
-from arena_sdk.transport import prefer_polling_transport
+from __future__ import annotations
 
-prefer_polling_transport()
-
-from arena_sdk.bot import Bot, GameInfo, GameSummary, HandSummary, MatchInfo  # noqa: E402
-from arena_sdk.client import play_match, run  # noqa: E402
-from arena_sdk.engine import Card, Decision, Suit  # noqa: E402
-from arena_sdk.view import View  # noqa: E402
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+#: Each public name and the module that defines it.
+_EXPORTS = {
+    "Bot": "arena_sdk.bot",
+    "GameInfo": "arena_sdk.bot",
+    "GameSummary": "arena_sdk.bot",
+    "HandSummary": "arena_sdk.bot",
+    "MatchInfo": "arena_sdk.bot",
+    "play_match": "arena_sdk.client",
+    "run": "arena_sdk.client",
+    "Card": "arena_sdk.engine",
+    "Decision": "arena_sdk.engine",
+    "Suit": "arena_sdk.engine",
+    "View": "arena_sdk.view",
+}
+
+if TYPE_CHECKING:
+    from arena_sdk.bot import Bot, GameInfo, GameSummary, HandSummary, MatchInfo
+    from arena_sdk.client import play_match, run
+    from arena_sdk.engine import Card, Decision, Suit
+    from arena_sdk.view import View
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'arena_sdk' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # once loaded, a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
 
 __all__ = [
     "Bot", "Card", "Decision", "GameInfo", "GameSummary", "HandSummary", "MatchInfo",

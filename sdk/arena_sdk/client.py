@@ -14,7 +14,12 @@ import random
 import sys
 from collections.abc import Sequence
 
-import grpc
+# A client starts here: gRPC's transport is chosen before grpc loads (arena_sdk.transport).
+from arena_sdk.transport import prefer_polling_transport
+
+prefer_polling_transport()
+
+import grpc  # noqa: E402
 
 from arena_sdk.bot import Bot, BotDriver
 from arena_sdk.protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION

@@ -9,11 +9,15 @@ bot tested locally sees exactly what it would see over the wire.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Sequence
 from typing import Any
 
-from arena_sdk.engine import CARDS, Card, Decision, MalformedInputError, parse_card, parse_cards
+from arena_sdk.engine import (
+    CARDS, Card, Decision, HandResult, MalformedInputError, Ruleset, parse_card, parse_cards,
+)  # fmt: skip
 from arena_sdk.engine.cards import CARD_NAMES
+from arena_sdk.engine.record import hand_result_to_json
 from arena_sdk.engine.state import SeatView as EngineView
 from arena_sdk.engine.state import Trick
 from arena_sdk.wire import arena_pb2 as pb
@@ -173,6 +177,78 @@ def request_message(
     message = pb.RefereeMessage()
     fill_request(message.request, request_id, view, move_ms, bank_ms, allowed_ms)
     return message
+
+
+# The referee's messages other than requests: one builder each, used by the referee
+# (arena.referee) and the local harness (arena_sdk.testing) alike, so a bot sees the
+# same bytes in both.
+
+
+def welcome_message(
+    match_id: str,
+    seat: int,
+    rules: Ruleset,
+    *,
+    move_ms: int,
+    bank_ms: int,
+    hard_cap_ms: int,
+    strikes_to_forfeit: int,
+    games: int,
+    seat_names: Sequence[str],
+) -> pb.Welcome:
+    """The Welcome a seat gets when it joins: its seat, partner, the rules and the clock."""
+    n = rules.players
+    return pb.Welcome(
+        match_id=match_id,
+        seat=seat,
+        partner=(seat + 2) % 4 if n == 4 else -1,
+        players=n,
+        ruleset_json=json.dumps(rules.to_dict(), separators=(",", ":")),
+        ruleset_hash=rules.hash,
+        time_control=pb.TimeControl(
+            move_ms=move_ms, bank_ms=bank_ms, hard_cap_ms=hard_cap_ms, strikes_to_forfeit=strikes_to_forfeit
+        ),
+        games=games,
+        seat_names=list(seat_names),
+        protocol_version=PROTOCOL_VERSION,
+    )
+
+
+def game_start_message(
+    index: int, game_id: str, bot_seed: int, first: int, scores: Sequence[int], bags: Sequence[int]
+) -> pb.RefereeMessage:
+    """A game begins: its index and id, the seat's bot seed, who acts first, the scores so far."""
+    return pb.RefereeMessage(
+        game_start=pb.GameStart(
+            game_index=index, game_id=game_id, bot_seed=bot_seed, first=first, scores=scores, bags=bags
+        )
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def hand_end_message(hand: HandResult, tricks: tuple[Trick, ...], players: int) -> pb.RefereeMessage:
+    """The HandEnd message of a hand: built once, sent to every seat (never changed)."""
+    return pb.RefereeMessage(
+        hand_end=pb.HandEnd(
+            hand_number=hand.number,
+            result_json=json.dumps(hand_result_to_json(players, hand), separators=(",", ":")),
+            tricks=[trick_to_proto(t) for t in tricks],
+            scores=[t.score_after for t in hand.teams],
+            bags=[t.bags_after for t in hand.teams],
+        )
+    )
+
+
+def game_end_message(
+    index: int, game_id: str, ending: str, winner: int | None, scores: Sequence[int], bags: Sequence[int]
+) -> pb.RefereeMessage:
+    """A game ended: how (its ending), the winning side (-1: none) and the final scores."""
+    return pb.RefereeMessage(
+        game_end=pb.GameEnd(
+            game_index=index, game_id=game_id, ending=ending,
+            winner=-1 if winner is None else winner, scores=scores, bags=bags,
+        )  # fmt: skip
+    )
 
 
 def answer_to_proto(

@@ -63,7 +63,6 @@ import dataclasses
 import hashlib
 import importlib.util
 import inspect
-import json
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -80,7 +79,6 @@ from arena_sdk.engine import (
     Ruleset,
     RulesError,
     Trick,
-    hand_result_to_json,
     record_from_state,
     resolve_ruleset,
     seat_name,
@@ -89,10 +87,12 @@ from arena_sdk.engine import (
 from arena_sdk.engine.policy import bot_seed, default_action
 from arena_sdk.engine.seats import team_of
 from arena_sdk.protocol import (
-    PROTOCOL_VERSION,
     answer_from_proto,
+    game_end_message,
+    game_start_message,
+    hand_end_message,
     request_to_proto,
-    trick_to_proto,
+    welcome_message,
 )
 from arena_sdk.view import View
 from arena_sdk.wire import arena_pb2 as pb
@@ -314,25 +314,11 @@ class _Table:
         self.bank_ms = bank_ms
         self.match_id = match_id
         self.request_id = 0
-        ruleset_json = json.dumps(rules.to_dict())
         for seat in range(self.players):
-            welcome = pb.Welcome(
-                match_id=match_id,
-                seat=seat,
-                partner=(seat + 2) % 4 if self.players == 4 else -1,
-                players=self.players,
-                ruleset_json=ruleset_json,
-                ruleset_hash=rules.hash,
-                time_control=pb.TimeControl(
-                    move_ms=move_ms,
-                    bank_ms=bank_ms,
-                    hard_cap_ms=move_ms + bank_ms,
-                    strikes_to_forfeit=STRIKES_TO_FORFEIT,
-                ),
-                games=games,
-                seat_names=list(self.names),
-                protocol_version=PROTOCOL_VERSION,
-            )
+            welcome = welcome_message(
+                match_id, seat, rules, move_ms=move_ms, bank_ms=bank_ms, hard_cap_ms=move_ms + bank_ms,
+                strikes_to_forfeit=STRIKES_TO_FORFEIT, games=games, seat_names=self.names,
+            )  # fmt: skip
             self._send(seat, _msg(welcome=welcome), "the welcome")
 
     def _send(self, seat: int, message: pb.RefereeMessage, what: str) -> pb.Answer | None:
@@ -361,15 +347,8 @@ class _Table:
             raise ValueError(f"bot_seeds must be {n} whole numbers 0 <= seed < 2**64, got {seeds!r}")
         state = GameState.new(rules, seed)
         for seat in range(n):
-            start = pb.GameStart(
-                game_index=index,
-                game_id=game_id,
-                bot_seed=seeds[seat],
-                first=state.first,
-                scores=list(state.scores),
-                bags=list(state.bags),
-            )
-            self._send(seat, _msg(game_start=start), f"the start of game {index}")
+            start = game_start_message(index, game_id, seeds[seat], state.first, state.scores, state.bags)
+            self._send(seat, start, f"the start of game {index}")
 
         defaults = [0] * n
         problems: list[str] = []
@@ -426,27 +405,14 @@ class _Table:
                 last_cards = tuple(c for _, c in trick_before) + (state.history[-1].action,)
                 leader = trick_before[0][0] if trick_before else seat
                 winner = next(s for s in range(n) if hand.tricks[s] > won_before[s])
-                tricks = [*tricks_before, Trick(leader, last_cards, winner)]  # type: ignore[arg-type]
-                end = pb.HandEnd(
-                    hand_number=hand.number,
-                    result_json=json.dumps(hand_result_to_json(n, hand)),
-                    tricks=[trick_to_proto(t) for t in tricks],
-                    scores=[t.score_after for t in hand.teams],
-                    bags=[t.bags_after for t in hand.teams],
-                )
-                self._broadcast(_msg(hand_end=end), f"the end of hand {hand.number}")
+                tricks = (*tricks_before, Trick(leader, last_cards, winner))  # type: ignore[arg-type]
+                end = hand_end_message(hand, tricks, n)
+                self._broadcast(end, f"the end of hand {hand.number}")
 
         result = state.result
         assert result is not None
-        end_game = pb.GameEnd(
-            game_index=index,
-            game_id=game_id,
-            ending=result.ending,
-            winner=-1 if result.winner is None else result.winner,
-            scores=list(result.scores),
-            bags=list(result.bags),
-        )
-        self._broadcast(_msg(game_end=end_game), f"the end of game {index}")
+        end_game = game_end_message(index, game_id, result.ending, result.winner, result.scores, result.bags)
+        self._broadcast(end_game, f"the end of game {index}")
         meta = {
             "harness": "arena_sdk.testing",
             "match_id": self.match_id,

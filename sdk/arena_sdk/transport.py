@@ -13,10 +13,12 @@ a four-entry tournament plays 1.2-1.3x the games per second
 (``bench/tournament.py --transports polling,default``).
 
 The C core reads ``GRPC_EXPERIMENTS`` once, when the ``grpc`` module is first
-imported, so this module is imported before anything of ours imports
-``grpc`` (``arena_sdk/__init__.py`` does it first).  Processes started from a
-process that imported the SDK (local bots, table processes) inherit the
-setting.  A value already in the environment, even an empty one, is left
+imported, so :func:`prefer_polling_transport` is called where a client or a
+server starts, before it imports ``grpc`` (``arena_sdk/client.py``,
+``arena/referee/__init__.py``), never on a plain ``import arena_sdk`` or
+``import arena_sdk.engine`` (the rules change no environment variable).
+Processes started from a process that set it (local bots, table processes)
+inherit the setting.  A value already in the environment, even an empty one, is left
 alone: set ``GRPC_EXPERIMENTS=`` to keep gRPC's own defaults.
 
 The experiment names are those of grpcio 1.85 (the server pins it; the SDK

@@ -2,7 +2,7 @@
 
 A tournament name ``[/]`` gave a traceback (rich: "closing tag has nothing to
 close"); a bot-reported name with ANSI escapes cleared or faked the organiser's
-terminal.  Every name now goes through ``arena.publish.safe_text``.
+terminal.  Every name now goes through ``arena.text``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from arena.publish.safe_text import safe_text
+from arena.text import safe_text
 
 REPO = Path(__file__).resolve().parents[2]
 RANDOM = f"cmd:{sys.executable} {REPO / 'example_bots' / 'random' / 'bot.py'}"

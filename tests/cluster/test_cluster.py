@@ -269,13 +269,19 @@ def test_a_blind_worker_passes_a_table_on_to_a_seeing_one_within_one_run(docker_
 
 
 def test_a_worker_and_entry_are_reported_once_and_the_line_prints_literally(capsys):
-    from arena.tournament.cluster import ClusterTables, print_notice
-    from arena.tournament.table import SeatSpec, TableSpec
+    from arena.tables.cluster import ClusterTables, print_notice
+    from arena.match import TimeControl
+    from arena.sandbox.docker import ContainerLimits
+    from arena.tables.spec import SeatSpec, TableSpec
+    from arena_sdk.engine import resolve_ruleset
 
     said: list[str] = []
     tables = ClusterTables(None, "tcp://127.0.0.1:8786", notice=said.append)
     seats = tuple(SeatSpec(e, "docker", "bot:1", (), "sha256:" + "ab" * 32) for e in ("r1", "r2", "r1", "r2"))
-    spec = TableSpec("p000-t1", "c/p000-t1", "run", {}, ("g",), ("s",), {}, {}, 5.0, seats)
+    spec = TableSpec(
+        "p000-t1", "c/p000-t1", "run", resolve_ruleset("pagat", {}), ("g",), ("s",), TimeControl(),
+        ContainerLimits(), 5.0, seats,
+    )  # fmt: skip
     for worker, entry in [("tcp://w1", "r1"), ("tcp://w1", "r1"), ("tcp://w1", "r2"), ("tcp://w2", "r1")]:
         tables._report_passed_on(spec, worker, entry, "no Docker engine here")
     assert said == [

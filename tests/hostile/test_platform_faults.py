@@ -38,7 +38,7 @@ from arena.sandbox.build import DEFAULT_DOCKERFILE, build_image
 from arena.sandbox.docker import LABEL, MATCH_LABEL, ContainerLimits, DockerProcess
 from docker_support import BASE_IMAGE, engine_or_skip
 from arena.tournament import load_config, schedule
-from arena.tournament.store import DiskFull, GameRow, ResultsStore
+from arena.results.store import DiskFull, StoredGame, ResultsStore
 from arena_sdk.engine import resolve_ruleset
 
 pytestmark = pytest.mark.docker
@@ -770,7 +770,7 @@ def test_a_full_disk_under_the_store_rolls_back_and_says_so(tmp_path):
             with filler.open("wb", buffering=0) as f, contextlib.suppress(OSError):
                 while True:
                     f.write(b"\0" * 4096)
-            row = GameRow(
+            row = StoredGame(
                 game_id="g1", pairing=0, deal=0, table_no=1, cluster="p000-d000", side0="a", side1="b",
                 deal_seed="s", ending="max_hands", winner="a", score0=10, score1=0, hands=1,
                 forfeit_entry=None, forfeit_reason=None, forfeit_detail="x" * 500, strikes0=0, strikes1=0,

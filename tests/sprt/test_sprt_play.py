@@ -19,11 +19,26 @@ from arena.ratings.sprt import Settings
 from arena.referee.botspec import parse_bot_spec
 from arena.sprt import SprtConfig, play, run_sprt, runner
 from arena.sprt.config import deal_seed
-from arena.tournament.table import TableGame, TableResult
+from arena.tables.spec import TableGame, TableResult
 
 NEW = parse_bot_spec("cmd:new-bot")
 OLD = parse_bot_spec("cmd:old-bot")
 IMAGE = "sha256:" + "a" * 64
+
+
+class FakeTables:
+    """A table player (arena.tables.players.TablePlayer) whose tables are a test's function."""
+
+    local = True
+
+    def __init__(self, play_one):
+        self.play_one = play_one
+
+    def capacity(self, configured: int) -> int:
+        return configured
+
+    async def play(self, spec, on_game, stop):
+        return await self.play_one(spec, on_game, stop)
 
 
 def batch(players_preset: str = "pagat") -> play.PairBatch:
@@ -78,7 +93,7 @@ def test_both_tables_play_at_the_same_time():
         return TableResult(spec.table_id, [], {})
 
     got: list[tuple[int, str]] = []
-    trio.run(play.play_pairs, batch(), lambda t, g: got.append((t, g.game_id)), threading.Event(), fake_table)
+    trio.run(play.play_pairs, batch(), lambda t, g: got.append((t, g.game_id)), threading.Event(), FakeTables(fake_table))
     assert [e[0] for e in events] == ["start", "start", "end", "end"], events
     assert sorted(got) == [(1, "d000004-t1"), (2, "d000004-t2")]
 
@@ -93,7 +108,7 @@ def test_a_failed_table_lets_the_other_finish_and_says_why():
         finished.append(spec.match_id)
         return TableResult(spec.table_id, [], {})
 
-    one, two = trio.run(play.play_pairs, batch(), lambda t, g: None, threading.Event(), fake_table)
+    one, two = trio.run(play.play_pairs, batch(), lambda t, g: None, threading.Event(), FakeTables(fake_table))
     assert one.error == "RuntimeError: docker went away" and two.error is None
     assert finished == ["sprt-x/d000004-t2"]
 
@@ -107,7 +122,7 @@ def test_an_error_of_the_coordinator_is_not_taken_for_the_tables():
         raise KeyError("a bug in the coordinator")
 
     with pytest.raises(BaseException) as caught:  # trio wraps it in an exception group
-        trio.run(play.play_pairs, batch(), broken, threading.Event(), fake_table)
+        trio.run(play.play_pairs, batch(), broken, threading.Event(), FakeTables(fake_table))
     assert "a bug in the coordinator" in repr(caught.value)
 
 
@@ -123,7 +138,7 @@ def test_a_platform_that_keeps_failing_stops_the_run_with_exit_1(monkeypatch, tm
         return TableResult(spec.table_id, [], {}, error="RuntimeError: cannot start a table")
 
     # In place of the table processes, here and in the command below.
-    monkeypatch.setattr(runner, "local_tables", lambda uses_docker: broken)
+    monkeypatch.setattr(runner, "LocalTables", lambda: FakeTables(broken))
     config = SprtConfig(
         new=NEW, old=OLD, settings=Settings(0, 50), rules=resolve_ruleset("pagat", {}),
         time_control=TimeControl(), seed="s", out=tmp_path / "out", max_pairs=2, pairs_per_table=2,
@@ -150,7 +165,7 @@ def test_a_platform_that_keeps_failing_stops_the_run_with_exit_1(monkeypatch, tm
 
 def test_a_moved_image_tag_is_refused_on_resume(tmp_path):
     from arena.sprt.store import open_store
-    from arena.tournament.store import StoreError
+    from arena.results.store import StoreError
 
     config = SprtConfig(
         new=NEW, old=OLD, settings=Settings(0, 50), rules=resolve_ruleset("pagat", {}),
@@ -169,7 +184,7 @@ def test_a_moved_image_tag_is_refused_on_resume(tmp_path):
 def test_a_store_that_fails_while_voiding_a_dead_table_stops_with_a_store_error(monkeypatch, tmp_path):
     """The void of a table that died is written like any game: a broken store is one StoreError
     (the command's one line), not a traceback out of the task group."""
-    from arena.tournament.store import ResultsStore, StoreError
+    from arena.results.store import ResultsStore, StoreError
 
     async def broken(spec, on_game, stop):
         return TableResult(spec.table_id, [], {}, error="RuntimeError: the table process died")
@@ -177,7 +192,7 @@ def test_a_store_that_fails_while_voiding_a_dead_table_stops_with_a_store_error(
     def no_void(self, game_id, reason):
         raise StoreError("cannot write the results: disk I/O error")
 
-    monkeypatch.setattr(runner, "local_tables", lambda uses_docker: broken)
+    monkeypatch.setattr(runner, "LocalTables", lambda: FakeTables(broken))
     monkeypatch.setattr(ResultsStore, "record_void", no_void)
     config = SprtConfig(
         new=NEW, old=OLD, settings=Settings(0, 50), rules=resolve_ruleset("pagat", {}),

@@ -17,7 +17,7 @@ from arena.sandbox.docker import LABEL, MATCH_LABEL, RUN_LABEL
 from arena.tournament import load_config, open_store
 from arena.tournament.runner import resolve_images, table_spec
 from arena.tournament.schedule import schedule, tables
-from arena.tournament.table import ImageMismatch, check_images
+from arena.tables.task import ImageMismatch, check_images
 from docker_support import BASE_IMAGE, engine_or_skip
 
 pytestmark = pytest.mark.docker

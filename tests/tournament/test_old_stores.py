@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.store import ResultsStore
+from arena.results.store import ResultsStore
 from tournament_support import cannot_write_prefix
 
 #: The schema as the first tournament store wrote it (``git show 92245e1:arena/tournament/store.py``).

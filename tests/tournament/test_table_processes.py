@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.store import GameRow, ResultsStore
+from arena.results.store import StoredGame, ResultsStore
 from tournament_support import arena, cannot_write_prefix, live_processes, own_bot, stored_rows
 
 
@@ -122,8 +122,8 @@ def test_entry_names_are_restricted_to_a_safe_set(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def _row(game_id: str, charged: tuple[str, ...]) -> GameRow:
-    return GameRow(
+def _row(game_id: str, charged: tuple[str, ...]) -> StoredGame:
+    return StoredGame(
         game_id=game_id, pairing=0, deal=0, table_no=1, cluster="p000-d000", side0="a", side1="b",
         deal_seed="s", ending="forfeit:crash", winner=None, score0=0, score1=0, hands=1,
         forfeit_entry=charged[0] if len(charged) == 1 else None, forfeit_reason="crash", forfeit_detail="",

@@ -1,6 +1,6 @@
 """Tables in their own processes on this machine: ``concurrency = N`` uses up to N cores.
 
-Each running table is one child process calling :func:`~arena.tournament.table.play_table`
+Each running table is one child process calling :func:`~arena.tables.task.play_table`
 (its referee, its match loop and its gRPC server on the child's own asyncio
 loop: the per-decision path crosses no thread and no process).  The
 coordinator (the trio runner) meets the child once per game: the child sends
@@ -31,7 +31,9 @@ from typing import Any
 
 import trio
 
-from arena.tournament.table import ImageMismatch, TableGame, TableResult, TableSpec, play_table
+from arena.tables.containers import prune_table
+from arena.tables.spec import TableGame, TableResult, TableSpec
+from arena.tables.task import ImageMismatch, play_table
 
 #: How long a stopped table gets to stop its bots and end before it is killed.
 STOP_GRACE_S = 20.0
@@ -50,7 +52,7 @@ def _mp_context() -> Any:
     with _context_lock:
         if _context is None:
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["arena.tournament.table"])
+            ctx.set_forkserver_preload(["arena.tables.task"])
             _context = ctx
         return _context
 
@@ -113,8 +115,11 @@ async def play_table_in_process(
 
     Returns the table's result (its ``games`` are those passed to
     ``on_game``).  If the process dies, ``error`` says how, the bots it
-    started are killed and ``cleanup`` (removing the table's containers) runs.
+    started are killed and ``cleanup`` runs (default: remove the table's
+    containers, when it has any).
     """
+    if cleanup is None and spec.uses_docker:
+        cleanup = prune_table
     ctx = _mp_context()
     parent, child = ctx.Pipe()
     process = ctx.Process(target=table_process_main, args=(spec, child), name=f"arena-table-{spec.table_id}")

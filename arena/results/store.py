@@ -150,7 +150,7 @@ class SideTime:
 
 
 @dataclasses.dataclass(frozen=True)
-class GameRow:
+class StoredGame:
     """One finished game as stored."""
 
     game_id: str
@@ -193,8 +193,8 @@ class GameRow:
     """
 
 
-#: The columns of the games table (every GameRow field but the forfeit list and the times, stored apart).
-COLUMNS = tuple(f.name for f in dataclasses.fields(GameRow) if f.name not in ("forfeit_entries", "side_times"))
+#: The columns of the games table (every StoredGame field but the forfeit list and the times, stored apart).
+COLUMNS = tuple(f.name for f in dataclasses.fields(StoredGame) if f.name not in ("forfeit_entries", "side_times"))
 SIDE_TIME_COLUMNS = tuple(f.name for f in dataclasses.fields(SideTime))
 
 
@@ -312,7 +312,7 @@ class ResultsStore:
 
     # ------------------------------------------------------------ games
 
-    def record_game(self, row: GameRow) -> bool:
+    def record_game(self, row: StoredGame) -> bool:
         """Store a finished game; False if it was already stored (a replay of the same game is ignored)."""
         names = ", ".join(COLUMNS)
         marks = ", ".join("?" for _ in COLUMNS)
@@ -361,18 +361,18 @@ class ResultsStore:
     def finished_ids(self) -> set[str]:
         return {r[0] for r in self.db.execute("SELECT game_id FROM games")}
 
-    def games(self) -> list[GameRow]:
+    def games(self) -> list[StoredGame]:
         return self._rows("", ())
 
-    def games_in_write_order(self) -> list[GameRow]:
+    def games_in_write_order(self) -> list[StoredGame]:
         """Every finished game in the order it was stored (``arena sprt`` replays its pairs so)."""
         return self._rows("", (), order="rowid")
 
-    def games_of(self, entry: str) -> list[GameRow]:
+    def games_of(self, entry: str) -> list[StoredGame]:
         """The finished games ``entry`` took part in."""
         return self._rows("WHERE side0=? OR side1=?", (entry, entry))
 
-    def _rows(self, where: str, args: tuple[str, ...], order: str = "game_id") -> list[GameRow]:
+    def _rows(self, where: str, args: tuple[str, ...], order: str = "game_id") -> list[StoredGame]:
         """The games matching ``where``, each with the entries charged with its forfeit.
 
         A store written before forfeits were structural has no ``forfeits``
@@ -417,14 +417,14 @@ class ResultsStore:
         return str(self.db.execute("PRAGMA integrity_check").fetchone()[0])
 
 
-def _game_row(row: tuple[Any, ...], charged: tuple[str, ...]) -> GameRow:
-    """A games-table row as a :class:`GameRow` charged to ``charged``.
+def _game_row(row: tuple[Any, ...], charged: tuple[str, ...]) -> StoredGame:
+    """A games-table row as a :class:`StoredGame` charged to ``charged``.
 
-    ``forfeit_entry`` is made what :class:`GameRow` documents (the one entry, or
+    ``forfeit_entry`` is made what :class:`StoredGame` documents (the one entry, or
     None when several forfeited): the first stores, and the stores migrated from
     them, hold a comma-joined list there that no reader should take for a name.
     """
-    game = GameRow(*row, forfeit_entries=charged)
+    game = StoredGame(*row, forfeit_entries=charged)
     if charged:
         game = dataclasses.replace(game, forfeit_entry=charged[0] if len(charged) == 1 else None)
     return game
@@ -447,6 +447,6 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
         return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None, check_same_thread=False)
 
 
-def row_values(row: GameRow) -> dict[str, Any]:
+def row_values(row: StoredGame) -> dict[str, Any]:
     """A row as a dict (for JSON)."""
     return dataclasses.asdict(row)

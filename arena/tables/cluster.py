@@ -1,7 +1,7 @@
 """Tables on a Dask distributed cluster: ``arena tournament run FILE --scheduler tcp://HOST:PORT``.
 
 A table is one Dask task: :func:`cluster_table_task` calls the same table task
-(:func:`arena.tournament.table.play_table`) a local table process calls, on
+(:func:`arena.tables.task.play_table`) a local table process calls, on
 the worker's own machine (its Docker engine, its local processes), and returns
 plain data.  Each task takes one unit of the workers' ``TABLES`` resource
 (``dask worker --resources TABLES=2``).  The coordinator stays the only
@@ -30,9 +30,11 @@ from urllib.parse import urlsplit
 import trio
 from rich.console import Console
 
-from arena.publish.safe_text import safe_text
-from arena.tournament.runner import RunStopped
-from arena.tournament.table import ImageMismatch, TableGame, TableResult, TableSpec, play_table
+from arena.errors import ArenaError
+from arena.tables.players import RunStopped
+from arena.tables.spec import TableGame, TableResult, TableSpec
+from arena.tables.task import ImageMismatch, play_table
+from arena.text import safe_text
 
 #: The Dask resource a table takes one of.
 RESOURCE = "TABLES"
@@ -52,7 +54,7 @@ def print_notice(message: str) -> None:
     _notices.print(safe_text(message), style="yellow")
 
 
-class ClusterError(RuntimeError):
+class ClusterError(ArenaError):
     """The cluster cannot be used (unreachable, no workers, not installed): one line, nothing stored."""
 
 
@@ -154,8 +156,11 @@ class ClusterTables:
             if (info.get("resources") or {}).get(RESOURCE, 0) > 0
         }
 
-    def capacity(self, config: Any) -> int:
-        """The cluster's table slots (the file's ``concurrency`` is for one machine); all of them are used."""
+    #: Logs come back in each table's result (the tables run elsewhere).
+    local = False
+
+    def capacity(self, configured: int) -> int:
+        """The cluster's table slots (``configured`` is for one machine); all of them are used."""
         try:
             return int(sum(self.slots().values()))
         except Exception:  # noqa: BLE001 - the scheduler is gone: the first table says so
