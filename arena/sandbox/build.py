@@ -14,6 +14,14 @@ dependency, so they install with ``pip install --no-index``.  Every build runs
 with ``network_mode="none"``.  The base Python image is a build argument
 (``BASE_IMAGE``); with no registry reachable it must already be on the engine
 (``scripts/docker-setup.sh`` makes ``arena-base:bookworm`` with debootstrap).
+
+The directory and its Dockerfile are hostile input.  The directory is
+checked and copied by :mod:`arena.sandbox.bot_dir` (no links, devices, FIFOs
+or sockets; size and file caps; normalised modes) and the Dockerfile must pass
+:mod:`arena.sandbox.dockerfile_policy` (only the bot base or the base Python
+image, no URL sources, no ``--from`` but its own stages, ...).  Both happen
+before anything is sent to Docker; a refusal is a :class:`BuildError` naming
+the path or the line, and leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -30,7 +38,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from arena.sandbox.bot_dir import BotDirError, DirLimits, copy_bot_dir, read_regular_file
 from arena.sandbox.docker import LABEL, docker_client
+from arena.sandbox.dockerfile_policy import MAX_DOCKERFILE_CHARS, DockerfileError, check_dockerfile
 
 DEFAULT_BASE_IMAGE = os.environ.get("ARENA_BASE_IMAGE", "python:3.11-slim")
 #: The bot base image's tag (``ARENA_BOT_BASE`` overrides it, e.g. to keep test builds apart).
@@ -130,21 +140,33 @@ def _source_fingerprint(*, sdk_only: bool = False) -> str:
     return digest.hexdigest()
 
 
-def prepare_context(source: Path, context: Path, wheels: list[Path]) -> None:
-    """Copy the bot directory and the wheels into a fresh build context."""
-    shutil.copytree(source, context, dirs_exist_ok=True, ignore=_IGNORED)
+def prepare_context(source: Path, context: Path, wheels: list[Path], limits: DirLimits | None = None) -> None:
+    """Copy the bot directory safely (:func:`~arena.sandbox.bot_dir.copy_bot_dir`) and the wheels into ``context``.
+
+    ``context`` must not exist yet.  Raises :class:`BuildError` for a refused directory.
+    """
+    try:
+        copy_bot_dir(source, context, limits)
+    except BotDirError as exc:
+        raise BuildError(str(exc)) from None
     target = context / "wheels"
+    if target.exists() and not target.is_dir():
+        raise BuildError(f"{source}/wheels is a file: it must be a directory of wheels")
     target.mkdir(exist_ok=True)
     for wheel in wheels:
         shutil.copy2(wheel, target / wheel.name)
 
 
-_IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".git", ".venv", "node_modules")
-
-
 def uses_bot_base(dockerfile: str) -> bool:
-    """Whether a Dockerfile starts from the bot base (``${BOT_BASE}`` or ``arena-bot-base``)."""
-    return bool(re.search(r"^\s*FROM\s+(\$\{?BOT_BASE\b|arena-bot-base\b)", dockerfile, re.MULTILINE | re.IGNORECASE))
+    """Whether a Dockerfile starts a stage from the bot base (``FROM ${BOT_BASE}``, ``ARG BOT_BASE`` declared).
+
+    A Dockerfile the policy refuses counts when a ``FROM`` line names ``${BOT_BASE}``
+    (such a file is built only as a trusted one: see :func:`build_image`).
+    """
+    try:
+        return "BOT_BASE" in check_dockerfile(dockerfile).base_args
+    except DockerfileError:
+        return bool(re.search(r"^\s*FROM\s+\$\{?BOT_BASE\b", dockerfile, re.MULTILINE | re.IGNORECASE))
 
 
 def _check_base_image(client: Any, base_image: str) -> Any:
@@ -207,36 +229,63 @@ def build_image(
     bot_base: str = DEFAULT_BOT_BASE,
     client: Any = None,
     on_line: Callable[[str], None] | None = None,
+    limits: DirLimits | None = None,
+    trusted: bool = False,
 ) -> BuiltImage:
     """Build the image of the bot in ``source`` offline; returns its ID.
 
     Without a Dockerfile, ``source`` needs ``bot.py`` and is built with
     :data:`DEFAULT_DOCKERFILE` on the bot base image ``bot_base`` (made first
     if needed).  A Dockerfile that starts ``FROM ${BOT_BASE}`` gets it too.
+
+    ``source`` is checked and copied under ``limits`` (default
+    :meth:`DirLimits.from_env`) and its Dockerfile must pass the policy of
+    :mod:`arena.sandbox.dockerfile_policy`, unless ``trusted``: the
+    organiser's own Dockerfiles (test images that declare a ``VOLUME`` on
+    purpose); the directory checks apply to those too.
     """
     source = source.resolve()
     if not source.is_dir():
         raise BuildError(f"{source} is not a directory")
-    dockerfile = source / "Dockerfile"
-    default = not dockerfile.is_file()
+    try:
+        limits = limits or DirLimits.from_env()
+        # The Dockerfile is read once, never through a link, and this exact text is what the build uses.
+        raw = read_regular_file(source, "Dockerfile", MAX_DOCKERFILE_CHARS)
+    except BotDirError as exc:
+        raise BuildError(str(exc)) from None
+    default = raw is None
     if default and not (source / "bot.py").is_file():
         raise BuildError(
             f"{source} has no Dockerfile and no bot.py: a bot directory needs at least bot.py "
             f"(built with the default Dockerfile), or a Dockerfile (see docs/packaging.md)"
         )
+    try:
+        text = DEFAULT_DOCKERFILE if raw is None else raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BuildError(f"{source}/Dockerfile is not UTF-8 text") from None
     client = client or docker_client()
-    _check_base_image(client, base_image)
-    text = DEFAULT_DOCKERFILE if default else dockerfile.read_text(errors="replace")
-    buildargs = {"BASE_IMAGE": base_image} if "BASE_IMAGE" in text else {}  # only what it reads: no warning
-    if uses_bot_base(text):
+    base = _check_base_image(client, base_image)
+    if trusted:
+        wanted = {name for name in ("BASE_IMAGE", "BOT_BASE") if name in text}
+    else:
+        try:
+            wanted = check_dockerfile(text).declared_args
+        except DockerfileError as exc:
+            raise BuildError(f"{source}/{exc} (see docs/packaging.md)") from None
+    # Only the arguments it declares (no warning); each holds an image the organiser chose.
+    buildargs = {"BASE_IMAGE": str(base.id)} if "BASE_IMAGE" in wanted else {}
+    if "BOT_BASE" in wanted:
         buildargs["BOT_BASE"] = ensure_bot_base(base_image=base_image, tag=bot_base, client=client, on_line=on_line)
     with tempfile.TemporaryDirectory(prefix="arena-build-") as tmp:
         context = Path(tmp) / "context"
         if default:  # the bot base has the SDK: only the author's files (and wheels) go in
-            shutil.copytree(source, context, ignore=_IGNORED)
-            (context / "Dockerfile").write_text(DEFAULT_DOCKERFILE)
+            try:
+                copy_bot_dir(source, context, limits)
+            except BotDirError as exc:
+                raise BuildError(str(exc)) from None
         else:
-            prepare_context(source, context, build_wheels(wheel_dir()))
+            prepare_context(source, context, build_wheels(wheel_dir()), limits)
+        (context / "Dockerfile").write_text(text)  # the text checked above, whatever the directory holds now
         built = _docker_build(
             client, context, tag=tag, what=str(source), on_line=on_line, buildargs=buildargs,
             labels={LABEL: "1", BUILD_LABEL: source.name},

@@ -82,6 +82,7 @@ def arena(engine: Any, tmp_path: Path) -> Callable[..., subprocess.CompletedProc
             **{k: v for k, v in os.environ.items() if k.startswith("ARENA_")},
             "ARENA_BOT_BASE": BOT_BASE,
             "ARENA_BASE_IMAGE": BASE_IMAGE,
+            **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}),
         }
         return subprocess.run(
             [sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=tmp_path, timeout=timeout,
