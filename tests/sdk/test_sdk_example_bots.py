@@ -12,6 +12,7 @@ import pytest
 from helpers import deck_dealing, play_cards
 
 from arena_sdk import Card, View
+from arena_sdk.bots import medium
 from arena_sdk.engine import GameState, parse_cards, resolve_ruleset
 from arena_sdk.protocol import request_to_proto
 from arena_sdk.testing import play_game
@@ -143,13 +144,13 @@ WEAK_W = ["C3", "C4", "C6", "D2", "D4", "D6", "D8", "H3", "H5", "H6", "H7", "S2"
 
 
 def test_heuristic_hand_evaluation(heuristic):
-    assert heuristic.nil_hand(parse_cards(WEAK_E)) and heuristic.nil_hand(parse_cards(WEAK_W))
+    assert medium.nil_hand(parse_cards(WEAK_E)) and medium.nil_hand(parse_cards(WEAK_W))
     strong = parse_cards(["CA", "CK", "C5", "DA", "DK", "D7", "HA", "H4", "SA", "SK", "SQ", "S9", "S5"])
-    assert not heuristic.nil_hand(strong)
-    assert 8 <= heuristic.estimate_tricks(strong) <= 11
-    assert heuristic.estimate_tricks(parse_cards(WEAK_E)) < 1
+    assert not medium.nil_hand(strong)
+    assert 8 <= medium.estimate_tricks(strong) <= 11
+    assert medium.estimate_tricks(parse_cards(WEAK_E)) < 1
     ace_high = parse_cards(["HA", "H3", "C2", "C5", "C9", "D3", "D7", "DT", "H4", "H8", "S3", "S5", "D5"])
-    assert not heuristic.nil_hand(ace_high)
+    assert not medium.nil_hand(ace_high)
 
 
 def test_heuristic_bids_nil_on_a_weak_hand_but_never_a_second_nil(heuristic):

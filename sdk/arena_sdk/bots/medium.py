@@ -235,6 +235,9 @@ class MediumBot(Bot):
 
     name = "builtin-medium"
     version = "1"
+    #: Near the bag threshold, bid a doubtful trick rather than bag it (the ``heuristic``
+    #: example turns this off: it is Medium without the bag budget).
+    bag_budget = True
 
     # ------------------------------------------------------------ bidding
 
@@ -246,7 +249,7 @@ class MediumBot(Bot):
         bid = max(1, int(estimate + 0.35))
         bags = view.bags[view.team]
         threshold = view.rules.bag_threshold
-        if view.rules.bag_penalty and bags >= threshold - 3 and estimate - int(estimate) > 0.5:
+        if self.bag_budget and view.rules.bag_penalty and bags >= threshold - 3 and estimate - int(estimate) > 0.5:
             bid += 1  # bag budget: near the threshold, bid the doubtful trick rather than bag it
         if partner_bid:
             bid = min(bid, 13 - partner_bid)
