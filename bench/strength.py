@@ -12,17 +12,27 @@ Printed per pairing:
 - share of duplicate game-pair points: a won game is 1, a draw 1/2; A's share
   of the pair's 2 points (mean over pairs, 95% interval);
 - nil bids made/attempted and contracts set, per bot;
-- time per decision, per bot: p50, p99, max.
+- time per decision, per bot: p50, p99, max (wall time);
+- CPU per decision, per bot: mean, p50, max (the thread's CPU time, so a
+  loaded machine does not inflate it): "equal CPU" is shown, not assumed.
 
 Intervals are normal approximations (1.96 standard errors).  Hands of one
 game are not independent, so the per-hand interval is a little optimistic;
 the game-pair interval is not.
 
 Run: ``python bench/strength.py hard medium --pairs 200 [--budget 0.05]
-[--preset pagat] [--minutes 30] [--max-hands N] [--jobs 2]``.  ``--minutes`` stops
-starting new pairs after that long and reports what was played; a progress
-line is printed every ``--every`` pairs; ``--jobs N`` plays N pairs at once in
-worker processes (one core each).  Bots: easy, medium, hard, random.
+[--worlds N] [--preset pagat] [--minutes 30] [--max-hands N] [--jobs 2]``.
+``--minutes`` stops starting new pairs after that long and reports what was
+played; a progress line is printed every ``--every`` pairs; ``--jobs N`` plays
+N pairs at once in worker processes (one core each).
+
+Bots: easy, medium, hard, random, flatmc (the flat Monte Carlo reference in
+bench/bots/flat_mc.py).  A bot may carry its own settings after a colon:
+``hard:budget=0.03``, ``hard:worlds=40`` (Hard's budget in seconds or in
+sampled worlds per decision; otherwise ``--budget``/``--worlds`` apply; also
+``z=`` the margin over Medium's card and ``exact=`` the tricks solved exactly,
+for experiments; settings are joined with commas) and
+``flatmc:5x5`` (deals x rollouts per card, default 30x30).
 """
 
 from __future__ import annotations
@@ -31,6 +41,7 @@ import argparse
 import concurrent.futures
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -42,12 +53,16 @@ from arena_sdk.bot import Bot
 from arena_sdk.bots import TIERS, HardBot
 from arena_sdk.testing import RandomBot, play_game
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bots"))
+from flat_mc import FlatMCBot, parse_size  # noqa: E402  (bench/bots is not a package)
+
 
 @dataclass
 class Tally:
     """What one bot did over the run."""
 
     times: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
     nil_tried: int = 0
     nil_made: int = 0
     contracts: int = 0
@@ -57,6 +72,7 @@ class Tally:
     def merge(self, other: Tally) -> None:
         """Add another tally (of the same bot, from another pair) to this one."""
         self.times.extend(other.times)
+        self.cpu.extend(other.cpu)
         self.nil_tried += other.nil_tried
         self.nil_made += other.nil_made
         self.contracts += other.contracts
@@ -65,7 +81,7 @@ class Tally:
 
 
 def timed(factory: Callable[[], Bot], tally: Tally) -> Callable[[], Bot]:
-    """A factory whose bots record the time of each decision in ``tally``."""
+    """A factory whose bots record the wall and CPU time of each decision in ``tally``."""
 
     def make() -> Bot:
         bot = factory()
@@ -74,9 +90,11 @@ def timed(factory: Callable[[], Bot], tally: Tally) -> Callable[[], Bot]:
 
             def wrapper(view: Any, _inner: Any = inner) -> Any:
                 started = time.perf_counter()
+                cpu = time.thread_time()
                 try:
                     return _inner(view)
                 finally:
+                    tally.cpu.append(time.thread_time() - cpu)
                     tally.times.append(time.perf_counter() - started)
 
             setattr(bot, method, wrapper)
@@ -85,13 +103,44 @@ def timed(factory: Callable[[], Bot], tally: Tally) -> Callable[[], Bot]:
     return make
 
 
-def factory_for(name: str, budget: float | None) -> Callable[[], Bot]:
+def factory_for(spec: str, budget: float | None, worlds: int | None = None) -> Callable[[], Bot]:
+    """A bot factory from a name with optional settings (see the module docstring)."""
+    name, _, settings = spec.partition(":")
+    if name == "flatmc":
+        try:
+            deals, rollouts = parse_size(settings) if settings else (None, None)
+        except ValueError as exc:
+            raise SystemExit(f"bot {spec!r}: {exc}") from None
+        return lambda: FlatMCBot(deals, rollouts) if deals else FlatMCBot()
+    if name == "hard":
+        extra: dict[str, float] = {}
+        for item in filter(None, settings.split(",")):
+            key, _, value = item.partition("=")
+            try:
+                if key == "budget":
+                    budget = float(value)
+                elif key == "worlds":
+                    worlds = int(value)
+                elif key in ("z", "exact"):
+                    extra[key] = float(value)
+                else:
+                    raise ValueError(f"unknown setting {key!r} (budget=S, worlds=N, z=Z or exact=TRICKS)")
+            except ValueError as exc:
+                raise SystemExit(f"bot {spec!r}: {exc}") from None
+
+        def hard() -> Bot:
+            bot = HardBot(budget, worlds=worlds, exact_tricks=int(extra["exact"]) if "exact" in extra else None)
+            if "z" in extra:
+                bot.z = extra["z"]  # the margin over Medium's card, in standard errors
+            return bot
+
+        return hard
+    if settings:
+        raise SystemExit(f"bot {spec!r}: only hard and flatmc take settings")
     if name == "random":
         return RandomBot
     if name not in TIERS:
-        raise SystemExit(f"unknown bot {name!r}: choose easy, medium, hard or random")
-    if name == "hard":
-        return lambda: HardBot(budget)
+        raise SystemExit(f"unknown bot {spec!r}: choose easy, medium, hard, flatmc or random")
     return TIERS[name]
 
 
@@ -103,6 +152,11 @@ def interval(values: list[float]) -> tuple[float, float]:
     if len(values) < 2:
         return mean, math.nan
     return mean, 1.96 * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def mean(values: list[float]) -> float:
+    """The mean, NaN when empty."""
+    return statistics.fmean(values) if values else math.nan
 
 
 def pct(values: list[float], q: float) -> float:
@@ -143,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=100, help="game pairs (default 100)")
     parser.add_argument("--preset", default="pagat")
     parser.add_argument("--budget", type=float, default=None, help="Hard's seconds per move")
+    parser.add_argument("--worlds", type=int, default=None, help="Hard's sampled worlds per decision")
     parser.add_argument("--max-hands", type=int, default=None, help="cap hands per game")
     parser.add_argument("--seed", type=int, default=1000, help="seed of the first pair")
     parser.add_argument("--minutes", type=float, default=None, help="stop starting pairs after this")
@@ -154,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--pairs must be at least 1")
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
-    factory_for(args.a, args.budget), factory_for(args.b, args.budget)  # an unknown name stops here, not in a worker
+    factory_for(args.a, args.budget, args.worlds), factory_for(args.b, args.budget, args.worlds)  # an unknown name stops here, not in a worker
     ta, tb = Tally(), Tally()
     per_hand: list[float] = []
     pair_share: list[float] = []
@@ -162,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     stop_at = started + args.minutes * 60 if args.minutes else math.inf
     pairs = 0
     seeds = iter(range(args.seed, args.seed + args.pairs))
-    spec = (args.a, args.b, args.budget, args.preset, args.max_hands)
+    spec = (args.a, args.b, args.budget, args.worlds, args.preset, args.max_hands)
     # Pairs are independent: with --jobs N they are played N at a time in
     # worker processes (one core each) and tallied here as they finish.
     with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
@@ -203,11 +258,12 @@ class PairResult:
     b: Tally
 
 
-def play_pair(spec: tuple[str, str, float | None, str, int | None], seed: int) -> PairResult:
+def play_pair(spec: tuple[str, str, float | None, int | None, str, int | None], seed: int) -> PairResult:
     """Play the two games of one pair (the same deals, sides swapped)."""
-    name_a, name_b, budget, preset, max_hands = spec
+    name_a, name_b, budget, worlds, preset, max_hands = spec
     ta, tb = Tally(), Tally()
-    fa, fb = timed(factory_for(name_a, budget), ta), timed(factory_for(name_b, budget), tb)
+    fa = timed(factory_for(name_a, budget, worlds), ta)
+    fb = timed(factory_for(name_b, budget, worlds), tb)
     diffs = []
     points = 0.0
     for swap in (False, True):
@@ -232,9 +288,10 @@ def report(args: argparse.Namespace, pairs: int, per_hand: list[float], share: l
     m, h = interval(per_hand)
     s, sh = interval(share)
     line = (
-        f"{args.a} vs {args.b} ({args.preset}, budget {args.budget}): {pairs} pairs, "
+        f"{args.a} vs {args.b} ({args.preset}, budget {args.budget}, worlds {args.worlds}): {pairs} pairs, "
         f"{len(per_hand)} duplicate deals, points/table-hand {m:+.2f} ± {h:.2f}, "
-        f"game-pair share {100 * s:.1f}% ± {100 * sh:.1f}%, {elapsed / 60:.1f} min"
+        f"game-pair share {100 * s:.1f}% ± {100 * sh:.1f}%, CPU per decision "
+        f"{args.a} {1000 * mean(ta.cpu):.1f} ms / {args.b} {1000 * mean(tb.cpu):.1f} ms, {elapsed / 60:.1f} min"
     )
     if progress:
         print("progress: " + line, flush=True)
@@ -246,12 +303,14 @@ def report(args: argparse.Namespace, pairs: int, per_hand: list[float], share: l
             f"{t.contracts_set}/{t.contracts}; set the opponents {t.opponents_set}; "
             f"time per decision p50 {1000 * pct(t.times, 0.5):.1f} ms, p99 "
             f"{1000 * pct(t.times, 0.99):.1f} ms, max {1000 * max(t.times, default=math.nan):.1f} ms "
-            f"({len(t.times)} decisions)"
+            f"({len(t.times)} decisions); CPU per decision mean {1000 * mean(t.cpu):.1f} ms, "
+            f"p50 {1000 * pct(t.cpu, 0.5):.1f} ms, max {1000 * max(t.cpu, default=math.nan):.1f} ms"
         )
     if args.json:
         print(json.dumps({
             "a": args.a, "b": args.b, "preset": args.preset, "budget": args.budget, "pairs": pairs,
             "deals": len(per_hand), "points_per_table_hand": [m, h], "pair_share": [s, sh],
+            "worlds": args.worlds, "cpu_ms_per_decision": [1000 * mean(ta.cpu), 1000 * mean(tb.cpu)],
         }))  # fmt: skip
     sys.stdout.flush()
 

@@ -29,66 +29,88 @@ Time
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import statistics
 import time
-from collections.abc import Callable
 
+from arena_sdk.bot import GameInfo
 from arena_sdk.bots.medium import MediumBot, nil_hand
-from arena_sdk.bots.rollout import rollout_policy
+from arena_sdk.bots.simulate import GAME_BONUS, Deadline, Position, Scorer, hand_value, rollout, solve
 from arena_sdk.engine import CARDS, Card, Decision, GameState
-from arena_sdk.sampling import DealSampler, InconsistentView, honour_bid_model, quick_tricks
+from arena_sdk.bots.worlds import WorldSampler
+from arena_sdk.sampling import InconsistentView, honour_bid_model, quick_tricks
 from arena_sdk.view import View
 
+__all__ = ["GAME_BONUS", "HardBot", "hand_value"]
+
 DEFAULT_BUDGET_S = 0.35
-#: Worth of winning the game outright when a rollout's hand ends it.
-GAME_BONUS = 250
 #: How much better (points per world) another bid must be than Medium's.
 BID_MARGIN = 4.0
 #: A searched card replaces Medium's only with a mean gain above Z standard errors...
 Z = 1.5
 #: ...measured over at least this many worlds.
 MIN_WORLDS = 6
-
-
-def hand_value(state: GameState, team: int, hand: int) -> float:
-    """Points of ``team`` minus the other side's in hand ``hand`` (plus the game bonus)."""
-    for result in reversed(state.hand_results):
-        if result.number == hand:
-            break
-    else:
-        return 0.0
-    value = float(result.teams[team].points - result.teams[1 - team].points)
-    if state.result is not None and state.hand_number == hand:
-        if state.result.winner == team:
-            value += GAME_BONUS
-        elif state.result.winner is not None:
-            value -= GAME_BONUS
-    return value
+#: Random numbers drawn per world and replayed for each card's rollout (common
+#: random numbers); a rollout needs at most two per card it plays.
+LUCK = 104
 
 
 class HardBot(MediumBot):
-    """Perfect-information Monte Carlo over sampled deals; see the module docstring."""
+    """Perfect-information Monte Carlo over sampled deals; see the module docstring.
+
+    ``budget_s``: seconds per decision (default 0.35 unless ``worlds`` is
+    given).  ``worlds``: sampled worlds per decision; with ``worlds`` alone
+    the search is deterministic given the game's bot seed (the same view is
+    answered the same way), and only half the referee's move time caps it.
+    With both, whichever ends first.  ``exact_tricks``: from how many tricks
+    left the rest of the hand is searched exactly in each world.
+    """
 
     name = "builtin-hard"
-    version = "1"
+    version = "2"
+    #: A searched card replaces Medium's only with a mean gain above ``z`` standard errors.
+    z = Z
 
-    def __init__(self, budget_s: float | None = None, *, exact_tricks: int | None = None) -> None:
+    def __init__(self, budget_s: float | None = None, *, worlds: int | None = None,
+                 exact_tricks: int | None = None) -> None:  # fmt: skip
         super().__init__()
-        self.budget_s = DEFAULT_BUDGET_S if budget_s is None else budget_s
+        if budget_s is not None and budget_s <= 0:
+            raise ValueError(f"budget_s must be > 0 seconds, got {budget_s!r}")
+        if worlds is not None and worlds < 1:
+            raise ValueError(f"worlds must be at least 1, got {worlds!r}")
+        self.budget_s = DEFAULT_BUDGET_S if budget_s is None and worlds is None else budget_s
+        self.worlds = worlds
         self.exact_tricks = exact_tricks
         self.bid_model = honour_bid_model()
+        self.game_seed = 0
         #: Seconds spent per decision (for tests and benchmarks).
         self.spent: list[float] = []
+        #: Worlds searched per decision (for tests and benchmarks).
+        self.searched: list[int] = []
 
-    # ------------------------------------------------------------ time
+    def on_game_start(self, info: GameInfo) -> None:
+        """Remember the game's bot seed: each decision's randomness is derived from it."""
+        self.game_seed = info.bot_seed
+
+    # ------------------------------------------------------------ budget
 
     def _deadline(self, view: View) -> float:
-        budget = self.budget_s
+        """When the search must stop: the budget, never over half the referee's move time."""
+        budget = math.inf if self.budget_s is None else self.budget_s
         if view.move_ms:
             budget = min(budget, view.move_ms / 1000.0 * 0.5)
         return view.received_at + budget
+
+    def _max_worlds(self) -> int | float:
+        return math.inf if self.worlds is None else self.worlds
+
+    def _rng(self, view: View, kind: str) -> random.Random:
+        """This decision's generator: a function of the game's seed and where the hand stands."""
+        return random.Random(
+            f"hard|{self.game_seed}|{view.hand_number}|{kind}|{len(view.tricks)}|{len(view.current_trick)}"
+        )
 
     # ------------------------------------------------------------ play
 
@@ -106,36 +128,45 @@ class HardBot(MediumBot):
 
     def _search_play(self, view: View, legal: list[Card]) -> Card | None:
         deadline = self._deadline(view)
+        limit = self._max_worlds()
         prior = int(super().play(view))  # Medium's card: kept unless the search clearly beats it
-        sampler = DealSampler(view, self.bid_model)
-        rng = self.rng
+        sampler = WorldSampler(view, self.bid_model)
+        rng = self._rng(view, "play")
         team = view.team
-        hand = view.hand_number
         tricks_left = 13 - len(view.tricks)
-        exact = self.exact_tricks if self.exact_tricks is not None else (2 if view.players == 4 else 4)
+        exact_from = self.exact_tricks if self.exact_tricks is not None else (2 if view.players == 4 else 4)
+        exact = tricks_left <= exact_from
         cards = [int(c) for c in legal]
         diffs: dict[int, list[float]] = {c: [] for c in cards if c != prior}
         clock = time.monotonic
-        while clock() < deadline:
+        scorer: Scorer | None = None
+        bids = [b if b is not None else 0 for b in view.bids]
+        worlds = 0
+        while worlds < limit and clock() < deadline:
             world = sampler.sample(rng)
+            if scorer is None:
+                scorer = Scorer(world, team)
+            start = Position.of(world)
             # Common random numbers: every card's rollout in this world makes
             # the same random choices, so the paired differences measure the
             # cards, not the rollouts' luck (their spread is much smaller).
-            luck = rng.getstate()
+            luck = [rng.random() for _ in range(LUCK)]
             values: dict[int, float] = {}
-            for c in cards:
-                if tricks_left <= exact:
-                    v = _minimax(world, c, team, hand, clock, deadline)
-                else:
-                    rng.setstate(luck)
-                    v = None if clock() > deadline else _rollout(world, c, team, hand, rng)
-                if v is None:
-                    break
-                values[c] = v
-            else:
-                for c, d in diffs.items():
-                    d.append(values[c] - values[prior])  # paired: same world
-        return CARDS[_best(prior, diffs)]
+            try:
+                for c in cards:
+                    pos = start.copy()
+                    pos.play(c)
+                    if exact:
+                        values[c] = solve(pos, team, scorer, clock, deadline)
+                    else:
+                        values[c] = scorer(rollout(pos, bids, itertools.cycle(luck).__next__))
+            except Deadline:
+                break
+            worlds += 1
+            for c, d in diffs.items():
+                d.append(values[c] - values[prior])  # paired: same world
+        self.searched.append(worlds)
+        return CARDS[_best(prior, diffs, self.z)]
 
     # ------------------------------------------------------------ bidding
 
@@ -151,34 +182,41 @@ class HardBot(MediumBot):
 
     def _search_bid(self, view: View, base: int) -> int:
         deadline = self._deadline(view)
-        sampler = DealSampler(view)
-        rng = self.rng
+        limit = self._max_worlds()
+        sampler = WorldSampler(view)
+        rng = self._rng(view, "bid")
         team = view.team
         hand = view.hand_number
         candidates = sorted({b for b in (base - 1, base, base + 1) if 1 <= b <= 13})
         if base == 0 or (view.partner_bid != 0 and _nil_worth_trying(view)):
             candidates = sorted(set(candidates) | {0})
         totals = dict.fromkeys(candidates, 0.0)
+        scorers: dict[tuple[int | None, ...], Scorer] = {}
         worlds = 0
-        while time.monotonic() < deadline:
+        while worlds < limit and time.monotonic() < deadline:
             world = sampler.sample(rng)
-            luck = rng.getstate()  # the same rollout choices for every bid (as in play)
+            luck = [rng.random() for _ in range(LUCK)]  # the same rollout choices for every bid
             for b in candidates:
-                rng.setstate(luck)
                 sim = world.clone()
                 sim.apply(b)
                 _finish_bidding(sim, hand)
-                if sim.hand_number == hand and sim.decision is Decision.PLAY:
-                    sim.play_out_hand(rollout_policy(sim, rng))
-                totals[b] += hand_value(sim, team, hand)
+                if sim.hand_number != hand or sim.decision is not Decision.PLAY:
+                    totals[b] += hand_value(sim, team, hand)
+                    continue
+                key = tuple(sim.bids)
+                scorer = scorers.get(key)
+                if scorer is None:
+                    scorer = scorers[key] = Scorer(sim, team)
+                bids = [x if x is not None else 0 for x in sim.bids]
+                totals[b] += scorer(rollout(Position.of(sim), bids, itertools.cycle(luck).__next__))
             worlds += 1
+        self.searched.append(worlds)
         if worlds < 8:
             return base
         best = max(totals, key=lambda b: totals[b])
         if totals[best] - totals[base] > BID_MARGIN * worlds:
             return best
         return base
-
 
 def _nil_worth_trying(view: View) -> bool:
     """A hand on which a simulated nil is worth testing.
@@ -194,16 +232,7 @@ def _nil_worth_trying(view: View) -> bool:
     return len(spades) <= 3 and all(r <= 7 for r in spades) and quick_tricks(cards, view.players) < 1.0
 
 
-def _rollout(world: GameState, card: int, team: int, hand: int, rng: random.Random) -> float:
-    """Value of ``card`` in one world: the hand played out by the rollout policy."""
-    sim = world.clone()
-    sim.apply(CARDS[card])
-    if sim.hand_number == hand and sim.decision is Decision.PLAY:
-        sim.play_out_hand(rollout_policy(sim, rng))
-    return hand_value(sim, team, hand)
-
-
-def _best(prior: int, diffs: dict[int, list[float]]) -> int:
+def _best(prior: int, diffs: dict[int, list[float]], z: float = Z) -> int:
     """The card whose mean gain over ``prior`` is largest and clearly above 0, else ``prior``.
 
     "Clearly": more than ``Z`` standard errors over at least ``MIN_WORLDS``
@@ -215,7 +244,7 @@ def _best(prior: int, diffs: dict[int, list[float]]) -> int:
             continue
         mean = statistics.fmean(d)
         se = statistics.stdev(d) / math.sqrt(len(d)) if len(d) > 1 else math.inf
-        if mean > best_mean and mean > Z * se:
+        if mean > best_mean and mean > z * se:
             best, best_mean = c, mean
     return best
 
@@ -230,31 +259,3 @@ def _finish_bidding(state: GameState, hand: int) -> None:
         cards = [c for c in range(52) if state.hands[seat] >> c & 1]  # type: ignore[index]
         est = quick_tricks(cards, state.players)
         state.apply(0 if est < 0.8 else max(1, min(13, round(est))))
-
-
-def _minimax(world: GameState, card: int, team: int, hand: int, clock: Callable[[], float], deadline: float) -> float | None:
-    """Exact value of playing ``card`` in this world (both sides playing perfectly)."""
-    sim = world.clone()
-    sim.apply(CARDS[card])
-    return _search(sim, team, hand, clock, deadline)
-
-
-def _search(state: GameState, team: int, hand: int, clock: Callable[[], float], deadline: float) -> float | None:
-    if state.hand_number != hand or state.decision is not Decision.PLAY:
-        return hand_value(state, team, hand)
-    if clock() > deadline:
-        return None
-    mask = state.legal_play_mask()
-    maximise = state.to_move is not None and state.to_move % 2 == team
-    best: float | None = None
-    while mask:
-        low = mask & -mask
-        mask ^= low
-        child = state.clone()
-        child.play_legal(child.to_move, low.bit_length() - 1)  # type: ignore[arg-type]
-        value = _search(child, team, hand, clock, deadline)
-        if value is None:
-            return None
-        if best is None or (value > best if maximise else value < best):
-            best = value
-    return best

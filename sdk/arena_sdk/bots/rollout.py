@@ -58,32 +58,42 @@ def highest(mask: int) -> int:
 
 def rollout_policy(state: GameState, rng: random.Random, noise: float = 0.1) -> Callable[[int, int], int]:
     """A ``pick(seat, legal_mask)`` for ``state.play_out_hand`` (reads the live trick)."""
-    n = state.players
-    rand = rng.random
-    randbelow = rng._randbelow
     bids = [b if b is not None else 0 for b in state.bids]
+    return make_pick(state.players, bids, state.tricks_won, state.trick, rng.random, noise)
+
+
+def make_pick(
+    n: int, bids: list[int], tricks_won: list[int], trick: list[int], rand: Callable[[], float], noise: float = 0.1
+) -> Callable[[int, int], int]:
+    """The policy as a ``pick(seat, legal_mask)`` over live lists.
+
+    ``tricks_won`` and ``trick`` are read at every pick, so the caller's
+    playout must update those very lists (as ``GameState.play_out_hand`` and
+    :mod:`arena_sdk.bots.simulate` do).  ``rand`` is the only source of
+    randomness (one call decides a random move, one more picks it), so a
+    caller can replay the same choices by replaying the same numbers.
+    """
     contract = [0, 0]
     for s in range(n):
         contract[s % 2] += bids[s]
-    tricks_won = state.tricks_won  # the same list play_out_hand updates
-    trick = state.trick
     # Fixed for the hand: each seat's partner, its opponents in the order they
     # play after it, and whether anybody bid nil (most hands: nobody, and the
     # nil rules then cost nothing per card).
     partners = [(s + 2) % 4 if n == 4 else -1 for s in range(n)]
     opponents = [tuple((s + d) % n for d in range(1, n, 2)) for s in range(n)]
     any_nil = 0 in bids
+    four = n == 4
 
     def pick(seat: int, legal: int) -> int:
         if not legal & (legal - 1):
             return legal.bit_length() - 1
         if rand() < noise:
-            for _ in range(randbelow(legal.bit_count())):
+            for _ in range(int(rand() * legal.bit_count())):
                 legal &= legal - 1
             return (legal & -legal).bit_length() - 1
         team = seat % 2
         nil = bids[seat] == 0 and tricks_won[seat] == 0
-        won = sum(tricks_won[s] for s in range(team, n, 2))
+        won = tricks_won[team] + tricks_won[team + 2] if four else tricks_won[team]
         need = contract[team] - won > 0
         k = len(trick)
         partner = partners[seat]
@@ -105,14 +115,10 @@ def rollout_policy(state: GameState, rng: random.Random, noise: float = 0.1) -> 
             if _beats(trick[i], top):
                 top, top_pos = trick[i], i
         top_seat = (seat - k + top_pos) % n
-        winners = 0
-        m = legal
-        while m:
-            low = m & -m
-            c = low.bit_length() - 1
-            if _beats(c, top):
-                winners |= low
-            m ^= low
+        # The cards that beat ``top``: higher ones of its suit, and any spade over a side suit.
+        winners = legal & (SUIT << (13 * (top // 13))) & -(2 << top)
+        if top < 39:
+            winners |= legal & ~NON_SPADE
         losers = legal & ~winners
         if nil:
             if losers:

@@ -1,0 +1,72 @@
+"""Hard's budget in worlds: deterministic given the game's seed, exactly that many worlds, never past its time."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from arena_sdk.bots import HardBot
+from arena_sdk.testing import play_game
+from arena_sdk.view import View
+
+
+def test_a_decision_is_asked_again_and_answered_the_same():
+    """With a budget in worlds, the same view gets the same card, from this bot or a fresh one."""
+    views: list[View] = []
+    bots: list[HardBot] = []
+
+    def hard() -> HardBot:
+        bot = HardBot(worlds=12)
+        inner = bot.play
+
+        def play(view: View):  # keep the views of real decisions to ask again
+            views.append(view)
+            return inner(view)
+
+        bot.play = play  # type: ignore[method-assign]
+        bots.append(bot)
+        return bot
+
+    play_game([hard, "medium"], "pagat", seed=11, max_hands=1)
+    assert len(views) > 20
+    first = bots[0]
+    asked = 0
+    for view in views[::3]:
+        if len(view.legal_cards()) < 2 or view.seat != 0:
+            continue
+        view.received_at = time.monotonic()  # asked now: a fresh deadline
+        card = HardBot.play(first, view)
+        again = HardBot(worlds=12)
+        again.game_seed = first.game_seed
+        assert HardBot.play(again, view) == card
+        assert HardBot.play(first, view) == card
+        assert again.searched[-1] == 12  # exactly the worlds asked for
+        asked += 1
+    assert asked >= 3
+
+
+def test_a_game_with_a_worlds_budget_replays_exactly():
+    records = [play_game([lambda: HardBot(worlds=6), "easy"], "pagat", seed=3, max_hands=2).record for _ in range(2)]
+    assert records[0]["hands"] == records[1]["hands"]
+
+
+def test_worlds_budget_still_stops_at_half_the_move_time():
+    """A huge worlds budget is cut at half the move time (bounded check with a generous margin)."""
+    bots: list[HardBot] = []
+
+    def hard() -> HardBot:
+        bots.append(HardBot(worlds=10**9))
+        return bots[-1]
+
+    play_game([hard, "medium"], "pagat", seed=5, max_hands=1, move_ms=200)
+    spent = [t for b in bots for t in b.spent]
+    assert spent and max(spent) < 0.1 + 0.75, max(spent)
+    assert max(w for b in bots for w in b.searched) < 10**9
+
+
+def test_bad_budgets_are_refused():
+    with pytest.raises(ValueError, match="worlds"):
+        HardBot(worlds=0)
+    with pytest.raises(ValueError, match="budget_s"):
+        HardBot(-1.0)
