@@ -1,6 +1,6 @@
 """Ratings: a Bradley–Terry fit with duplicate-pair error bars, LOS and crosstables.
 
-Standard library only (docs/architecture.md section 2). The entry point is :func:`fit`::
+numpy and scipy do the numbers (docs/ratings.md); the entry point is :func:`fit`::
 
     from arena.ratings import Result, fit
     ratings = fit([Result("a", "b", 1.0, "pair-1"), Result("b", "a", 0.5, "pair-1"), ...])

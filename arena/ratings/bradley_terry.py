@@ -3,91 +3,93 @@
 Model: ``P(i beats j) = σ(θ_i − θ_j)`` with σ the logistic function; a draw counts as
 half a win for each side. The log-likelihood is concave; its Hessian is a weighted
 graph Laplacian, singular along the all-ones vector (only differences are identified).
-We fix the level with ``Σ θ = 0`` and solve each Newton step with ``H + s·11ᵀ``, which
-is regular on a connected graph and gives a step with ``Σ δ = 0`` (the gradient sums
-to zero). Step-halving keeps every step uphill, so the iteration always converges.
+We fix the level with ``Σ θ = 0``; each Newton step solves with the Laplacian on the
+sum-zero vectors (:func:`arena.ratings.linalg.solve_laplacian`), and step-halving
+keeps every step uphill, so the iteration always converges. Everything is vectorised
+over the pairs that met: the cost of one iteration is linear in the pairs, plus the
+solve.
 """
 
 from __future__ import annotations
 
-import math
+from dataclasses import dataclass
 
-from arena.ratings.linalg import Matrix, Vector, solve
+import numpy as np
+import scipy.sparse
+from numpy.typing import NDArray
+from scipy.special import expit
 
-PairTotals = list[tuple[int, int, float, float]]  # (i, j, games, points_i), i < j
+from arena.ratings.linalg import laplacian, solve_laplacian
 
-
-def sigmoid(x: float) -> float:
-    """The logistic function, without overflow."""
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
+Floats = NDArray[np.float64]
+Ints = NDArray[np.int64]
 
 
-def log_sigmoid(x: float) -> float:
-    """``log σ(x)``, without overflow or loss of precision in the tails."""
-    if x >= 0:
-        return -math.log1p(math.exp(-x))
-    return x - math.log1p(math.exp(x))
+@dataclass(frozen=True)
+class PairTotals:
+    """Per pair ``i < j`` that met: games ``n`` and the points ``w`` of ``i`` (prior included)."""
+
+    k: int
+    i: Ints
+    j: Ints
+    n: Floats
+    w: Floats
 
 
-def log_likelihood(theta: Vector, pairs: PairTotals) -> float:
+def sigmoid(x: Floats) -> Floats:
+    """The logistic function, elementwise, without overflow."""
+    return np.asarray(expit(x), dtype=np.float64)
+
+
+def log_likelihood(theta: Floats, pairs: PairTotals) -> float:
     """``Σ_pairs w·log σ(θ_i−θ_j) + (n−w)·log σ(θ_j−θ_i)``."""
-    total = 0.0
-    for i, j, n, w in pairs:
-        d = theta[i] - theta[j]
-        if w:
-            total += w * log_sigmoid(d)
-        if n - w:
-            total += (n - w) * log_sigmoid(-d)
-    return total
+    d = theta[pairs.i] - theta[pairs.j]
+    # log σ(d) = −log(1 + e^(−d)); logaddexp keeps both tails exact.
+    return -float(pairs.w @ np.logaddexp(0.0, -d) + (pairs.n - pairs.w) @ np.logaddexp(0.0, d))
 
 
-def gradient_hessian(theta: Vector, pairs: PairTotals) -> tuple[Vector, Matrix]:
-    """The gradient of the log-likelihood and the Hessian of its negative."""
-    k = len(theta)
-    g = [0.0] * k
-    h = [[0.0] * k for _ in range(k)]
-    for i, j, n, w in pairs:
-        p = sigmoid(theta[i] - theta[j])
-        r = w - n * p
-        g[i] += r
-        g[j] -= r
-        v = n * p * (1.0 - p)
-        h[i][i] += v
-        h[j][j] += v
-        h[i][j] -= v
-        h[j][i] -= v
-    return g, h
+def gradient(theta: Floats, pairs: PairTotals) -> tuple[Floats, Floats]:
+    """The gradient of the log-likelihood, and the pairs' Hessian weights ``n σ (1−σ)``."""
+    p = sigmoid(theta[pairs.i] - theta[pairs.j])
+    r = pairs.w - pairs.n * p
+    g = np.bincount(pairs.i, weights=r, minlength=pairs.k) - np.bincount(
+        pairs.j, weights=r, minlength=pairs.k
+    )
+    return g, pairs.n * p * (1.0 - p)
+
+
+def hessian(theta: Floats, pairs: PairTotals) -> scipy.sparse.csr_array:
+    """The Hessian of the negative log-likelihood (a sparse weighted Laplacian)."""
+    _, v = gradient(theta, pairs)
+    return laplacian(pairs.k, pairs.i, pairs.j, v)
 
 
 def maximise(
-    k: int, pairs: PairTotals, *, tol: float = 1e-10, max_iter: int = 200
-) -> tuple[Vector, int]:
+    pairs: PairTotals, *, start: Floats | None = None, tol: float = 1e-10, max_iter: int = 200
+) -> tuple[Floats, int]:
     """The maximum-likelihood ``θ`` (summing to 0) and the number of Newton iterations.
 
     ``pairs`` must link all ``k`` players and admit a finite maximum (a prior, or a
-    strongly connected win graph). Converged when the largest step is below ``tol``.
+    strongly connected win graph). ``start`` is a warm start (a previous solution;
+    it is re-centred). Converged when the largest step is below ``tol``.
     """
-    theta = [0.0] * k
+    k = pairs.k
+    theta = np.zeros(k) if start is None else np.asarray(start, dtype=np.float64) - np.mean(start)
     if k < 2:
-        return theta, 0
+        return np.zeros(k), 0
     ll = log_likelihood(theta, pairs)
     for iteration in range(1, max_iter + 1):
-        g, h = gradient_hessian(theta, pairs)
-        shift = sum(h[i][i] for i in range(k)) / (k * k)
-        delta = solve([[v + shift for v in row] for row in h], g)
+        g, v = gradient(theta, pairs)
+        delta = solve_laplacian(laplacian(k, pairs.i, pairs.j, v), g)
         t = 1.0
         while True:
-            cand = [x + t * d for x, d in zip(theta, delta, strict=True)]
+            cand = theta + t * delta
             cand_ll = log_likelihood(cand, pairs)
             if cand_ll >= ll - 1e-12 * (1.0 + abs(ll)) or t < 1e-8:
                 break
             t /= 2.0
-        centre = math.fsum(cand) / k
-        theta = [x - centre for x in cand]
+        theta = cand - np.mean(cand)
         ll = cand_ll
-        if t * max(abs(d) for d in delta) < tol:
+        if t * float(np.max(np.abs(delta))) < tol:
             return theta, iteration
     raise RuntimeError(f"Bradley–Terry fit did not converge in {max_iter} Newton steps")

@@ -3,7 +3,7 @@
 Both are in logits² and respect the ``Σ θ = 0`` constraint: the Hessian ``H`` of the
 (penalised) negative log-likelihood is a Laplacian with null vector ``1``, and the
 covariance of the constrained estimate uses its Moore–Penrose pseudo-inverse
-``H⁺ = (H + 11ᵀ/k)⁻¹ − 11ᵀ/k`` (exact for a connected graph).
+``H⁺ = Q − 11ᵀ/k`` with ``Q = (H + 11ᵀ/k)⁻¹`` (exact for a connected graph).
 
 - Model (Fisher): ``H⁺``. Assumes games are independent Bernoulli trials.
 - Cluster-robust (sandwich): ``G/(G−1) · H⁺ (Σ_c g_c g_cᵀ) H⁺`` where ``g_c`` is the
@@ -12,49 +12,50 @@ covariance of the constrained estimate uses its Moore–Penrose pseudo-inverse
   deal shared by its games cancels (or adds) here instead of being assumed away.
   ``G/(G−1)`` is the usual small-sample factor; the scores are not re-centred, so
   the prior's pull (``Σ_c g_c ≠ 0``) widens the bars rather than shrinking them.
+  Every ``g_c`` sums to zero, so the meat ``M`` has ``M 1 = 0`` and
+  ``H⁺ M H⁺ = Q M Q``: no centring is needed.
+
+The meat is sparse (a player's entries are only with the players it shared a
+cluster with); ``Q`` is dense, and the sandwich costs two dense-by-``k`` products.
 """
 
 from __future__ import annotations
 
+import numpy as np
+import scipy.sparse
+from numpy.typing import NDArray
+
 from arena.ratings.bradley_terry import sigmoid
-from arena.ratings.linalg import Matrix, Vector, inverse, matmul
-from arena.ratings.tally import Pair, PairCount
+from arena.ratings.tally import Tally
+
+Floats = NDArray[np.float64]
 
 
-def constrained_inverse(h: Matrix) -> Matrix:
-    """``H⁺`` for a connected graph Laplacian ``H`` (covariance under ``Σ θ = 0``)."""
-    k = len(h)
-    c = 1.0 / k
-    inv = inverse([[v + c for v in row] for row in h])
-    return [[v - c for v in row] for row in inv]
+def cluster_scores(theta: Floats, t: Tally) -> scipy.sparse.csr_array:
+    """Each cluster's score vector, as the rows of a sparse ``clusters × k`` matrix."""
+    i, j = t.pair_i[t.row_pair], t.pair_j[t.row_pair]
+    r = t.row_points - t.row_games * sigmoid(theta[i] - theta[j])
+    rows = np.concatenate([t.row_cluster, t.row_cluster])
+    cols = np.concatenate([i, j])
+    coo = scipy.sparse.coo_array((np.concatenate([r, -r]), (rows, cols)), shape=(t.clusters, t.k))
+    return scipy.sparse.csr_array(coo)
 
 
-def cluster_scores(
-    theta: Vector, clusters: dict[str, dict[Pair, PairCount]]
-) -> list[dict[int, float]]:
-    """Each cluster's score vector (sparse: player index → value), clusters sorted by id."""
-    scores: list[dict[int, float]] = []
-    for cid in sorted(clusters):
-        g: dict[int, float] = {}
-        for (i, j), c in sorted(clusters[cid].items()):
-            r = c.points - c.games * sigmoid(theta[i] - theta[j])
-            g[i] = g.get(i, 0.0) + r
-            g[j] = g.get(j, 0.0) - r
-        scores.append(g)
-    return scores
+def meat(scores: scipy.sparse.csr_array) -> scipy.sparse.csr_array:
+    """``Σ_c g_c g_cᵀ`` (sparse, ``k × k``)."""
+    return scipy.sparse.csr_array(scores.T @ scores)
 
 
-def sandwich(h_plus: Matrix, scores: list[dict[int, float]]) -> Matrix:
-    """``G/(G−1) · H⁺ (Σ_c g_c g_cᵀ) H⁺``."""
-    k = len(h_plus)
-    meat = [[0.0] * k for _ in range(k)]
-    for g in scores:
-        items = sorted(g.items())
-        for i, gi in items:
-            row = meat[i]
-            for j, gj in items:
-                row[j] += gi * gj
-    n = len(scores)
-    factor = n / (n - 1) if n > 1 else 1.0
-    v = matmul(matmul(h_plus, meat), h_plus)
-    return [[factor * x for x in row] for row in v]
+def small_sample_factor(clusters: int) -> float:
+    """``G/(G−1)`` (1 for a single cluster)."""
+    return clusters / (clusters - 1) if clusters > 1 else 1.0
+
+
+def sandwich(q: Floats, m: scipy.sparse.csr_array) -> Floats:
+    """``Q M Q`` (symmetric; multiply by :func:`small_sample_factor` for the covariance)."""
+    mq = np.asarray(m @ q)
+    a = q @ mq
+    # Symmetric in exact arithmetic; make it so in floating point (LOS reads both halves).
+    a += a.T
+    a *= 0.5
+    return a

@@ -3,14 +3,29 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
-from arena.ratings.bradley_terry import PairTotals, gradient_hessian, maximise
-from arena.ratings.covariance import cluster_scores, constrained_inverse, sandwich
+import numpy as np
+from numpy.typing import NDArray
+
+from arena.ratings.bradley_terry import PairTotals, gradient, maximise
+from arena.ratings.covariance import cluster_scores, meat, sandwich, small_sample_factor
 from arena.ratings.graph import components_of, strongly_connected
-from arena.ratings.model import ERROR_CLUSTER, ERROR_MODEL, PlayerRating, Ratings, Result
-from arena.ratings.superiority import likelihood_of_superiority
+from arena.ratings.linalg import dense, laplacian, regularised_inverse
+from arena.ratings.model import (
+    ERROR_CLUSTER,
+    ERROR_MODEL,
+    PlayerRating,
+    PlayerRecord,
+    Ratings,
+    Result,
+)
+from arena.ratings.superiority import los_matrix
 from arena.ratings.tally import Tally, crosstable_of, records_of, tally
+from arena.ratings.views import NamedMatrix
+
+Floats = NDArray[np.float64]
 
 #: Elo points per logit: ``P(a beats b) = 1 / (1 + 10^(−(r_a − r_b)/400))``.
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
@@ -27,6 +42,7 @@ def fit(
     mean: float = 1500.0,
     min_clusters: int = MIN_CLUSTERS,
     tol: float = 1e-10,
+    start: Mapping[str, float] | None = None,
 ) -> Ratings:
     """Fit Bradley–Terry ratings to ``results`` by maximum likelihood.
 
@@ -39,40 +55,43 @@ def fit(
     - Error bars are 95% intervals (±1.96 se). They come from the duplicate pairs
       (``Result.cluster``) by a cluster-robust sandwich when every player appears in at
       least ``min_clusters`` clusters, otherwise from the model (Fisher information);
-      ``Ratings.error_method`` says which.
+      ``Ratings.error_method`` says which. Both are exact (no approximation at any size).
     - The comparison graph must be connected: if some players never met the others
       (directly or through others) their relative level is unknown and ``ValueError``
       is raised naming the groups; :func:`arena.ratings.components` finds the groups,
       to fit each on its own.
+    - ``start``: a warm start, e.g. the Elo of a previous fit
+      (``{p.name: p.elo for p in old.players}``; players it lacks start at its mean).
+      It saves Newton iterations, never changes the answer. To keep a ladder current
+      as games arrive, :class:`arena.ratings.Ladder` also keeps the counts between calls.
     """
+    check_prior(prior_draws)
+    t = tally(results)
+    check_fittable(t, prior_draws)
+    pairs = pair_totals(t, prior_draws)
+    theta, iterations = maximise(pairs, start=start_vector(t.players, start), tol=tol)
+    method, note = error_method(t, min_clusters)
+    exact = exact_covariance(t, pairs, theta, method)
+    return assemble(
+        t.players, theta, exact.covariance, method, note, mean, prior_draws, iterations,
+        records=records_of(t), crosstable=crosstable_of(t), games=t.total_games,
+        clusters=t.clusters,
+    )  # fmt: skip
+
+
+def check_prior(prior_draws: float) -> None:
+    """Refuse a negative or non-finite prior."""
     if prior_draws < 0 or not math.isfinite(prior_draws):
         raise ValueError(f"prior_draws must be a finite number >= 0, got {prior_draws!r}")
-    t = tally(results)
-    _check_fittable(t, prior_draws)
-    k = len(t.players)
-    pairs: PairTotals = [
-        (i, j, n + prior_draws, w + prior_draws / 2.0) for i, j, n, w in t.sorted_pairs()
-    ]
-    theta, iterations = maximise(k, pairs, tol=tol)
-
-    _, h = gradient_hessian(theta, pairs)
-    h_plus = constrained_inverse(h)
-    method, note = _error_method(t, min_clusters)
-    cov = sandwich(h_plus, cluster_scores(theta, t.clusters)) if method == ERROR_CLUSTER else h_plus
-    return _assemble(t, theta, cov, method, note, mean, prior_draws, iterations)
 
 
-def _check_fittable(t: Tally, prior_draws: float) -> None:
+def check_fittable(t: Tally, prior_draws: float) -> None:
     """Raise ``ValueError`` unless the ratings are identified and finite."""
     if not t.players:
         raise ValueError("no results to fit")
     groups = components_of(t)
     if len(groups) > 1:
-        shown = "; ".join(", ".join(map(repr, g)) for g in groups)
-        raise ValueError(
-            f"the players fall into {len(groups)} groups that never met ({shown}): "
-            "their ratings are not comparable; fit each group separately"
-        )
+        raise disconnected(groups)
     if prior_draws == 0 and not strongly_connected(t):
         raise ValueError(
             "with prior_draws=0 the ratings are infinite: some group of players won every "
@@ -80,17 +99,50 @@ def _check_fittable(t: Tally, prior_draws: float) -> None:
         )
 
 
-def _error_method(t: Tally, min_clusters: int) -> tuple[str, str]:
+def disconnected(groups: list[list[str]]) -> ValueError:
+    """The error for a game graph in several groups, naming them."""
+    shown = "; ".join(", ".join(map(repr, g)) for g in groups)
+    return ValueError(
+        f"the players fall into {len(groups)} groups that never met ({shown}): "
+        "their ratings are not comparable; fit each group separately"
+    )
+
+
+def pair_totals(t: Tally, prior_draws: float) -> PairTotals:
+    """The fit's data: per pair, games and points with ``prior_draws`` virtual draws added."""
+    return PairTotals(t.k, t.pair_i, t.pair_j, t.games + prior_draws, t.points + prior_draws / 2.0)
+
+
+def start_vector(players: Sequence[str], start: Mapping[str, float] | None) -> Floats | None:
+    """Logits from a previous fit's Elo by name (unknown players at its mean), or ``None``."""
+    if not start:
+        return None
+    known = [start[p] for p in players if p in start]
+    if not known:
+        return None
+    centre = sum(known) / len(known)
+    return np.array([(start.get(p, centre) - centre) / ELO_PER_LOGIT for p in players])
+
+
+def clusters_per_player(t: Tally) -> NDArray[np.int64]:
+    """In how many distinct clusters each player played."""
+    k = max(t.k, 1)
+    cl = np.concatenate([t.row_cluster, t.row_cluster])
+    who = np.concatenate([t.pair_i[t.row_pair], t.pair_j[t.row_pair]])
+    distinct = np.unique(cl * k + who)
+    return np.bincount(distinct % k, minlength=t.k)
+
+
+def error_method(t: Tally, min_clusters: int) -> tuple[str, str]:
     """Which covariance to use, and why."""
-    seen: dict[int, set[str]] = {k: set() for k in range(len(t.players))}
-    for cid, pairs in t.clusters.items():
-        for i, j in pairs:
-            seen[i].add(cid)
-            seen[j].add(cid)
-    fewest = min(len(s) for s in seen.values())
+    return method_for(int(clusters_per_player(t).min()), t.clusters, min_clusters)
+
+
+def method_for(fewest: int, clusters: int, min_clusters: int) -> tuple[str, str]:
+    """The covariance for a pool whose sparsest player is in ``fewest`` clusters."""
     if fewest >= max(min_clusters, 2):
         return ERROR_CLUSTER, (
-            f"cluster-robust sandwich over {len(t.clusters)} duplicate-pair clusters "
+            f"cluster-robust sandwich over {clusters} duplicate-pair clusters "
             f"(every player in at least {fewest})"
         )
     return ERROR_MODEL, (
@@ -99,38 +151,67 @@ def _error_method(t: Tally, min_clusters: int) -> tuple[str, str]:
     )
 
 
-def _assemble(
-    t: Tally,
-    theta: list[float],
-    cov: list[list[float]],
+@dataclass(frozen=True)
+class Exact:
+    """The exact covariance at a fit, and the pieces an incremental update starts from.
+
+    ``q = (H + 11ᵀ/k)⁻¹``; ``a = Q M Q`` (cluster-robust method only, unscaled);
+    ``covariance`` in logits² (``G/(G−1)·a``, or ``q − 11ᵀ/k``); ``weights`` the
+    pairs' Hessian weights at the fit.
+    """
+
+    q: Floats
+    a: Floats | None
+    covariance: Floats
+    weights: Floats
+
+
+def exact_covariance(t: Tally, pairs: PairTotals, theta: Floats, method: str) -> Exact:
+    """The covariance of ``theta`` (logits²) by ``method``, exactly."""
+    _, v = gradient(theta, pairs)
+    q = regularised_inverse(dense(laplacian(t.k, pairs.i, pairs.j, v)))
+    if method == ERROR_CLUSTER:
+        a = sandwich(q, meat(cluster_scores(theta, t)))
+        return Exact(q, a, small_sample_factor(t.clusters) * a, v)
+    return Exact(q, None, q - 1.0 / t.k, v)
+
+
+def assemble(
+    names: Sequence[str],
+    theta: Floats,
+    cov: Floats,
     method: str,
     note: str,
     mean: float,
     prior_draws: float,
     iterations: int,
+    *,
+    records: Mapping[str, PlayerRecord],
+    crosstable: Mapping[str, Mapping[str, object]],
+    games: int,
+    clusters: int,
 ) -> Ratings:
-    """Convert logits to Elo and put the pieces together."""
-    names = t.players
-    s2 = ELO_PER_LOGIT * ELO_PER_LOGIT
-    elo = {p: mean + ELO_PER_LOGIT * theta[k] for k, p in enumerate(names)}
-    cov_elo = {a: {b: s2 * cov[i][j] for j, b in enumerate(names)} for i, a in enumerate(names)}
-    records = records_of(t)
-    order = sorted(names, key=lambda p: (-elo[p], p))
+    """Convert logits to Elo and put the pieces together (``names`` sorted, as ``theta``)."""
+    elo = mean + ELO_PER_LOGIT * theta
+    cov_elo = (ELO_PER_LOGIT * ELO_PER_LOGIT) * cov
+    se = np.sqrt(np.maximum(np.diagonal(cov_elo), 0.0)).tolist()
+    elo_list = elo.tolist()
+    order = sorted(range(len(names)), key=lambda x: (-elo_list[x], names[x]))
     players = []
-    for rank, p in enumerate(order, 1):
-        se = math.sqrt(max(cov_elo[p][p], 0.0))
+    for rank, x in enumerate(order, 1):
+        e, s = elo_list[x], se[x]
         players.append(
-            PlayerRating(p, rank, elo[p], se, elo[p] - Z95 * se, elo[p] + Z95 * se, records[p])
+            PlayerRating(names[x], rank, e, s, e - Z95 * s, e + Z95 * s, records[names[x]])
         )
     return Ratings(
         players=tuple(players),
-        covariance=cov_elo,
-        los=likelihood_of_superiority(elo, cov_elo),
-        crosstable=crosstable_of(t),
+        covariance=NamedMatrix(names, cov_elo),
+        los=NamedMatrix(names, compute=lambda: los_matrix(elo, cov_elo), skip_diagonal=True),
+        crosstable=crosstable,  # type: ignore[arg-type]
         error_method=method,
         error_note=note,
-        games=t.games,
-        clusters=len(t.clusters),
+        games=games,
+        clusters=clusters,
         mean=mean,
         prior_draws=prior_draws,
         iterations=iterations,

@@ -6,30 +6,34 @@ no game linking two groups, nothing fixes how far apart their levels are.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import scipy.sparse
+from numpy.typing import NDArray
+from scipy.sparse.csgraph import connected_components
 
 from arena.ratings.model import Result
 from arena.ratings.tally import Tally, tally
 
+Ints = NDArray[np.int64]
+
+
+def groups_of(players: Sequence[str], i: Ints, j: Ints) -> list[list[str]]:
+    """Groups of ``players`` linked by the pairs ``(i, j)``, each sorted, largest first
+    (then by name)."""
+    k = len(players)
+    graph = scipy.sparse.coo_array((np.ones(len(i)), (i, j)), shape=(k, k))
+    _, label = connected_components(graph, directed=False)
+    groups: dict[int, list[str]] = {}
+    for name, g in zip(players, label.tolist(), strict=True):
+        groups.setdefault(g, []).append(name)
+    return sorted((sorted(g) for g in groups.values()), key=lambda g: (-len(g), g))
+
 
 def components_of(t: Tally) -> list[list[str]]:
     """Groups of players linked by games, each sorted, largest first (then by name)."""
-    parent = list(range(len(t.players)))
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for i, j in t.pairs:
-        ri, rj = root(i), root(j)
-        if ri != rj:
-            parent[max(ri, rj)] = min(ri, rj)
-    groups: dict[int, list[str]] = {}
-    for k, name in enumerate(t.players):
-        groups.setdefault(root(k), []).append(name)
-    return sorted(groups.values(), key=lambda g: (-len(g), g))
+    return groups_of(t.players, t.pair_i, t.pair_j)
 
 
 def components(results: Iterable[Result]) -> list[list[str]]:
@@ -43,26 +47,19 @@ def strongly_connected(t: Tally) -> bool:
     Without a prior, the maximum-likelihood ratings are finite exactly when this holds
     (Zermelo; Ford 1957): an edge ``i → j`` means ``i`` scored some points against ``j``.
     """
-    n = len(t.players)
-    out: list[list[int]] = [[] for _ in range(n)]
-    back: list[list[int]] = [[] for _ in range(n)]
-    for (i, j), c in t.pairs.items():
-        if c.points > 0:  # i scored against j
-            out[i].append(j)
-            back[j].append(i)
-        if c.points < c.games:  # j scored against i
-            out[j].append(i)
-            back[i].append(j)
-    return n == 0 or (_reach(out) == n and _reach(back) == n)
+    return scored_graph_strongly_connected(t.k, t.pair_i, t.pair_j, t.games, t.points)
 
 
-def _reach(adjacent: list[list[int]]) -> int:
-    """How many nodes are reachable from node 0."""
-    seen = {0}
-    stack = [0]
-    while stack:
-        for nxt in adjacent[stack.pop()]:
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return len(seen)
+def scored_graph_strongly_connected(
+    k: int, i: Ints, j: Ints, games: NDArray[np.float64], points: NDArray[np.float64]
+) -> bool:
+    """:func:`strongly_connected` on per-pair arrays (``points`` of the lower index ``i``)."""
+    if k <= 1:
+        return True
+    up = points > 0  # i scored against j
+    down = points < games  # j scored against i
+    rows = np.concatenate([i[up], j[down]])
+    cols = np.concatenate([j[up], i[down]])
+    graph = scipy.sparse.coo_array((np.ones(len(rows)), (rows, cols)), shape=(k, k))
+    n, _ = connected_components(graph, directed=True, connection="strong")
+    return bool(n == 1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,12 +129,17 @@ class Ratings:
     ``crosstable[a][b]`` exists for every pair that played, from ``a``'s side.
     ``error_method`` is :data:`ERROR_CLUSTER` or :data:`ERROR_MODEL`, and
     ``error_note`` says why.
+
+    ``covariance``, ``los`` and ``crosstable`` are read-only mappings of mappings
+    (name → name → value, names in sorted order), backed by arrays in a fit
+    (:mod:`arena.ratings.views`): read them like nested dicts; ``to_dict()`` gives
+    plain dicts.
     """
 
     players: tuple[PlayerRating, ...]
-    covariance: dict[str, dict[str, float]]
-    los: dict[str, dict[str, float]]
-    crosstable: dict[str, dict[str, PairRecord]]
+    covariance: Mapping[str, Mapping[str, float]]
+    los: Mapping[str, Mapping[str, float]]
+    crosstable: Mapping[str, Mapping[str, PairRecord]]
     error_method: str
     error_note: str
     games: int
@@ -175,10 +181,19 @@ class Ratings:
             "games": self.games,
             "clusters": self.clusters,
             "players": [p.to_dict() for p in self.players],
-            "los": self.los,
-            "covariance": self.covariance,
+            "los": _plain(self.los),
+            "covariance": _plain(self.covariance),
             "crosstable": {
                 a: {b: rec.to_dict() for b, rec in row.items()}
                 for a, row in self.crosstable.items()
             },
         }
+
+
+def _plain(m: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
+    """Nested plain dicts (a view's own ``to_dict`` is much faster than reading it cell by cell)."""
+    to_dict = getattr(m, "to_dict", None)
+    if callable(to_dict):
+        out: dict[str, dict[str, float]] = to_dict()
+        return out
+    return {a: dict(row) for a, row in m.items()}

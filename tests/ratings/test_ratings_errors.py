@@ -20,7 +20,7 @@ from arena.ratings import (
     normal_cdf,
     player_records,
 )
-from arena.ratings.linalg import inverse, solve
+from arena.ratings.linalg import laplacian, pseudo_inverse, solve_laplacian
 
 STRENGTHS = {"a": 1650.0, "b": 1550.0, "c": 1450.0, "d": 1350.0}
 
@@ -210,9 +210,17 @@ def test_crosstable_and_player_records():
 
 def test_linear_algebra_against_numpy():
     rng = np.random.default_rng(0)
-    a = rng.normal(size=(12, 12)) + 12 * np.eye(12)
-    b = rng.normal(size=12)
-    np.testing.assert_allclose(solve(a.tolist(), b.tolist()), np.linalg.solve(a, b), rtol=1e-10)
-    np.testing.assert_allclose(inverse(a.tolist()), np.linalg.inv(a), rtol=1e-9, atol=1e-12)
+    for k, density in ((12, 1.0), (600, 0.05)):  # the dense path and conjugate gradients
+        i, j = np.triu_indices(k, 1)
+        keep = (rng.random(len(i)) < density) | (j == i + 1)  # a path keeps it connected
+        i, j = i[keep], j[keep]
+        w = rng.uniform(0.1, 3.0, len(i))
+        h = laplacian(k, i, j, w)
+        full = h.toarray()
+        g = rng.normal(size=k)
+        g -= g.mean()
+        expected = np.linalg.pinv(full)
+        np.testing.assert_allclose(solve_laplacian(h, g), expected @ g, rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(pseudo_inverse(full), expected, rtol=1e-7, atol=1e-10)
     with pytest.raises(ValueError, match="singular"):
-        solve([[1.0, 2.0], [2.0, 4.0]], [1.0, 1.0])
+        pseudo_inverse(laplacian(3, np.array([0]), np.array([1]), np.array([1.0])).toarray())
