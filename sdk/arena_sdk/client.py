@@ -84,9 +84,10 @@ async def play_match(
     does not mean the seat is taken (``JOIN_RETRY_CODES``) is tried again with
     a short backoff, up to ``connect_timeout`` after the start (``retry_join``
     False: once, like a bot that does not retry).  ``driver`` (with its clock)
-    is made from ``bot`` when not given.
+    is made from ``bot`` when not given, keeping the bot's
+    ``transport_margin_s`` in hand in ``time_left()``.
     """
-    driver = driver or BotDriver(bot)
+    driver = driver or BotDriver(bot, transport_margin_s=bot.transport_margin_s)
     loop = asyncio.get_running_loop()
     give_up = loop.time() + connect_timeout
     async with grpc.aio.insecure_channel(grpc_target(address), options=CHANNEL_OPTIONS) as channel:
