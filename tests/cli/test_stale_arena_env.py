@@ -31,13 +31,13 @@ def test_a_stale_arena_token_in_the_organisers_shell_does_not_forfeit_local_or_b
         "ARENA_TOKEN": "x",
         "ARENA_TOKEN_FILE": str(stale_file),
         "ARENA_ADDRESS": f"unix:{tmp_path / 'gone' / 'referee.sock'}",
-        "ARENA_HARD_BUDGET_S": "not-a-number",  # would make a built-in hard bot exit at start
+        "ARENA_HARD_BUDGET_S": "not-a-number",  # would make the built-in hard bot exit at start
     }
     result = subprocess.run(
         [
             sys.executable, "-m", "arena", "match", "run", "--games", "1", "--set", "max_hands=1",
             "--move-time", "0.2", "--out", "m", "--json",
-            "--bot", "builtin:easy", "--bot", f"cmd:python {RANDOM_BOT}",
+            "--bot", "builtin:hard", "--bot", f"cmd:python {RANDOM_BOT}",
         ],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180,
     )  # fmt: skip
