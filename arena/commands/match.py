@@ -4,89 +4,39 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import secrets
 import statistics
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from arena_sdk.engine import parse_overrides, resolve_ruleset, seat_name, team_name
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
-from arena.commands.rules import SetOption
-from arena.text import safe_text
-from arena.match import GameOutcome, TimeControl
-from arena.match.spec import check_seconds
+from arena.commands.options import (
+    BotOption,
+    GamesOption,
+    HardCapOption,
+    JsonOption,
+    MoveTimeOption,
+    PresetOption,
+    SeedOption,
+    SetOption,
+    StartTimeoutOption,
+    StrikesOption,
+    TimeBankOption,
+    match_seed,
+    start_seconds,
+    time_control,
+)
+from arena.match import GameOutcome
 from arena.referee.botspec import BotSpecError, parse_bot_spec
 from arena.referee.local_match import MatchConfig, MatchReport, run_match
-from arena_sdk.engine import parse_overrides, resolve_ruleset, seat_name, team_name
+from arena.text import safe_text
 
 app = typer.Typer(help="Play matches between bots.", no_args_is_help=True)
-
-BotOption = Annotated[
-    list[str],
-    typer.Option(
-        "--bot",
-        help="A bot: cmd:COMMAND (a local process, e.g. cmd:'python example_bots/random/bot.py') "
-        "docker:IMAGE or builtin:easy|medium|hard. Four players: two bots (team mode: the first is N/S) or four (N, E, S, W). "
-        "Two players: two bots.",
-        show_default=False,
-    ),
-]
-
-
-#: The most games one match may play.  Its deal seeds are built before the first
-#: game (and each game writes a record file): 10^11 games hung at the start.
-#: Longer runs are tournaments (arena tournament run), which resume.
-MAX_GAMES = 100_000
-
-
-def check_games(games: int) -> int:
-    """The --games value if it is 1 to :data:`MAX_GAMES`; otherwise one line and exit 2.
-
-    A typer callback rather than ``min``/``max``: those print a usage box, not one line.
-    """
-    if not 1 <= games <= MAX_GAMES:
-        fail(f"games must be between 1 and {MAX_GAMES}, got {games}")
-    return games
-
-
-PresetOption = Annotated[str, typer.Option("--rules", help="Ruleset preset (see arena rules presets).")]
-GamesOption = Annotated[int, typer.Option(help=f"Games to play (1 to {MAX_GAMES}).", callback=check_games)]
-SeedOption = Annotated[str | None, typer.Option(help="Match seed (deals, bot seeds); random if not given.")]
-MoveTimeOption = Annotated[float, typer.Option("--move-time", help="Seconds per decision before the bank is used.")]
-TimeBankOption = Annotated[float, typer.Option("--time-bank", help="Seconds of bank per seat per game.")]
-StrikesOption = Annotated[int, typer.Option(help="Strikes (late, illegal, malformed answers) that forfeit a game.")]
-
-
-def match_seed(seed: str | None) -> str:
-    """The given seed, or a fresh random one (recorded, so the match can be replayed)."""
-    return seed if seed is not None else str(secrets.randbelow(2**63))
-
-
-def start_seconds(start_timeout: float) -> float:
-    """The --start-timeout value, checked like every time (finite, in range); bad values exit 2."""
-    try:
-        check_seconds(start_timeout, "start timeout", inclusive=False)
-    except ValueError as exc:
-        fail(str(exc))
-    return start_timeout
-
-
-def time_control(move_time: float, time_bank: float, hard_cap: float | None, strikes: int) -> TimeControl:
-    """A TimeControl from CLI options; bad values (nan, inf, negative, over a day) exit 2."""
-    try:
-        return TimeControl(
-            move_s=move_time,
-            bank_s=time_bank,
-            hard_cap_s=hard_cap if hard_cap is not None else max(60.0, move_time),
-            strikes_to_forfeit=strikes,
-        )
-    except ValueError as exc:
-        fail(str(exc))
-
 
 @app.command("run")
 def run(
@@ -97,11 +47,11 @@ def run(
     seed: SeedOption = None,
     move_time: MoveTimeOption = 1.0,
     time_bank: TimeBankOption = 30.0,
-    hard_cap: Annotated[float | None, typer.Option("--hard-cap", help=r"Most seconds any one decision may take \[default: max(60, move time)].")] = None,
+    hard_cap: HardCapOption = None,
     strikes: StrikesOption = 3,
-    start_timeout: Annotated[float, typer.Option("--start-timeout", help="Seconds the bots get to join.")] = 20.0,
+    start_timeout: StartTimeoutOption = 20.0,
     out: Annotated[Path, typer.Option(help="Directory for game records, bot logs and match.json.")] = Path("matches/latest"),
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON for scripts.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Start a referee and the bots, play GAMES games, print a result table, write records.
 

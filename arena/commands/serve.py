@@ -8,27 +8,27 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from arena_sdk.engine import parse_overrides, resolve_ruleset, seat_name, team_name
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
-from arena.commands.match import (
+from arena.commands.options import (
     GamesOption,
     MoveTimeOption,
     PresetOption,
     SeedOption,
+    SetOption,
     StrikesOption,
     TimeBankOption,
     match_seed,
     start_seconds,
     time_control,
 )
-from arena.commands.rules import SetOption
 from arena.match import GameOutcome, MatchSpec, game_seeds
 from arena.match.output import write_record
-from arena.text import safe_text
 from arena.referee.host import host_match
 from arena.referee.server import RefereeServer
 from arena.referee.session import RemoteSeat, new_token
-from arena_sdk.engine import parse_overrides, resolve_ruleset, seat_name, team_name
+from arena.text import safe_text
 
 ENV_TOKENS = "ARENA_TOKENS"
 MIN_TOKEN_LENGTH = 8

@@ -12,31 +12,34 @@ from rich.live import Live
 from rich.text import Text
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
-from arena.commands.match import (
+from arena.commands.options import (
+    HardCapOption,
+    JsonOption,
     MoveTimeOption,
     PresetOption,
     SeedOption,
+    SetOption,
+    StartTimeoutOption,
     StrikesOption,
     TimeBankOption,
     match_seed,
     start_seconds,
     time_control,
 )
-from arena.commands.rules import SetOption
+from arena.errors import ArenaError
 from arena.ratings.sprt import Settings
-from arena.referee.botspec import BotSpecError, parse_bot_spec
+from arena.referee.botspec import parse_bot_spec
+from arena.results.store import StoreError
 from arena.sprt import (
     DEFAULT_PAIRS_PER_TABLE,
     Progress,
     Snapshot,
     SprtConfig,
-    SprtConfigError,
     run_sprt,
 )
 from arena.sprt.config import sprt_concurrency
 from arena.sprt.store import stored_seed
 from arena.sprt.view import EXIT_CODES, hypotheses, render, report_json, verdict_text
-from arena.results.store import StoreError
 
 
 def sprt(
@@ -64,17 +67,9 @@ def sprt(
     overrides: SetOption = None,
     move_time: MoveTimeOption = 1.0,
     time_bank: TimeBankOption = 30.0,
-    hard_cap: Annotated[
-        float | None,
-        typer.Option(
-            "--hard-cap",
-            help="Most seconds any one decision may take (default: max(60, move time)).",
-        ),
-    ] = None,
+    hard_cap: HardCapOption = None,
     strikes: StrikesOption = 3,
-    start_timeout: Annotated[
-        float, typer.Option("--start-timeout", help="Seconds the bots get to join.")
-    ] = 20.0,
+    start_timeout: StartTimeoutOption = 20.0,
     concurrency: Annotated[
         str,
         typer.Option(
@@ -100,9 +95,7 @@ def sprt(
         Path,
         typer.Option(help="Directory for results.sqlite, game records and bot logs (resumable)."),
     ] = Path("sprt/latest"),
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the result as JSON for scripts.")
-    ] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Test whether NEW is stronger than OLD with a sequential probability ratio test.
 
@@ -128,7 +121,7 @@ def sprt(
             pairs_per_table=pairs_per_table,
             start_timeout=start_seconds(start_timeout),  # finite, in range, like every time
         )  # fmt: skip
-    except (BotSpecError, SprtConfigError, ValueError) as exc:
+    except (ArenaError, ValueError) as exc:  # ValueError: a time or number the options' checks refused
         fail(str(exc))
     except StoreError as exc:
         fail(str(exc))
@@ -157,7 +150,7 @@ def sprt(
                 report = run_sprt(config, Progress(on_update, on_void))
             if not console.is_terminal:
                 console.print()  # the last frame ends without a line break
-    except (BotSpecError, StoreError) as exc:
+    except ArenaError as exc:
         fail(str(exc))
     code = EXIT_CODES[report.result]
     if as_json:

@@ -19,12 +19,11 @@ from rich.progress import (
 )
 
 from arena.commands.common import console, fail, print_json
+from arena.errors import ArenaError
 from arena.text import safe_text
-from arena.tournament import ConfigError, StoreError, load_config, run_tournament
+from arena.tournament import ConfigError, load_config, run_tournament
 from arena.tournament import Progress as RunProgress
-from arena.tables.cluster import ClusterError
 from arena.tournament.config import parse_concurrency
-from arena.tables.players import RunStopped
 
 app = typer.Typer(help="Run round-robin tournaments.", no_args_is_help=True)
 
@@ -108,7 +107,7 @@ def run(
     try:
         with bar:
             report = run_tournament(config, RunProgress(on_start, on_game, on_void), scheduler=scheduler)
-    except (StoreError, ConfigError, RunStopped, ClusterError) as exc:
+    except ArenaError as exc:
         fail(str(exc))
     summary = {
         "name": config.name,

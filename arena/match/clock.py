@@ -8,6 +8,7 @@ advances the clock) without sleeping.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Protocol
 
@@ -41,5 +42,7 @@ class ManualClock:
         return self._now
 
     def advance(self, seconds: float) -> None:
-        """Move the clock forward."""
+        """Move the clock forward by ``seconds`` (a finite number, 0 or more: time never runs backwards)."""
+        if not math.isfinite(seconds) or seconds < 0:
+            raise ValueError(f"a clock only moves forward: cannot advance it by {seconds!r} s")
         self._now += seconds

@@ -349,7 +349,7 @@ def _record(
     return record
 
 
-async def play_match(
+async def run_match_loop(
     spec: MatchSpec,
     seats: Sequence[Seat],
     clock: Clock | None = None,

@@ -14,7 +14,10 @@ import math
 from arena_sdk.engine import Ruleset
 from arena_sdk.engine.policy import bot_seed
 
-__all__ = ["MAX_SECONDS", "MatchSpec", "TimeControl", "bot_seed", "check_seconds", "game_seeds"]
+__all__ = [
+    "DEFAULT_HARD_CAP_S", "MAX_SECONDS", "MatchSpec", "TimeControl", "bot_seed", "check_seconds", "default_hard_cap",
+    "game_seeds",
+]  # fmt: skip
 
 
 #: The longest any time value may be, in seconds: one day.  Far beyond any real
@@ -36,6 +39,15 @@ def check_seconds(value: float, what: str, *, minimum: float = 0.0, inclusive: b
         raise ValueError(f"{what} must be {low} and at most {MAX_SECONDS:g} s (one day), got {value}")
 
 
+#: The hard cap on one decision when none is given (or the move time, if longer).
+DEFAULT_HARD_CAP_S = 60.0
+
+
+def default_hard_cap(move_s: float) -> float:
+    """The hard cap when none is given: :data:`DEFAULT_HARD_CAP_S`, or the move time if longer."""
+    return max(DEFAULT_HARD_CAP_S, move_s)
+
+
 @dataclasses.dataclass(frozen=True)
 class TimeControl:
     """Per-decision limit, per-game bank, hard cap, and strikes that forfeit a game.
@@ -46,7 +58,7 @@ class TimeControl:
 
     move_s: float = 1.0
     bank_s: float = 30.0
-    hard_cap_s: float = 60.0
+    hard_cap_s: float = DEFAULT_HARD_CAP_S
     strikes_to_forfeit: int = 3
 
     def __post_init__(self) -> None:

@@ -12,12 +12,14 @@ import dataclasses
 import shlex
 import sys
 
+from arena.errors import ArenaError
+
 KINDS = ("cmd", "docker", "builtin")
 #: The built-in tiers (kept in step with ``arena_sdk.bots.TIERS``; the arena never imports bots).
 BUILTIN_TIERS = ("easy", "medium", "hard")
 
 
-class BotSpecError(ValueError):
+class BotSpecError(ArenaError, ValueError):
     """A bot specification that cannot be used; the message says why."""
 
 

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.match import GameOutcome, MatchOutcome, MatchSpec, play_match
+from arena.match import GameOutcome, MatchOutcome, MatchSpec, run_match_loop
 from arena.match.seat import RunningBot
 from arena.match.clock import Clock
 from arena.referee.server import RefereeServer
@@ -156,7 +156,7 @@ async def host_match(
         if platform_error is not None:
             raise platform_error  # the platform could not start a seat (Docker...): the caller voids
         await _wait_for_joins(seats, bots, start_timeout)
-        outcome = await play_match(spec, seats, clock, on_game_end)
+        outcome = await run_match_loop(spec, seats, clock, on_game_end)
         for seat in seats:
             await seat.end_match("the match is over")
     finally:

@@ -18,6 +18,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.publish.model import EntryTiming
 
 SCHEMA = """
@@ -85,7 +86,7 @@ CREATE TABLE IF NOT EXISTS disqualified (
 """
 
 
-class StoreError(RuntimeError):
+class StoreError(ArenaError):
     """The store cannot be used: another tournament's, or unwritable."""
 
 

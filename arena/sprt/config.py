@@ -18,6 +18,7 @@ from typing import Any
 
 from arena_sdk.engine import Ruleset
 
+from arena.errors import ArenaError
 from arena.match import TimeControl
 from arena.ratings.sprt import Settings
 from arena.referee.botspec import BotSpec
@@ -29,7 +30,7 @@ from arena.tournament.config import MAX_CONCURRENCY, ConfigError, parse_concurre
 DEFAULT_PAIRS_PER_TABLE = 4
 
 
-class SprtConfigError(ValueError):
+class SprtConfigError(ArenaError, ValueError):
     """Settings that cannot make a test; the message says which and why."""
 
 

@@ -18,15 +18,17 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from arena_sdk.engine import RulesError, Ruleset, resolve_ruleset
+
+from arena.errors import ArenaError
 from arena.match import TimeControl
-from arena.match.spec import check_seconds
+from arena.match.spec import check_seconds, default_hard_cap
 from arena.referee.botspec import BotSpec, BotSpecError, parse_bot_spec
 from arena.sandbox.docker import ContainerLimits
 from arena.tournament.cores import usable_cores  # (also imported from here: sprt, bench)
-from arena_sdk.engine import RulesError, Ruleset, resolve_ruleset
 
 
-class ConfigError(ValueError):
+class ConfigError(ArenaError, ValueError):
     """A tournament file that cannot be used; the message names the key."""
 
 
@@ -297,7 +299,7 @@ def parse_config(
         time_control = TimeControl(
             move_s=move,
             bank_s=bank,
-            hard_cap_s=float(_get(tm, "hard_cap", (int, float), max(60.0, move), "time")),
+            hard_cap_s=float(_get(tm, "hard_cap", (int, float), default_hard_cap(move), "time")),
             strikes_to_forfeit=3,
         )
     except ValueError as exc:

@@ -38,8 +38,13 @@ def load_standings(directory: Path) -> Standings:
                 {"image_id": image or "local process", "sdk_version": row.sdk_version, "engine_version": row.engine_version},
             )
         score = 0.5 if row.winner is None else (1.0 if row.winner == row.side0 else 0.0)
-        games.append(GameRow(row.game_id, row.side0, row.side1, score, row.ending, row.cluster, row.score0, row.score1,
-                             row.hands, pairing=row.pairing, deal=row.deal, table=row.table_no, record=row.record))
+        games.append(
+            GameRow(
+                game_id=row.game_id, entry_a=row.side0, entry_b=row.side1, score=score, ending=row.ending,
+                cluster=row.cluster, scores_a=row.score0, scores_b=row.score1, hands=row.hands,
+                pairing=row.pairing, deal=row.deal, table=row.table_no, record=row.record,
+            )  # fmt: skip
+        )
         if row.forfeit_reason:
             for entry in row.forfeit_entries:
                 counts = faults.setdefault(entry, {})

@@ -22,7 +22,7 @@ from arena.match import (
     TimeControl,
     bot_seed,
     game_seeds,
-    play_match,
+    run_match_loop,
 )
 from arena_sdk.engine.policy import default_action
 from arena_sdk.engine import Card, Decision, GameState, replay_record, resolve_ruleset
@@ -91,7 +91,7 @@ def spec(preset: str = "pagat", games: int = 1, tc: TimeControl | None = None, *
 
 
 def run(match: MatchSpec, seats: list[ScriptedSeat], clock: ManualClock):
-    return asyncio.run(play_match(match, seats, clock))
+    return asyncio.run(run_match_loop(match, seats, clock))
 
 
 def replayed(record: dict[str, Any]):
@@ -324,3 +324,13 @@ def test_the_referees_own_stall_is_never_charged_to_the_bot():
     north = [a for h in game.record["hands"] for a in h["actions"] if a["seat"] == "N"]
     assert north and all(a["ms"] == 40.0 and a["lag_ms"] == 80.0 for a in north)
     assert replayed(game.record).result == game.result
+
+
+def test_a_manual_clock_never_runs_backwards():
+    clock = ManualClock()
+    start = clock.now()
+    clock.advance(1.5)
+    for bad in (-0.001, float("nan"), float("-inf")):
+        with pytest.raises(ValueError, match="only moves forward"):
+            clock.advance(bad)
+    assert clock.now() == start + 1.5, "a refused move leaves the clock where it was"
