@@ -13,18 +13,25 @@ What a world respects:
 - voids: a seat that did not follow suit holds no card of that suit;
 - a spade led while spades were not broken (where the rule restricts spade
   leads) means the leader held nothing but spades then;
-- the two-player draw: the discards you saw stay in the discards (unless
-  the opponent exchanged after a blind nil: then at most as many of them as
-  it exchanged may be in its hand), the offered card is on the stock, the
-  stock and the unseen discards are random;
+- the two-player draw: the discards you saw stay in the discards, the
+  offered card is on the stock, the stock and the unseen discards are random;
+- the two-player blind-nil exchange: an opponent that gave back ``k`` cards
+  after your seen discards were in the pile drew ``k`` of the 26 discards at
+  random, so it holds (or has played) at most ``k`` of them, and how many
+  follows that draw's chances (see below).  Cards you gave back in your own
+  exchange after the opponent's came too late: it cannot hold them;
 - blind nil: a hand you have not looked at is unknown to you too.
 
-Without a bid model every consistent world is equally likely: the sampler
-counts the ways exactly (per suit, by dynamic programming over how many
-cards of each suit each hand holds) and draws from that count, so the draw is
-exactly uniform, however many voids there are.  With a bid model
-(:func:`honour_bid_model`, or your own ``(rules, seat, start_hand, bid) ->
-likelihood``) worlds are re-weighted by how well each hand explains its bid
+Without a bid model every consistent world is equally likely, except after
+that exchange: there a world's weight is the draw's chance of putting ``j``
+of your seen discards in the opponent's hand (hypergeometric), shared
+equally among the worlds with that ``j``; which cards the opponent gave back
+is its own choice and is not modelled.  The sampler counts the (weighted)
+ways exactly (per suit, by dynamic programming over how many cards of each
+suit each hand holds) and draws from that count, so the draw is exact,
+however many voids there are.  With a bid model (:func:`honour_bid_model`,
+or your own ``(rules, seat, start_hand, bid) -> likelihood``) worlds are
+re-weighted by how well each hand explains its bid
 (sampling-importance-resampling).
 
 >>> sampler = DealSampler(view)                 # doctest: +SKIP
@@ -127,10 +134,16 @@ class DealSampler:
         self.voids = voids_of(view)
         self.draw_turns = 0  # two players: completed draw turns (26 once the draw is over)
         self.offered: int | None = None
+        # A deal's weight by the cap it leaves unused (see _exchange_draw_weights); 1: no exchange.
+        self._final: tuple[int, ...] = (1,)
+        self.weighted = False  # True when deals are weighted by the opponent's exchange draw
         self._setup()
         self._memo: dict[tuple[int, tuple[int, ...]], int] = {}
-        self.count = self._ways(0, tuple(self.sizes) + (self.cap,))
-        if self.count == 0:
+        self._count: int | None = None
+        self.total_weight = self._ways(0, tuple(self.sizes) + (self.cap,))
+        if not self.weighted:
+            self._count = self.total_weight  # every deal weighs 1: the total is the count
+        if self.total_weight == 0:
             raise InconsistentView(f"no deal is consistent with the view of seat {self.me}")
         self._template: GameState | None = None
 
@@ -171,11 +184,11 @@ class DealSampler:
             else:
                 self.draw_turns = 26
                 holders += [opp, DISCARD]
-                opp_exchanged = self.view.exchanged[opp] if self.view.exchanged else 0
                 sizes += [13 - len(self.played[opp]), 26]
-                if opp_exchanged:
-                    self.cap = opp_exchanged
+                if self._opponent_drew_from_my_seen_discards():
                     capped_seen = True
+                    self.weighted = True
+                    self._exchange_draw_weights()
                 else:
                     fixed_discards = sorted(seen)
                     known |= seen
@@ -207,6 +220,56 @@ class DealSampler:
             else:
                 merged[key] = g
         self.groups = list(merged.values())
+
+    def _opponent_drew_from_my_seen_discards(self) -> bool:
+        """Two players, after the draw: did the opponent draw from a pile holding my seen discards?
+
+        My seen discards are the 13 I threw away in the draw or, if I bid
+        blind nil, the cards I gave back in my exchange.  The first player
+        exchanges first: cards I gave back after the opponent's exchange came
+        too late for it to draw them.
+        """
+        view, opp = self.view, 1 - self.me
+        if not view.exchanged or not view.exchanged[opp]:
+            return False
+        return not view.blind[self.me] or view.first == self.me
+
+    def _exchange_draw_weights(self) -> None:
+        """The opponent drew ``k`` cards from a pile holding my seen discards: weight by its draw.
+
+        It drew ``k`` of the 26 discards, ``s`` of which I had seen, so the
+        number ``j`` of my seen discards it holds (or has played) is
+        hypergeometric: ``C(s, j) C(26 - s, k - j) / C(26, k)``.  Given ``j``,
+        the rest of its hand is any ``13 - j`` of the ``u = 39 - s`` cards that
+        are neither mine nor seen, all alike (the cards it kept blind and
+        those it drew are random; which ones it gave back is its own choice,
+        which the sampler does not model).  Uniform counting gives each value
+        of ``j`` the weight ``C(s, j) C(u, 13 - j)`` instead, so each deal is
+        weighted by ``C(26 - s, k - j) / C(u, 13 - j)``, scaled to integers so
+        that the counting and the draw stay exact.  ``self.cap`` is what the
+        opponent's hidden cards may still hold: ``k`` less the ones it played.
+        """
+        view, opp = self.view, 1 - self.me
+        k = view.exchanged[opp]
+        all_seen = {int(c) for c in view.seen_discards}
+        s = len(all_seen)
+        played_seen = len(all_seen.intersection(self.played[opp]))
+        self.cap = k - played_seen
+        if self.cap < 0:
+            raise InconsistentView(
+                f"the opponent played {played_seen} of my seen discards but drew only {k}"
+            )
+        u = NUM_CARDS - 13 - s
+        top = min(k, s)
+        scale = math.lcm(*(math.comb(u, 13 - j) for j in range(top + 1)))
+        weight = [
+            math.comb(26 - s, k - j) * (scale // math.comb(u, 13 - j)) for j in range(top + 1)
+        ]
+        # Indexed by the cap left over once the hidden cards are placed: j = played + (cap - left).
+        self._final = tuple(
+            weight[played_seen + self.cap - left] if played_seen + self.cap - left <= top else 0
+            for left in range(self.cap + 1)
+        )
 
     # ------------------------------------------------------------------ exact counting
 
@@ -248,21 +311,38 @@ class DealSampler:
         return (*new, cap)
 
     def _ways(self, gi: int, caps: tuple[int, ...]) -> int:
+        """Weighted ways to place groups ``gi..`` within ``caps`` (sizes left, then cap left)."""
         if gi == len(self.groups):
-            return 1 if not any(caps[:-1]) else 0
+            return self._final[caps[-1]] if not any(caps[:-1]) else 0
         key = (gi, caps)
         got = self._memo.get(key)
         if got is not None:
             return got
         g = self.groups[gi]
         total = 0
-        for counts, coeff in self._compositions(g, caps[:-1] + (caps[-1],)):
+        for counts, coeff in self._compositions(g, caps):
             total += coeff * self._ways(gi + 1, self._after(g, caps, counts))
         self._memo[key] = total
         return total
 
+    @property
+    def count(self) -> int:
+        """The number of deals consistent with the view (each counted once, whatever its weight)."""
+        if self._count is None:
+            final, memo = self._final, self._memo
+            self._final, self._memo = tuple(1 if w else 0 for w in final), {}
+            try:
+                self._count = self._ways(0, tuple(self.sizes) + (self.cap,))
+            finally:
+                self._final, self._memo = final, memo
+        return self._count
+
     def sample_hidden(self, rng: random.Random) -> dict[Holder, list[int]]:
-        """One uniform allocation of the hidden cards: holder -> cards (unweighted)."""
+        """One allocation of the hidden cards, holder -> cards, without the bid model.
+
+        Uniform over the consistent deals, or weighted by the opponent's
+        exchange draw after a two-player blind-nil exchange.
+        """
         caps = tuple(self.sizes) + (self.cap,)
         out: dict[Holder, list[int]] = {h: [] for h in self.holders}
         for gi, g in enumerate(self.groups):
