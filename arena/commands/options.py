@@ -14,10 +14,12 @@ from typing import Annotated
 
 import typer
 
-from arena.commands.common import fail
+from arena.commands.common import err_console, fail
 from arena.commands.rules import SetOption
 from arena.match import TimeControl
+from arena.match.seeds import guessable
 from arena.match.spec import DEFAULT_HARD_CAP_S, check_seconds, default_hard_cap
+from arena.text import safe_text
 
 BotOption = Annotated[
     list[str],
@@ -56,8 +58,20 @@ StrikesOption = Annotated[int, typer.Option(help="Strikes (late, illegal, malfor
 
 
 def match_seed(seed: str | None) -> str:
-    """The given seed, or a fresh random one (recorded, so the match can be replayed)."""
-    return seed if seed is not None else str(secrets.randbelow(2**63))
+    """The given seed, or a fresh random one (recorded, so the match can be replayed).
+
+    A given seed that can be guessed gets a note on stderr: a match's deals and
+    bot seeds follow from its seed alone, so a bot that guesses it knows every hand.
+    """
+    if seed is None:
+        return str(secrets.randbelow(2**63))
+    if guessable(seed):
+        err_console.print(
+            f"[yellow]note:[/] the seed {safe_text(seed)!s} can be guessed: a bot that finds it knows every hand; "
+            "leave --seed out (a random one is chosen and recorded) or use 20 random hex digits or more",
+            highlight=False,
+        )
+    return seed
 
 
 def start_seconds(start_timeout: float) -> float:

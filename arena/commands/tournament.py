@@ -18,7 +18,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from arena.commands.common import console, fail, print_json
+from arena.commands.common import console, err_console, fail, print_json
 from arena.errors import ArenaError
 from arena.text import safe_text
 from arena.tournament import ConfigError, load_config, run_tournament
@@ -100,13 +100,16 @@ def run(
     def on_game(row: object) -> None:
         bar.advance(task)
 
+    def on_notice(message: str) -> None:
+        err_console.print(f"[yellow]note:[/] {safe_text(message)}", highlight=False)
+
     def on_void(game_id: str, reason: str) -> None:
         if not as_json:
             console.print(f"[yellow]void[/] {safe_text(game_id)}: {safe_text(reason)} (will be played again)")
 
     try:
         with bar:
-            report = run_tournament(config, RunProgress(on_start, on_game, on_void), scheduler=scheduler)
+            report = run_tournament(config, RunProgress(on_start, on_game, on_void, on_notice), scheduler=scheduler)
     except ArenaError as exc:
         fail(str(exc))
     summary = {

@@ -23,9 +23,6 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from arena.match.clock import Clock, MonotonicClock
-from arena.match.seat import DecisionPrompt, PlatformFault, Seat, SeatEvent, SeatLost, SeatReply
-from arena.match.spec import MatchSpec, bot_seed
 from arena_sdk.engine import (
     GameResult,
     GameState,
@@ -40,6 +37,10 @@ from arena_sdk.engine import (
     team_of,
 )
 from arena_sdk.engine.policy import default_action
+
+from arena.match.clock import Clock, MonotonicClock
+from arena.match.seat import DecisionPrompt, PlatformFault, Seat, SeatEvent, SeatLost, SeatReply
+from arena.match.spec import MatchSpec
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +157,7 @@ async def play_game(
         else:
             for s, seat in enumerate(seats):
                 await seat.start_game(
-                    index, game_id, bot_seed(deal_seed, s), state.first,
+                    index, game_id, spec.bot_seed(index, s), state.first,
                     tuple(state.scores), tuple(state.bags),
                 )  # fmt: skip
             await _play_out(state, seats, spec, clock, request_ids, stats, meta, bank, latencies)
@@ -334,6 +335,8 @@ def _record(
     record["seats"] = {
         seat_name(n, s): {"name": seat.name, "version": seat.version} for s, seat in enumerate(seats)
     }
+    # Each seat's bot seed, so a decision can be asked again of a bot exactly as it was asked.
+    record["bot_seeds"] = {seat_name(n, s): spec.bot_seed(index, s) for s in range(n)}
     record["strikes"] = {seat_name(n, s): stats[s].strikes for s in range(n)}
     record["events"] = [
         {"seat": seat_name(n, e.seat), "code": e.code, "detail": e.detail[:300], "request_id": e.request_id}

@@ -8,11 +8,12 @@ workers).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import math
 
 from arena_sdk.engine import Ruleset
 from arena_sdk.engine.policy import bot_seed
+
+from arena.match.seeds import derive_seed
 
 __all__ = [
     "DEFAULT_HARD_CAP_S", "MAX_SECONDS", "MatchSpec", "TimeControl", "bot_seed", "check_seconds", "default_hard_cap",
@@ -73,17 +74,14 @@ class TimeControl:
             raise ValueError(f"strikes to forfeit must be between 1 and {MAX_STRIKES}, got {self.strikes_to_forfeit}")
 
 
-def _digest(text: str) -> bytes:
-    return hashlib.sha256(text.encode()).digest()
-
-
 def game_seeds(match_seed: int | str, games: int) -> list[str]:
-    """Deal seeds for the games of a match: one-way hashes of the match seed.
+    """Deal seeds for the games of a match: one-way hashes of the match seed (:mod:`arena.match.seeds`).
 
     Hex text, so a bot shown its per-game seed (see :func:`bot_seed`) cannot
-    search a small space of deal seeds.
+    search a small space of deal seeds; a guessable match seed is still
+    guessable (``arena match run`` says so).
     """
-    return [_digest(f"{match_seed}/game/{i}").hex()[:32] for i in range(games)]
+    return [derive_seed(None, "match", str(match_seed), i) for i in range(games)]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,6 +93,12 @@ class MatchSpec:
     deal_seeds: tuple[str, ...]
     time_control: TimeControl = TimeControl()
     game_ids: tuple[str, ...] = ()
+    bot_seed_key: str = ""
+    """Keys the seats' bot seeds (:func:`arena.match.seeds.bot_seed_key`); "": they follow from the deal seeds."""
+
+    def bot_seed(self, index: int, seat: int) -> int:
+        """The bot seed of ``seat`` in game ``index``."""
+        return bot_seed(self.deal_seeds[index], seat, self.bot_seed_key)
 
     def game_id(self, index: int) -> str:
         """The id of game ``index`` (given, or derived from the match id)."""

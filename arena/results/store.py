@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.match.seeds import new_secret
 from arena.publish.model import EntryTiming
 
 SCHEMA = """
@@ -84,6 +85,10 @@ CREATE TABLE IF NOT EXISTS disqualified (
     at TEXT NOT NULL
 );
 """
+
+
+#: The meta key of the run's secret (never shown to bots; in the store only).
+SECRET_KEY = "deal_secret"
 
 
 class StoreError(ArenaError):
@@ -284,6 +289,7 @@ class ResultsStore:
                         ("file_hash", file_hash), ("name", name), ("ruleset_hash", ruleset_hash),
                         ("ruleset", ruleset_json), ("created", now()),
                         ("run_id", secrets.token_hex(8)),
+                        (SECRET_KEY, new_secret()),
                     ],  # fmt: skip
                 )
             return True
@@ -298,6 +304,15 @@ class ResultsStore:
         if self.meta().get("run_id") is None:  # a store from before run identities
             self.set_meta("run_id", secrets.token_hex(8))
         return False
+
+    @property
+    def secret(self) -> str | None:
+        """The run's secret that keys its deal and bot seeds (:mod:`arena.match.seeds`).
+
+        None for a store made before secrets: its deals stay those of its seed
+        alone, so a resumed run completes the pairs it started.
+        """
+        return self.meta().get(SECRET_KEY)
 
     @property
     def run_id(self) -> str:

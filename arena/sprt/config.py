@@ -20,6 +20,7 @@ from arena_sdk.engine import Ruleset
 
 from arena.errors import ArenaError
 from arena.match import TimeControl
+from arena.match.seeds import derive_seed
 from arena.ratings.sprt import Settings
 from arena.referee.botspec import BotSpec
 from arena.referee.host import DEFAULT_START_TIMEOUT_S
@@ -117,10 +118,9 @@ def _spec(spec: BotSpec) -> dict[str, Any]:
     return {"kind": spec.kind, "target": spec.target, "env": [list(kv) for kv in spec.env]}
 
 
-def deal_seed(seed: str, pair: int) -> str:
-    """The deal of pair ``pair``: a one-way hash of the test's seed."""
-    text = json.dumps(["sprt", seed, pair])
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+def deal_seed(seed: str, pair: int, secret: str | None = None) -> str:
+    """The deal of pair ``pair``: keyed by the test's ``secret`` (:func:`arena.match.seeds.derive_seed`)."""
+    return derive_seed(secret, "sprt", seed, pair)
 
 
 def game_id(pair: int, table: int) -> str:

@@ -66,6 +66,8 @@ class PairBatch:
     """NEW's and OLD's image IDs resolved at the start (containers start by ID: a moved tag changes nothing)."""
     limits: ContainerLimits = ContainerLimits()
     start_timeout: float = DEFAULT_START_TIMEOUT_S
+    bot_seed_key: str = ""
+    """Keys the bots' seeds (from the test's secret, never shown to bots)."""
 
     def table(self, number: int) -> TableSpec:
         """Table ``number`` (1: NEW is the first side; 2: OLD is) as the kernel's table spec."""
@@ -84,6 +86,7 @@ class PairBatch:
             time_control=self.time_control,
             limits=self.limits,
             start_timeout=self.start_timeout,
+            bot_seed_key=self.bot_seed_key,
             seats=seat_specs(self.rules, (first, second)),
             # Absolute: the table process is forked from a server, whatever the coordinator's cwd is later.
             log_dir=str((self.log_dir / f"{Path(self.batch_id).name}-t{number}").resolve()),

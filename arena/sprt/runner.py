@@ -27,6 +27,7 @@ from typing import Any
 
 import trio
 
+from arena.match.seeds import bot_seed_key
 from arena.ratings.pairs import PairOutcome, PairSummary, PointsTally, pentanomial_index, summary_of
 from arena.ratings.sprt import SequentialTest, Status
 from arena.referee.botspec import BotSpecError
@@ -143,6 +144,8 @@ class _Run:
         self.progress = progress
         self.player = player
         self.names = config.names
+        #: Keys the deal and bot seeds (None: a store made before secrets keeps its seed's deals).
+        self.secret = store.secret
         self.test = SequentialTest(config.settings)
         self.points = PointsTally()
         self.book, done = stored_pairs(store, self.names[0])
@@ -272,7 +275,7 @@ class _Run:
         return PairBatch(
             batch_id=f"sprt-{self.run_id}/d{picks[0]:06d}",
             pairs=tuple(picks),
-            deal_seeds=tuple(deal_seed(config.seed, p) for p in picks),
+            deal_seeds=tuple(deal_seed(config.seed, p, self.secret) for p in picks),
             game_ids=(tuple(game_id(p, 1) for p in picks), tuple(game_id(p, 2) for p in picks)),
             new=config.new,
             old=config.old,
@@ -285,6 +288,7 @@ class _Run:
             images=(self.images.get(self.names[0]), self.images.get(self.names[1])),
             limits=config.limits,
             start_timeout=config.start_timeout,
+            bot_seed_key=bot_seed_key(self.secret),
         )
 
     def _batch_done(self, batch: PairBatch, results: tuple[TableResult, TableResult]) -> None:
@@ -385,7 +389,7 @@ class _Run:
         """Where a game of pair ``pair`` at table ``table`` (1: NEW is side 0) sits in the test."""
         new, old = self.names
         side0, side1 = (new, old) if table == 1 else (old, new)
-        return GameSlot(gid, 0, pair, table, f"d{pair:06d}", side0, side1, deal_seed(self.config.seed, pair))
+        return GameSlot(gid, 0, pair, table, f"d{pair:06d}", side0, side1, deal_seed(self.config.seed, pair, self.secret))
 
     def snapshot(self) -> Snapshot:
         return Snapshot(

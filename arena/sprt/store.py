@@ -16,8 +16,9 @@ import json
 import secrets
 from pathlib import Path
 
+from arena.match.seeds import new_secret
 from arena.ratings.pairs import PairOutcome
-from arena.results.store import ResultsStore, StoredGame, StoreError, now
+from arena.results.store import SECRET_KEY, ResultsStore, StoredGame, StoreError, now
 from arena.sprt.config import SprtConfig, changed_options
 
 STORE_NAME = "results.sqlite"
@@ -93,6 +94,7 @@ def _claim(store: ResultsStore, config: SprtConfig, images: dict[str, str | None
                 ("run_id", run_id),
                 ("images", json.dumps(images)),
                 ("settings", json.dumps(config.settings.to_dict())),
+                (SECRET_KEY, new_secret()),
             ],
         )
     return run_id

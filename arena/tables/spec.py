@@ -54,6 +54,8 @@ class TableSpec:
     """Where the bots' logs go on this machine; None: returned in the result instead."""
     check_tags: bool = False
     """Also refuse a machine whose tag names another image than the resolved ID (on a cluster)."""
+    bot_seed_key: str = ""
+    """Keys the bots' seeds (:func:`arena.match.seeds.bot_seed_key`): from the run's secret, never shown to bots."""
 
     @property
     def uses_docker(self) -> bool:

@@ -130,6 +130,7 @@ async def _play(
         deal_seeds=spec.deal_seeds,
         time_control=spec.time_control,
         game_ids=spec.game_ids,
+        bot_seed_key=spec.bot_seed_key,
     )
     bots = [
         BotSpec(seat.kind, seat.image_id if seat.kind == "docker" and seat.image_id else seat.target, seat.env)

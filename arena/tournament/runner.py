@@ -24,6 +24,7 @@ from pathlib import Path
 
 import trio
 
+from arena.match.seeds import bot_seed_key
 from arena.results.store import ResultsStore, StoredGame, StoreError, storage_error
 from arena.sandbox.docker import docker_client
 from arena.tables.containers import prune_run, resolve_image_ids, wait_for_docker
@@ -55,6 +56,8 @@ class Progress:
     on_start: Callable[[int, int], None] = lambda total, done: None
     on_game: Callable[[StoredGame], None] = lambda row: None
     on_void: Callable[[str, str], None] = lambda game_id, reason: None
+    on_notice: Callable[[str], None] = lambda message: None
+    """Something the organiser should know that does not stop the run (one line)."""
 
 
 def store_path(config: TournamentConfig) -> Path:
@@ -141,6 +144,7 @@ def table_spec(
     run_id: str,
     *,
     local: bool = True,
+    bot_seed_key: str = "",
 ) -> TableSpec:
     """The spec of one table (``local``: the bots' logs go straight to the output directory)."""
     sides = tuple(_seat(entries[name], images) for name in (table.side0, table.side1))
@@ -157,6 +161,7 @@ def table_spec(
         seats=seat_specs(config.rules, (sides[0], sides[1])),
         log_dir=str((config.output / "logs" / table.table_id).resolve()) if local else None,
         check_tags=not local,
+        bot_seed_key=bot_seed_key,
     )
 
 
@@ -170,7 +175,15 @@ async def _run(
     progress: Progress,
     player: TablePlayer,
 ) -> RunReport:
-    games = schedule(config)
+    secret = store.secret
+    if secret is None:
+        progress.on_notice(
+            "this output directory was started before run secrets: its deals follow from the tournament "
+            "seed alone, so a bot that guesses the seed can compute them; start a new output directory "
+            "to play with a secret"
+        )
+    games = schedule(config, secret)
+    seed_key = bot_seed_key(secret)
     by_id = {g.game_id: g for g in games}
     images = await trio.to_thread.run_sync(resolve_images, config, store)
     run_id = store.run_id
@@ -217,7 +230,7 @@ async def _run(
                         # start() returns once the table holds a slot: tables start in
                         # schedule order (trio runs new tasks in no fixed order), so the
                         # two tables of a pairing play at the same time.
-                        spec = table_spec(config, table, entries, images, run_id, local=player.local)
+                        spec = table_spec(config, table, entries, images, run_id, local=player.local, bot_seed_key=seed_key)
                         await tables_nursery.start(
                             _run_table, config, table, spec, player, limiter, stop, store_game, store, fatal
                         )

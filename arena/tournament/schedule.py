@@ -3,9 +3,10 @@
 A pairing (A, B) plays ``deals_per_pairing`` deals twice: table 1 with A as
 the first side (N/S, or player A) and table 2 with B there, on separate bot
 processes or containers, at the same time.  Game ids come from (pairing
-index, deal index); deal seeds from (tournament seed, the two entry names,
-deal index), so the same file always gives the same schedule and deals, and
-the deals of A against B do not change when other entries join or leave.
+index, deal index); deal seeds from (the run's secret, the tournament seed,
+the two entry names, deal index), so the same file and results store always
+give the same schedule and deals, and the deals of A against B do not change
+when other entries join or leave.
 
 An entry with ``opponents`` plays only those entries (a gauntlet against a
 reference pool); without it, everyone plays everyone.
@@ -14,10 +15,9 @@ reference pool); without it, everyone plays everyone.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import itertools
-import json
 
+from arena.match.seeds import derive_seed
 from arena.tables.rows import GameSlot
 from arena.tournament.config import TournamentConfig
 
@@ -58,15 +58,16 @@ class Table:
     games: tuple[ScheduledGame, ...]
 
 
-def deal_seed(tournament_seed: str, entry_a: str, entry_b: str, deal: int) -> str:
-    """The deal seed of one deal of the pairing of two entries: a one-way hash of the tournament seed.
+def deal_seed(tournament_seed: str, entry_a: str, entry_b: str, deal: int, secret: str | None = None) -> str:
+    """The deal seed of one deal of the pairing of two entries (:func:`arena.match.seeds.derive_seed`).
 
-    It depends on the two names (in either order), not on the pairing's
-    place in the schedule, so adding or removing other entries leaves the
-    deals of this pairing unchanged.
+    Keyed by the run's ``secret`` (kept in its results store), so a bot that
+    guesses the tournament seed still cannot compute the deals.  It depends on
+    the two names (in either order), not on the pairing's place in the
+    schedule, so adding or removing other entries leaves the deals of this
+    pairing unchanged.
     """
-    text = json.dumps([tournament_seed, sorted((entry_a, entry_b)), deal])
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    return derive_seed(secret, tournament_seed, sorted((entry_a, entry_b)), deal)
 
 
 def pairings(config: TournamentConfig) -> list[tuple[str, str]]:
@@ -80,12 +81,12 @@ def pairings(config: TournamentConfig) -> list[tuple[str, str]]:
     return [(a, b) for a, b in itertools.combinations(names, 2) if plays(a, b)]
 
 
-def schedule(config: TournamentConfig) -> list[ScheduledGame]:
-    """Every game of the tournament, in a fixed order."""
+def schedule(config: TournamentConfig, secret: str | None = None) -> list[ScheduledGame]:
+    """Every game of the tournament, in a fixed order (deal seeds keyed by the run's ``secret``)."""
     games = []
     for pairing, (a, b) in enumerate(pairings(config)):
         for deal in range(config.deals_per_pairing):
-            seed = deal_seed(config.seed, a, b, deal)
+            seed = deal_seed(config.seed, a, b, deal, secret)
             for table, (s0, s1) in ((1, (a, b)), (2, (b, a))):
                 games.append(
                     ScheduledGame(

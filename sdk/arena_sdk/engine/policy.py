@@ -10,6 +10,7 @@ both use these, so a game plays out the same way in both.
 from __future__ import annotations
 
 import hashlib
+import hmac
 from typing import Any
 
 from arena_sdk.engine.errors import IllegalActionError
@@ -32,10 +33,14 @@ def default_action(state: GameState) -> Any:
     return state.legal_actions()[0]
 
 
-def bot_seed(deal_seed: str, seat: int) -> int:
-    """The per-game seed a seat's bot gets: a one-way function of the deal seed.
+def bot_seed(deal_seed: str, seat: int, key: str = "") -> int:
+    """The per-game seed a seat's bot gets: a one-way function of the deal seed, keyed by ``key``.
 
     The same deal gives the same bot seeds, so a match replays identically
-    when no clock ran out; the deal cannot be recovered from it.
+    when no clock ran out; the deal cannot be recovered from it.  With a
+    ``key`` (a run's secret, kept from the bots) a bot seed cannot even be
+    checked against a guessed deal seed.
     """
-    return int.from_bytes(hashlib.sha256(f"{deal_seed}/bot/{seat}".encode()).digest()[:8], "big") >> 1
+    text = f"{deal_seed}/bot/{seat}".encode()
+    digest = hmac.new(key.encode(), text, hashlib.sha256).digest() if key else hashlib.sha256(text).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
