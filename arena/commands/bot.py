@@ -12,7 +12,7 @@ import typer
 
 from arena.commands.common import console, fail, print_json
 from arena.commands.match import start_seconds
-from arena.publish.safe_text import safe_text
+from arena.text import safe_text
 from arena.match import TimeControl
 from arena.referee.botspec import BotSpec, BotSpecError
 from arena.referee.local_match import MatchConfig, run_match
