@@ -48,6 +48,14 @@ def run(
             "Overrides the file's [cluster] scheduler.",
         ),
     ] = None,
+    insecure: Annotated[
+        bool,
+        typer.Option(
+            "--insecure",
+            help="Accept a plain tcp:// scheduler on a private network (not only loopback): anyone on that "
+            "network could run code on the workers. Without it, use tls:// (see docs/cluster.md).",
+        ),
+    ] = False,
     concurrency: Annotated[
         str | None,
         typer.Option(
@@ -109,7 +117,8 @@ def run(
 
     try:
         with bar:
-            report = run_tournament(config, RunProgress(on_start, on_game, on_void, on_notice), scheduler=scheduler)
+            progress = RunProgress(on_start, on_game, on_void, on_notice)
+            report = run_tournament(config, progress, scheduler=scheduler, insecure=insecure)
     except ArenaError as exc:
         fail(str(exc))
     summary = {

@@ -8,11 +8,19 @@ plain data.  Each task takes one unit of the workers' ``TABLES`` resource
 writer of the results: a table's games arrive when the task ends and are
 stored once per game (a late copy is dropped).
 
-Dask retries a task whose worker died on another worker.  A worker that lacks
-an entry's image (or has another image under its tag) does not play the
+Dask retries a task whose worker died on another worker (or on the same
+worker restarted by its nanny, which comes back on a new address): a table
+is never pinned to the addresses known when it was submitted.  A worker that
+lacks an entry's image (or has another image under its tag) does not play the
 table: it answers so, the coordinator prints one line saying so (once per
-worker and entry), and the table is submitted again to the other workers; if
-none is left the run stops with one line.  See docs/cluster.md.
+worker and entry), and the table is submitted again with the other workers
+preferred; if none is left the run stops with one line.
+
+A watchdog bounds every table: one that has not come back within its
+deadline (the longest its games can take, plus slack) is given up and its
+games are void (played again later), and a cluster left with no worker
+that has table slots for :data:`NO_WORKERS_S` stops the run with one line.
+No table waits forever, whatever happens to the workers.  See docs/cluster.md.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import ipaddress
 import logging
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -42,6 +51,11 @@ RESOURCE = "TABLES"
 CONNECT_TIMEOUT_S = 10.0
 #: How often the coordinator looks at a table's future and the stop flag.
 POLL_S = 0.1
+#: How long the cluster may have no worker with table slots (a nanny restarting
+#: one takes seconds) before the run stops.
+NO_WORKERS_S = 60.0
+#: How often the watchdog asks the scheduler for the workers.
+WATCH_EVERY_S = 2.0
 
 
 #: Where the coordinator's notices go: stderr (stdout may be ``--json``).  The file is looked up
@@ -58,12 +72,19 @@ class ClusterError(ArenaError):
     """The cluster cannot be used (unreachable, no workers, not installed): one line, nothing stored."""
 
 
-def check_address(address: str) -> str:
-    """``tcp://HOST:PORT`` on a loopback or private address, or ``tls://HOST:PORT``; else :class:`ClusterError`.
+def check_address(address: str, *, insecure: bool = False) -> str:
+    """A scheduler address the coordinator may use; else :class:`ClusterError` (one line).
 
-    Dask's wire format is pickle: whoever reaches an unencrypted scheduler
-    runs code on every worker.  Plain TCP is for loopback and private
-    networks only; across the open internet use TLS (docs/cluster.md).
+    Dask's wire format is pickle: whoever reaches a scheduler runs code on
+    every worker, as a user who can drive Docker (root, in effect).  So:
+
+    - ``tls://HOST:PORT`` with mutual TLS (the coordinator's own client
+      certificate and the CA in Dask's configuration): always;
+    - ``tcp://`` on loopback: yes (only users of this machine can reach it;
+      on a machine shared with people you do not trust, use TLS);
+    - ``tcp://`` on a private network: only with ``insecure`` (``--insecure``),
+      the organiser's word that nobody else is on that network;
+    - ``tcp://`` on a public address: never.
     """
     try:
         parts = urlsplit(address)
@@ -72,19 +93,56 @@ def check_address(address: str) -> str:
         port = None
         parts = urlsplit("")
     if parts.scheme not in ("tcp", "tls") or not parts.hostname or port is None:
-        raise ClusterError(f"scheduler address {address!r}: use tcp://HOST:PORT (or tls://HOST:PORT)")
-    if parts.scheme == "tcp":
-        try:
-            hosts = {info[4][0] for info in socket.getaddrinfo(parts.hostname, port, proto=socket.IPPROTO_TCP)}
-        except OSError as exc:
-            raise ClusterError(f"scheduler address {address!r}: cannot resolve {parts.hostname} ({exc})") from None
-        public = sorted(h for h in hosts if not is_private(h))
-        if public:
-            raise ClusterError(
-                f"scheduler address {address!r} is public ({', '.join(public)}): Dask's wire format is pickle, "
-                f"so plain tcp:// is for loopback and private networks only; use tls:// (see docs/cluster.md)"
-            )
+        raise ClusterError(f"scheduler address {address!r}: use tls://HOST:PORT (or tcp://127.0.0.1:PORT)")
+    if parts.scheme == "tls":
+        _check_mutual_tls(address)
+        return address
+    try:
+        hosts = {info[4][0] for info in socket.getaddrinfo(parts.hostname, port, proto=socket.IPPROTO_TCP)}
+    except OSError as exc:
+        raise ClusterError(f"scheduler address {address!r}: cannot resolve {parts.hostname} ({exc})") from None
+    public = sorted(h for h in hosts if not is_private(h))
+    if public:
+        raise ClusterError(
+            f"scheduler address {address!r} is public ({', '.join(public)}): Dask's wire format is pickle, "
+            f"so whoever reaches it runs code on your workers; use tls:// with certificates (see docs/cluster.md)"
+        )
+    lan = sorted(h for h in hosts if not is_loopback(h))
+    if lan and not insecure:
+        raise ClusterError(
+            f"scheduler address {address!r} is plain tcp:// on a network ({', '.join(lan)}): any host there "
+            f"could run code on your workers (Dask's wire format is pickle); use tls:// with certificates "
+            f"(see docs/cluster.md), or pass --insecure if you alone are on that network"
+        )
     return address
+
+
+def _check_mutual_tls(address: str) -> None:
+    """A tls:// scheduler needs the coordinator's certificate, key and CA in Dask's configuration."""
+    try:
+        from distributed.security import Security
+    except ImportError:
+        return  # connect() says Dask is missing
+    security = Security()
+    missing = [
+        name for name, value in (
+            ("distributed.comm.tls.ca-file", security.tls_ca_file),
+            ("distributed.comm.tls.client.cert", security.tls_client_cert),
+        ) if not value
+    ]  # fmt: skip
+    if missing:
+        raise ClusterError(
+            f"scheduler address {address!r} is tls:// but Dask's configuration has no {' and no '.join(missing)}: "
+            f"the coordinator must present its own certificate (mutual TLS; see docs/cluster.md)"
+        )
+
+
+def is_loopback(host: str) -> bool:
+    """True for a loopback address (or the name localhost)."""
+    try:
+        return ipaddress.ip_address(host.split("%", 1)[0]).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 def is_private(host: str) -> bool:
@@ -123,9 +181,12 @@ class ClusterTables:
         self._reported: set[tuple[str, str]] = set()
 
     @classmethod
-    def connect(cls, address: str, security: Any = None) -> ClusterTables:
-        """Connect to the scheduler and check it has table slots; :class:`ClusterError` if not."""
-        check_address(address)
+    def connect(cls, address: str, security: Any = None, *, insecure: bool = False) -> ClusterTables:
+        """Connect to the scheduler and check it has table slots; :class:`ClusterError` if not.
+
+        ``insecure``: plain tcp:// on a private network is accepted (:func:`check_address`).
+        """
+        check_address(address, insecure=insecure)
         try:
             from distributed import Client
         except ImportError:
@@ -192,7 +253,7 @@ class ClusterTables:
                 # one stopping line says it all.
                 self._report_passed_on(spec, *passed)
                 passed = None
-            answer = await self._run(spec, workers, stop)
+            answer = await self._run(spec, workers, bool(lacking), stop)
             if isinstance(answer, tuple):
                 _, entry, worker, why = answer
                 lacking[worker] = (entry, f"{worker} {why}")
@@ -219,15 +280,25 @@ class ClusterTables:
             f"table {spec.table_id} passed on to another worker"
         )
 
-    async def _run(self, spec: TableSpec, workers: list[str], stop: threading.Event) -> Any:
+    async def _run(self, spec: TableSpec, workers: list[str], avoid: bool, stop: threading.Event) -> Any:
+        """Submit the table and wait for it, under the watchdog.
+
+        ``workers`` are preferred only when ``avoid`` (some worker lacked an
+        image): a preference, never a pin, so a worker that comes back on a new
+        address can still play it.
+        """
+        restrict: dict[str, Any] = {"workers": workers, "allow_other_workers": True} if avoid else {}
         try:
             future = self.client.submit(
                 cluster_table_task, spec,
-                key=f"table-{spec.table_id}-{uuid.uuid4().hex[:8]}", resources={RESOURCE: 1},
-                workers=workers, allow_other_workers=False, pure=False,
+                key=f"table-{spec.table_id}-{uuid.uuid4().hex[:8]}", resources={RESOURCE: 1}, pure=False, **restrict,
             )  # fmt: skip
         except Exception as exc:  # noqa: BLE001
             raise RunStopped(self._lost(exc)) from None
+        started = time.monotonic()
+        deadline = started + spec.deadline_s + NO_WORKERS_S
+        workers_seen = started
+        watched = started
         try:
             while not future.done():
                 if stop.is_set():
@@ -236,6 +307,23 @@ class ClusterTables:
                     return TableResult(spec.table_id, [], {}, stopped=True)
                 if self.client.status not in ("running", "connecting"):
                     raise RunStopped(self._lost(None))
+                now = time.monotonic()
+                if now > deadline:
+                    future.cancel()
+                    return TableResult(
+                        spec.table_id, [], {},
+                        error=f"the table did not come back from the cluster within its deadline ({spec.deadline_s:.0f} s)",
+                    )  # fmt: skip
+                if now - watched >= WATCH_EVERY_S:
+                    watched = now
+                    if await self._has_slots():
+                        workers_seen = now
+                    elif now - workers_seen > NO_WORKERS_S:
+                        future.cancel()
+                        raise RunStopped(
+                            f"the Dask cluster at {self.address} has had no worker with {RESOURCE} slots for "
+                            f"{NO_WORKERS_S:.0f} s; the games stored so far are kept: start workers and run again to resume"
+                        )
                 await trio.sleep(POLL_S)
             if future.status == "finished":
                 try:
@@ -253,6 +341,13 @@ class ClusterTables:
             with contextlib.suppress(Exception):
                 future.release()
 
+    async def _has_slots(self) -> bool:
+        """Whether some worker has table slots now (asked in a thread: the scheduler may be slow)."""
+        try:
+            return bool(await trio.to_thread.run_sync(self.slots))
+        except Exception:  # noqa: BLE001 - the scheduler is gone: the client's status says so next
+            return True
+
     def _lost(self, exc: BaseException | None) -> str:
         why = f" ({type(exc).__name__}: {exc})" if exc is not None else ""
         return (
@@ -262,5 +357,6 @@ class ClusterTables:
 
 
 __all__ = [
-    "ClusterError", "ClusterTables", "RESOURCE", "check_address", "cluster_table_task", "is_private", "print_notice",
+    "ClusterError", "ClusterTables", "RESOURCE", "check_address", "cluster_table_task", "is_loopback", "is_private",
+    "print_notice",
 ]  # fmt: skip

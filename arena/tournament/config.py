@@ -72,6 +72,8 @@ class TournamentConfig:
     source: Path
     scheduler: str | None = None
     """A Dask scheduler to play the tables on (``[cluster] scheduler``); None: this machine."""
+    insecure: bool = False
+    """``[cluster] insecure``: plain tcp:// to a scheduler on a private network is accepted (docs/cluster.md)."""
     legacy_hashes: tuple[str, ...] = ()
     """Hashes older versions gave this file (the raw bytes; with ``concurrency``): a store claimed
     under one still resumes."""
@@ -89,7 +91,7 @@ _SECTIONS: dict[str, set[str]] = {
     "limits": {"memory", "cpus", "pids", "tmpfs", "log_bytes"},
     "faults": {"strikes_per_game", "disqualify_share", "disqualify_min_games", "void_retries"},
     "entry": {"name", "bot", "env", "opponents"},
-    "cluster": {"scheduler"},
+    "cluster": {"scheduler", "insecure"},
 }
 
 #: Entry names: a letter or digit, then letters, digits, ``.``, ``_`` or ``-``; at most 64 in all.
@@ -387,6 +389,7 @@ def parse_config(
         file_hash=file_hash,
         source=source,
         scheduler=file_scheduler,
+        insecure=_get(c, "insecure", bool, False, "cluster"),
     )
 
 

@@ -79,12 +79,17 @@ def open_store(config: TournamentConfig) -> ResultsStore:
 
 
 def run_tournament(
-    config: TournamentConfig, progress: Progress | None = None, scheduler: str | None = None
+    config: TournamentConfig,
+    progress: Progress | None = None,
+    scheduler: str | None = None,
+    *,
+    insecure: bool = False,
 ) -> RunReport:
     """Play every missing game of the tournament; returns when done or interrupted.
 
     With ``scheduler`` (a Dask scheduler's address) the tables are tasks on
-    that cluster; it is reached before anything is stored
+    that cluster (``insecure``, or the file's ``[cluster] insecure``: plain
+    tcp:// on a private network is accepted); it is reached before anything is stored
     (:class:`~arena.tables.cluster.ClusterError` if it cannot be used).
     A run that cannot go on raises :class:`~arena.tables.players.RunStopped` (what is stored is kept).
     """
@@ -92,7 +97,7 @@ def run_tournament(
     if scheduler is not None:
         from arena.tables.cluster import ClusterTables
 
-        cluster = ClusterTables.connect(scheduler)
+        cluster = ClusterTables.connect(scheduler, insecure=insecure or config.insecure)
     try:
         store = open_store(config)
         try:

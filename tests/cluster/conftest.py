@@ -61,13 +61,18 @@ class Cluster:
             "scheduler",
         )
 
-    def start_worker(self, name: str, tables: int = 1, env: Mapping[str, str] | None = None) -> None:
-        """A worker with ``tables`` table slots (0: none until the test gives it some; one thread still)."""
+    def start_worker(
+        self, name: str, tables: int = 1, env: Mapping[str, str] | None = None, *, nanny: bool = False
+    ) -> None:
+        """A worker with ``tables`` table slots (0: none until the test gives it some; one thread still).
+
+        ``nanny``: under a nanny process, which restarts the worker (on a new port) when it dies.
+        """
         self.workers[name] = self._spawn(
             [
                 *WORKER, self.address, "--host", "127.0.0.1", "--name", name, "--nthreads", str(max(1, tables)),
-                "--resources", f"TABLES={tables}", "--no-nanny", "--no-dashboard", "--death-timeout", "30",
-                *self.tls_args(),
+                "--resources", f"TABLES={tables}", "--nanny" if nanny else "--no-nanny", "--no-dashboard",
+                "--death-timeout", "30", *self.tls_args(),
             ],  # fmt: skip
             f"worker-{name}",
             env,
