@@ -80,8 +80,9 @@ ALLOWED = {
 }
 
 
-#: The only third-party packages arena.ratings may import (the engine and the SDK: none).
-RATINGS_THIRD_PARTY = frozenset({"numpy", "scipy"})
+#: The only third-party packages arena.ratings may import (the engine and the SDK: none):
+#: numpy and scipy for the numbers, threadpoolctl to keep BLAS to its thread budget.
+RATINGS_THIRD_PARTY = frozenset({"numpy", "scipy", "threadpoolctl"})
 
 
 @pytest.mark.parametrize("layer", sorted(ALLOWED))
@@ -101,7 +102,7 @@ def test_server_layers_import_one_way(layer):
                 # numpy and scipy do the fit's numbers (docs/ratings.md); nothing else from outside.
                 assert (
                     name.split(".")[0] in STDLIB | RATINGS_THIRD_PARTY or name.startswith("arena.ratings")
-                ), f"{path}: ratings may use the standard library, numpy and scipy only ({name})"
+                ), f"{path}: ratings may use the standard library, numpy, scipy and threadpoolctl only ({name})"
 
 
 def test_layering_check_can_fail(tmp_path: Path):

@@ -19,7 +19,7 @@ import scipy.sparse
 from numpy.typing import NDArray
 from scipy.special import expit
 
-from arena.ratings.linalg import laplacian, solve_laplacian
+from arena.ratings.linalg import LaplacianPattern, solve_laplacian
 
 Floats = NDArray[np.float64]
 Ints = NDArray[np.int64]
@@ -44,8 +44,12 @@ def sigmoid(x: Floats) -> Floats:
 def log_likelihood(theta: Floats, pairs: PairTotals) -> float:
     """``Σ_pairs w·log σ(θ_i−θ_j) + (n−w)·log σ(θ_j−θ_i)``."""
     d = theta[pairs.i] - theta[pairs.j]
-    # log σ(d) = −log(1 + e^(−d)); logaddexp keeps both tails exact.
-    return -float(pairs.w @ np.logaddexp(0.0, -d) + (pairs.n - pairs.w) @ np.logaddexp(0.0, d))
+    # log σ(d) = min(d, 0) − log(1 + e^(−|d|)), exact in both tails; log σ(−d) = log σ(d) − d,
+    # so one logarithm per pair serves both terms.
+    log_sigma = np.minimum(d, 0.0) - np.log1p(np.exp(-np.abs(d)))
+    # Elementwise products and sums, not ``@``: a BLAS dot product on a busy machine
+    # waits for its threads (measured 25 ms for 130,000 pairs, against 1 ms).
+    return float(np.sum(pairs.n * log_sigma) - np.sum((pairs.n - pairs.w) * d))
 
 
 def gradient(theta: Floats, pairs: PairTotals) -> tuple[Floats, Floats]:
@@ -61,7 +65,7 @@ def gradient(theta: Floats, pairs: PairTotals) -> tuple[Floats, Floats]:
 def hessian(theta: Floats, pairs: PairTotals) -> scipy.sparse.csr_array:
     """The Hessian of the negative log-likelihood (a sparse weighted Laplacian)."""
     _, v = gradient(theta, pairs)
-    return laplacian(pairs.k, pairs.i, pairs.j, v)
+    return LaplacianPattern(pairs.k, pairs.i, pairs.j).matrix(v)
 
 
 def maximise(
@@ -78,9 +82,10 @@ def maximise(
     if k < 2:
         return np.zeros(k), 0
     ll = log_likelihood(theta, pairs)
+    pattern = LaplacianPattern(k, pairs.i, pairs.j)  # the same sparsity at every step
     for iteration in range(1, max_iter + 1):
         g, v = gradient(theta, pairs)
-        delta = solve_laplacian(laplacian(k, pairs.i, pairs.j, v), g)
+        delta = solve_laplacian(pattern.matrix(v), g)
         t = 1.0
         while True:
             cand = theta + t * delta

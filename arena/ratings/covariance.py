@@ -16,7 +16,7 @@ covariance of the constrained estimate uses its Moore–Penrose pseudo-inverse
   ``H⁺ M H⁺ = Q M Q``: no centring is needed.
 
 The meat is sparse (a player's entries are only with the players it shared a
-cluster with); ``Q`` is dense, and the sandwich costs two dense-by-``k`` products.
+cluster with); ``Q`` is dense, and the sandwich costs two dense ``k × k`` products.
 """
 
 from __future__ import annotations
@@ -53,8 +53,9 @@ def small_sample_factor(clusters: int) -> float:
 
 def sandwich(q: Floats, m: scipy.sparse.csr_array) -> Floats:
     """``Q M Q`` (symmetric; multiply by :func:`small_sample_factor` for the covariance)."""
-    mq = np.asarray(m @ q)
-    a = q @ mq
+    # Dense products: BLAS does Q·(M·Q) several times faster than a sparse-by-dense
+    # product, even with M a quarter full (1,000 players, 300,000 games).
+    a = q @ (m.toarray() @ q)
     # Symmetric in exact arithmetic; make it so in floating point (LOS reads both halves).
     a += a.T
     a *= 0.5

@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 from arena.ratings.bradley_terry import PairTotals, gradient, maximise
 from arena.ratings.covariance import cluster_scores, meat, sandwich, small_sample_factor
 from arena.ratings.graph import components_of, strongly_connected
-from arena.ratings.linalg import dense, laplacian, regularised_inverse
+from arena.ratings.linalg import dense_laplacian, dense_threads, regularised_inverse
 from arena.ratings.model import (
     ERROR_CLUSTER,
     ERROR_MODEL,
@@ -69,9 +69,10 @@ def fit(
     t = tally(results)
     check_fittable(t, prior_draws)
     pairs = pair_totals(t, prior_draws)
-    theta, iterations = maximise(pairs, start=start_vector(t.players, start), tol=tol)
-    method, note = error_method(t, min_clusters)
-    exact = exact_covariance(t, pairs, theta, method)
+    with dense_threads():
+        theta, iterations = maximise(pairs, start=start_vector(t.players, start), tol=tol)
+        method, note = error_method(t, min_clusters)
+        exact = exact_covariance(t, pairs, theta, method)
     return assemble(
         t.players, theta, exact.covariance, method, note, mean, prior_draws, iterations,
         records=records_of(t), crosstable=crosstable_of(t), games=t.total_games,
@@ -127,10 +128,17 @@ def start_vector(players: Sequence[str], start: Mapping[str, float] | None) -> F
 def clusters_per_player(t: Tally) -> NDArray[np.int64]:
     """In how many distinct clusters each player played."""
     k = max(t.k, 1)
-    cl = np.concatenate([t.row_cluster, t.row_cluster])
-    who = np.concatenate([t.pair_i[t.row_pair], t.pair_j[t.row_pair]])
-    distinct = np.unique(cl * k + who)
-    return np.bincount(distinct % k, minlength=t.k)
+    i, j = t.pair_i[t.row_pair], t.pair_j[t.row_pair]
+    # A cluster of one pair (a duplicate pair: nearly all) counts once for each of its two
+    # players; only clusters over several pairs need the distinct (cluster, player) pairs.
+    multi = np.bincount(t.row_cluster, minlength=t.clusters)[t.row_cluster] > 1
+    one = ~multi
+    counts = np.bincount(i[one], minlength=t.k) + np.bincount(j[one], minlength=t.k)
+    if multi.any():
+        cl = t.row_cluster[multi]
+        distinct = np.unique(np.concatenate([cl * k + i[multi], cl * k + j[multi]]))
+        counts += np.bincount(distinct % k, minlength=t.k)
+    return counts
 
 
 def error_method(t: Tally, min_clusters: int) -> tuple[str, str]:
@@ -169,7 +177,7 @@ class Exact:
 def exact_covariance(t: Tally, pairs: PairTotals, theta: Floats, method: str) -> Exact:
     """The covariance of ``theta`` (logits²) by ``method``, exactly."""
     _, v = gradient(theta, pairs)
-    q = regularised_inverse(dense(laplacian(t.k, pairs.i, pairs.j, v)))
+    q = regularised_inverse(dense_laplacian(t.k, pairs.i, pairs.j, v))
     if method == ERROR_CLUSTER:
         a = sandwich(q, meat(cluster_scores(theta, t)))
         return Exact(q, a, small_sample_factor(t.clusters) * a, v)

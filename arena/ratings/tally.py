@@ -53,25 +53,57 @@ class Tally:
 
 
 def columns(results: Iterable[Result]) -> tuple[list[str], list[str], list[float], list[str]]:
-    """The four fields of ``results`` as four lists (one pass over the games)."""
-    rows = [(r.a, r.b, r.score, r.cluster) for r in results]
-    if not rows:
-        return [], [], [], []
-    a, b, s, c = zip(*rows, strict=True)
-    return list(a), list(b), list(s), list(c)
+    """The four fields of ``results`` as four lists."""
+    results = results if isinstance(results, list | tuple) else list(results)
+    # One list per field: building a tuple per game instead costs several times more.
+    return (
+        [r.a for r in results],
+        [r.b for r in results],
+        [r.score for r in results],
+        [r.cluster for r in results],
+    )
+
+
+def sorted_codes(values: list[str], *, few: bool = False) -> tuple[list[str], Ints]:
+    """The distinct ``values`` sorted, and each value's position among them.
+
+    ``few``: the values repeat a lot (player names): a dict of the distinct ones is
+    fastest. Otherwise (cluster ids, about two games each) a numpy string array sorts
+    them several times faster than a dict would; numpy drops trailing NUL characters,
+    so ids with one take the dict path.
+    """
+    if not values:
+        return [], np.zeros(0, dtype=np.int64)
+    arr = None if few else np.array(values)
+    if (
+        arr is None
+        or arr.dtype.kind != "U"
+        or int(np.char.str_len(arr).sum()) != sum(map(len, values))
+    ):
+        distinct = sorted(set(values))
+        index = {v: k for k, v in enumerate(distinct)}
+        return distinct, np.array(list(map(index.__getitem__, values)), dtype=np.int64)
+    order = np.argsort(arr, kind="stable")
+    ordered = arr[order]
+    new = np.ones(len(arr), dtype=bool)
+    new[1:] = ordered[1:] != ordered[:-1]
+    codes = np.empty(len(arr), dtype=np.int64)
+    codes[order] = np.cumsum(new) - 1
+    return ordered[new].tolist(), codes
 
 
 def tally(results: Iterable[Result]) -> Tally:
     """Count ``results`` per pair and per (cluster, pair)."""
     a, b, s, c = columns(results)
-    players = sorted(set(a) | set(b))
-    index = {p: k for k, p in enumerate(players)}
-    cluster_ids = sorted(set(c))
-    cluster_index = {cid: k for k, cid in enumerate(cluster_ids)}
-    ia = np.fromiter((index[x] for x in a), np.int64, len(a))
-    ib = np.fromiter((index[x] for x in b), np.int64, len(b))
-    cl = np.fromiter((cluster_index[x] for x in c), np.int64, len(c))
-    return tally_arrays(players, ia, ib, np.asarray(s, dtype=np.float64), cl, len(cluster_ids))
+    # Players and clusters are numbered in sorted order, not in the order of the games: the
+    # fit's sums then run in the same order however the games came, and its result is the
+    # same bit for bit.
+    players, ab = sorted_codes(a + b, few=True)
+    cluster_ids, cl = sorted_codes(c)
+    n = len(a)
+    return tally_arrays(
+        players, ab[:n], ab[n:], np.asarray(s, dtype=np.float64), cl, len(cluster_ids)
+    )
 
 
 def tally_arrays(
@@ -83,13 +115,21 @@ def tally_arrays(
     lo = np.where(swap, ib, ia)
     hi = np.where(swap, ia, ib)
     s = np.where(swap, 1.0 - score, score)
-    # One row per (cluster, i, j): sort by the three and cut where any changes.
-    order = np.lexsort((hi, lo, cluster))
+    # One row per (cluster, i, j): sort by the three and cut where any changes (one int64
+    # key when it fits: a single sort is several times faster than lexsort on three).
+    if (clusters + 1) * (k + 1) * (k + 1) < 2**62:
+        key = (cluster * k + lo) * k + hi
+        order = np.argsort(key, kind="stable")
+        key_s = key[order]
+        new = np.ones(len(order), dtype=bool)
+        new[1:] = key_s[1:] != key_s[:-1]
+    else:
+        order = np.lexsort((hi, lo, cluster))
+        new = np.ones(len(order), dtype=bool)
+        c_, l_, h_ = cluster[order], lo[order], hi[order]
+        new[1:] = (c_[1:] != c_[:-1]) | (l_[1:] != l_[:-1]) | (h_[1:] != h_[:-1])
     cl_s, lo_s, hi_s, s_s = cluster[order], lo[order], hi[order], s[order]
     n = len(order)
-    new = np.ones(n, dtype=bool)
-    if n:
-        new[1:] = (cl_s[1:] != cl_s[:-1]) | (lo_s[1:] != lo_s[:-1]) | (hi_s[1:] != hi_s[:-1])
     row_of_game = np.cumsum(new) - 1
     starts = np.flatnonzero(new)
     rows = len(starts)

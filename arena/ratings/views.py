@@ -161,7 +161,7 @@ class Crosstable(Mapping[str, Mapping[str, PairRecord]]):
         me = np.concatenate([pair_i, pair_j])
         them = np.concatenate([pair_j, pair_i])
         pair = np.concatenate([np.arange(len(pair_i)), np.arange(len(pair_i))])
-        order = np.lexsort((them, me))
+        order = np.argsort(me * max(k, 1) + them, kind="stable")
         self._them = them[order]
         self._pair = pair[order]
         self._low = (me < them)[order]  # the row player is the pair's lower index
