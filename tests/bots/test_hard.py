@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import pytest
@@ -70,3 +72,9 @@ def test_bad_budgets_are_refused():
         HardBot(worlds=0)
     with pytest.raises(ValueError, match="budget_s"):
         HardBot(-1.0)
+
+
+def test_module_entry_point_refuses_a_bad_worlds_budget():
+    for argv in (["medium", "--worlds", "5"], ["hard", "--worlds", "0"]):
+        proc = subprocess.run([sys.executable, "-m", "arena_sdk.bots", *argv], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2 and "--worlds" in proc.stderr, proc.stderr

@@ -2,7 +2,9 @@
 
 It connects like any SDK bot, through ``ARENA_ADDRESS`` and ``ARENA_TOKEN``.
 ``--budget SECONDS`` (or the environment variable ``ARENA_HARD_BUDGET_S``)
-sets Hard's per-move budget.
+sets Hard's per-move budget; ``--worlds N`` (or ``ARENA_HARD_WORLDS``) its
+budget in sampled worlds per decision instead (deterministic given the
+game's seed; half the move time still caps it).
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ from arena_sdk.client import run
 
 
 BUDGET_ENV = "ARENA_HARD_BUDGET_S"
+WORLDS_ENV = "ARENA_HARD_WORLDS"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m arena_sdk.bots", description=__doc__.splitlines()[0])
     parser.add_argument("tier", help=f"one of: {', '.join(TIERS)}")
     parser.add_argument("--budget", type=float, default=None, help="Hard: seconds per move")
+    parser.add_argument("--worlds", type=int, default=None, help="Hard: sampled worlds per move")
     args, rest = parser.parse_known_args(argv)  # --address/--token go to run()
     try:
         bot = make_bot(args.tier)
@@ -40,6 +44,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("error: --budget takes seconds > 0 and applies to hard only", file=sys.stderr)
             return 2
         bot.budget_s = args.budget
+    if args.worlds is None and isinstance(bot, HardBot) and os.environ.get(WORLDS_ENV):
+        args.worlds = int(os.environ[WORLDS_ENV]) if os.environ[WORLDS_ENV].isdigit() else 0
+    if args.worlds is not None:
+        if not isinstance(bot, HardBot) or args.worlds < 1:
+            print("error: --worlds (or ARENA_HARD_WORLDS) takes a whole number >= 1 and applies to hard only", file=sys.stderr)
+            return 2
+        bot.worlds = args.worlds
+        if args.budget is None:
+            bot.budget_s = None  # worlds alone: deterministic, capped by half the move time
     run(bot, rest)
     return 0
 

@@ -255,11 +255,20 @@ def _ab(pos: Position, team: int, score: Scorer, clock: Callable[[], float], dea
             if lo >= beta or hi <= alpha or lo == hi:
                 return v if lo == hi else (lo if lo >= beta else hi)
     seat = pos.seat
+    hands, won, trick = pos.hands, pos.won, pos.trick
+    if len(trick) + sum(h.bit_count() for h in hands) <= pos.n:  # the last trick: every card forced
+        final = won[:]
+        cards = trick + [hands[(seat + i) % pos.n].bit_length() - 1 for i in range(pos.n - len(trick))]
+        top, at = cards[0], 0
+        for i in range(1, pos.n):
+            if beats(cards[i], top):
+                top, at = cards[i], i
+        final[(seat - len(trick) + at) % pos.n] += 1
+        return score(tuple(final))
     maximise = seat % 2 == team
     moves = _moves(pos, pos.legal())
     a0, b0 = alpha, beta
     best = -1e18 if maximise else 1e18
-    hands, won, trick = pos.hands, pos.won, pos.trick
     for card in moves:
         saved_hands = hands[:]
         saved_won = won[:]
