@@ -8,7 +8,9 @@ of the game seed and k): once with bot A as N/S (or A) and once with A as E/W
 Printed per pairing:
 
 - points per table-hand: A's hand points minus B's at the same table,
-  averaged over the two tables of each duplicate deal (mean, 95% interval);
+  averaged over the two tables of each duplicate deal (mean, 95% interval
+  over hands, and the wider one "by pair" with each pair's hands as one
+  independent cluster);
 - share of duplicate game-pair points: a won game is 1, a draw 1/2; A's share
   of the pair's 2 points (mean over pairs, 95% interval);
 - nil bids made/attempted and contracts set, per bot;
@@ -18,7 +20,7 @@ Printed per pairing:
 
 Intervals are normal approximations (1.96 standard errors).  Hands of one
 game are not independent, so the per-hand interval is a little optimistic;
-the game-pair interval is not.
+the by-pair and game-pair intervals are not.
 
 Run: ``python bench/strength.py hard medium --pairs 200 [--budget 0.05]
 [--worlds N] [--preset pagat] [--minutes 30] [--max-hands N] [--jobs 2]``.
@@ -212,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     factory_for(args.a, args.budget, args.worlds), factory_for(args.b, args.budget, args.worlds)  # an unknown name stops here, not in a worker
     ta, tb = Tally(), Tally()
     per_hand: list[float] = []
+    per_pair: list[list[float]] = []
     pair_share: list[float] = []
     started = time.monotonic()
     stop_at = started + args.minutes * 60 if args.minutes else math.inf
@@ -237,14 +240,15 @@ def main(argv: list[str] | None = None) -> int:
                 running.discard(future)
                 result = future.result()
                 per_hand.extend(result.per_hand)
+                per_pair.append(result.per_hand)
                 pair_share.append(result.share)
                 ta.merge(result.a)
                 tb.merge(result.b)
                 pairs += 1
                 if pairs % args.every == 0:
-                    report(args, pairs, per_hand, pair_share, ta, tb, time.monotonic() - started, progress=True)
+                    report(args, pairs, per_pair, pair_share, ta, tb, time.monotonic() - started, progress=True)
             top_up()
-    report(args, pairs, per_hand, pair_share, ta, tb, time.monotonic() - started, progress=False)
+    report(args, pairs, per_pair, pair_share, ta, tb, time.monotonic() - started, progress=False)
     return 0
 
 
@@ -282,14 +286,31 @@ def play_pair(spec: tuple[str, str, float | None, int | None, str, int | None], 
     return PairResult(per_hand, points / 2, ta, tb)
 
 
-def report(args: argparse.Namespace, pairs: int, per_hand: list[float], share: list[float],
+def clustered(per_pair: list[list[float]]) -> float:
+    """Half-width of the 95% interval of the per-hand mean with pairs as independent clusters.
+
+    Hands of one game share its scores and bags, so they are not independent;
+    pairs are.  The ratio estimator's standard error over pairs is the honest one.
+    """
+    k = len(per_pair)
+    n = sum(len(p) for p in per_pair)
+    if k < 2 or not n:
+        return math.nan
+    mean = sum(sum(p) for p in per_pair) / n
+    resid = sum((sum(p) - mean * len(p)) ** 2 for p in per_pair)
+    return 1.96 * math.sqrt(k / (k - 1) * resid) / n
+
+
+def report(args: argparse.Namespace, pairs: int, per_pair: list[list[float]], share: list[float],
            ta: Tally, tb: Tally, elapsed: float, *, progress: bool) -> None:
     """Print the summary (or a one-line progress note)."""
+    per_hand = [d for p in per_pair for d in p]
     m, h = interval(per_hand)
+    hc = clustered(per_pair)
     s, sh = interval(share)
     line = (
         f"{args.a} vs {args.b} ({args.preset}, budget {args.budget}, worlds {args.worlds}): {pairs} pairs, "
-        f"{len(per_hand)} duplicate deals, points/table-hand {m:+.2f} ± {h:.2f}, "
+        f"{len(per_hand)} duplicate deals, points/table-hand {m:+.2f} ± {h:.2f} (± {hc:.2f} by pair), "
         f"game-pair share {100 * s:.1f}% ± {100 * sh:.1f}%, CPU per decision "
         f"{args.a} {1000 * mean(ta.cpu):.1f} ms / {args.b} {1000 * mean(tb.cpu):.1f} ms, {elapsed / 60:.1f} min"
     )
@@ -309,7 +330,7 @@ def report(args: argparse.Namespace, pairs: int, per_hand: list[float], share: l
     if args.json:
         print(json.dumps({
             "a": args.a, "b": args.b, "preset": args.preset, "budget": args.budget, "pairs": pairs,
-            "deals": len(per_hand), "points_per_table_hand": [m, h], "pair_share": [s, sh],
+            "deals": len(per_hand), "points_per_table_hand": [m, h], "by_pair_halfwidth": hc, "pair_share": [s, sh],
             "worlds": args.worlds, "cpu_ms_per_decision": [1000 * mean(ta.cpu), 1000 * mean(tb.cpu)],
         }))  # fmt: skip
     sys.stdout.flush()
