@@ -40,7 +40,9 @@ MARK_ENV = "ARENA_PROCESS_MARK"
 #: environment a bot inherits, so that only the seat's own values reach it.  (The arena
 #: never imports the SDK's bot code; tests/sandbox/test_local_env.py keeps the list in
 #: step with the SDK's source.)
-SDK_ENV = ("ARENA_ADDRESS", "ARENA_TOKEN", "ARENA_TOKEN_FILE", "ARENA_HARD_BUDGET_S")
+SDK_ENV = (
+    "ARENA_ADDRESS", "ARENA_TOKEN", "ARENA_TOKEN_FILE", "ARENA_HARD_BUDGET_S", "ARENA_HARD_WORLDS",
+)
 #: How long stop() keeps looking for stragglers a bot's processes are still forking.
 STRAGGLER_WINDOW_S = 2.0
 
