@@ -72,9 +72,8 @@ def rule_bid(hand: Sequence[int], partner_bid: int | None, players: int) -> int:
             tricks += 0.3
         if len(spades) >= 3 and n <= 1:  # a void or singleton to ruff with
             tricks += 0.6 if n == 0 else 0.4
-    high = sum(1 for r in spades if r >= 10)
-    tricks += sum(1.0 if r >= 11 else 0.6 for r in spades if r >= 10)
-    tricks += max(0, len(spades) - 3 - high) * 0.9
+    tricks += sum(1.0 if r >= 11 else 0.6 for r in spades if r >= 10)  # the A, K (and Q) of trumps
+    tricks += max(0, len(spades) - 3) * 0.9  # each trump beyond the third is a likely trick
     if players == 2:
         tricks *= 1.15
     top_spade = max(spades, default=-1)
