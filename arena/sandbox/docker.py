@@ -2,22 +2,55 @@
 
 Each container gets ``network_mode="none"``, the match's socket directory
 mounted at ``/arena`` (and nothing else of the host), a read-only root with a
-small tmpfs at ``/tmp``, no capabilities, ``no-new-privileges``, a non-root
-user, memory (= memory + swap), CPU and process limits, capped logs and
-labels to find leftovers (``arena.managed``, the match, the run).  Stopping
-sends TERM, waits, then KILL; containers are always removed, with any volume
-they had.
+small tmpfs at ``/tmp`` and a 1 MiB ``/dev/shm`` (both ``noexec``, both
+charged to the seat's memory limit), no capabilities, ``no-new-privileges``,
+the arena's own seccomp profile, a non-root user, memory (= memory + swap),
+CPU and process limits, no health check, and labels to find leftovers
+(``arena.managed``, the match, the run).  Stopping sends TERM, waits, then
+KILL; containers are always removed, with any volume they had.
 
-Learned from a red team (docs/reliability.md, "Containment"):
+Learned from red teams (docs/reliability.md, "Containment"):
 
 - an image's own ``VOLUME`` paths get an empty read-only tmpfs instead of a
   writable anonymous volume (which would bypass the read-only root and the
   /tmp limit, and be left behind on the host);
 - host-wide counters a seat could use to signal its partner are hidden:
   ``/proc/loadavg``, ``/proc/stat``, ``/proc/meminfo``, ``/proc/uptime`` ...
-  are static files written by the runner (bind-mounted read-only), the
-  others (pressure, vmstat, interrupts, file-nr ..., and in ``/sys`` the
-  NUMA nodes' memory, the disks' I/O and the CPUs' idle time) are masked.
+  are static files written by the runner (bind-mounted read-only); all of
+  ``/proc/sys`` (``fs/aio-nr``, ``kernel/pty/nr``, ``fs/inode-state`` ...),
+  the other counters of ``/proc`` (pressure, vmstat, interrupts, cgroups,
+  crypto, irq, fs ...) and every host directory of ``/sys`` but the seat's
+  own cgroup and network (``/sys/devices``, ``/sys/kernel``, ``/sys/module``,
+  ``/sys/fs/ext4`` ...) are masked, and so are the host's ``/proc/cmdline``
+  and ``/proc/partitions``;
+- the seccomp profile (``seccomp.json``, next to this module) is Docker's
+  default minus the system calls that reach host-wide state no file mask
+  covers: ``io_setup`` and the other aio calls (each adds to the host-wide
+  ``aio-nr``, and one seat could take every slot of the host), all of
+  ``io_uring`` (a large kernel surface that performs operations the profile
+  refuses as system calls) and ``sysinfo`` (the host's process count).  They
+  fail with ``ENOSYS``, as on a kernel without them, so libraries fall back;
+- an image's ``HEALTHCHECK`` is switched off (``NONE``): the daemon would
+  run it as often as the image asks (every millisecond), outside the seat's
+  CPU limit;
+- the seat's output never goes through a Docker log driver (``none``): the
+  daemon's json-file driver parses and stores every line, outside the seat's
+  CPU limit, and its rotation kept the end of a flood and dropped the start.
+  Instead the runner attaches to the container before it starts and reads
+  its stdout and stderr as they come (:class:`_LogPipe`): the first
+  ``log_cap_bytes`` are kept, then the runner closes the stream.  From then
+  on the daemon only drains the container's pipe, in large reads, and
+  drops it; nothing is parsed or stored;
+- labels the image declares pass into its containers (Docker merges them
+  and has no way to remove one): every image label is overridden with an
+  empty value, and the platform's own (``arena.*`` and ``ARENA_LABELS``)
+  win, so an image's ``com.docker.compose.project=x`` or ``arena.run=y``
+  matches nobody's ``key=value`` filter.  The key itself stays: a filter on
+  the key alone (``label=com.docker.compose.project``) still finds the seat;
+- the static ``/proc`` files live in ``arena-proc-<pid>-*`` in the temp
+  directory while seats use them and are removed when the last seat of the
+  process stops (table processes end without ``atexit``); folders of
+  processes that no longer exist are pruned when a new one is made.
 
 Nothing here knows Spades.
 
@@ -32,12 +65,13 @@ import atexit
 import contextlib
 import dataclasses
 import functools
-import glob
+import importlib.resources
+import json
 import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +118,8 @@ class ContainerLimits:
     tmpfs_size: str = "16m"
     log_cap_bytes: int = 1 << 20
     user: str = DEFAULT_USER
+    #: ``/dev/shm``: Docker's default is 64 MiB of writable memory beyond the ``/tmp`` cap.
+    shm_size: str = "1m"
 
 
 #: Files of ``/proc`` that Docker lets a bind mount cover (lxcfs's list): these get
@@ -94,41 +130,56 @@ _DOCKER_MASKED = (
     "/proc/asound", "/proc/acpi", "/proc/kcore", "/proc/keys", "/proc/latency_stats",
     "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi", "/sys/firmware",
 )  # fmt: skip
-#: Host-wide counters that cannot be bind-mounted over: masked (an empty file or directory).
+#: Host-wide counters and host details of ``/proc`` that cannot be bind-mounted over:
+#: masked (an empty file, or an empty read-only tmpfs for a directory).  All of
+#: ``/proc/sys``: ``fs/aio-nr``, ``kernel/pty/nr``, ``fs/inode-state``, ``fs/file-nr`` ...
+#: change with every container's activity, the rest are settings a bot has no use for.
 HOST_COUNTERS_MASKED = (
-    "/proc/pressure", "/proc/vmstat", "/proc/zoneinfo", "/proc/buddyinfo", "/proc/pagetypeinfo",
+    "/proc/sys", "/proc/pressure", "/proc/vmstat", "/proc/zoneinfo", "/proc/buddyinfo", "/proc/pagetypeinfo",
     "/proc/schedstat", "/proc/interrupts", "/proc/softirqs", "/proc/locks", "/proc/key-users",
-    "/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/sys/fs/dentry-state",
-    "/sys/devices/system/cpu/cpufreq", "/sys/class/thermal", "/sys/class/hwmon",
-    "/sys/devices/virtual/thermal", "/sys/devices/virtual/powercap",
-    # Per-NUMA-node memory (node*/meminfo, vmstat, numastat) and per-disk I/O (*/stat):
-    # whole directories, each covered by an empty read-only tmpfs.
-    "/sys/devices/system/node", "/sys/block", "/sys/class/block", "/sys/dev/block",
-    "/sys/devices/virtual/block",
+    "/proc/cgroups", "/proc/crypto", "/proc/irq", "/proc/fs", "/proc/bus", "/proc/driver",
+    "/proc/cmdline", "/proc/partitions", "/proc/config.gz", "/proc/bootconfig", "/proc/iomem", "/proc/ioports",
 )  # fmt: skip
-MASKED_PATHS = (*_DOCKER_MASKED, *HOST_COUNTERS_MASKED)
+#: Every host directory of ``/sys`` but ``class`` (the seat's own network namespace:
+#: ``/sys/class/net/lo``) and ``fs`` (whose ``cgroup`` is the seat's own; its other
+#: entries are masked one by one, :func:`masked_paths`).  ``/sys/devices`` holds each
+#: NUMA node's memory, each disk's I/O, each CPU's idle time, the writeback limits
+#: (``virtual/bdi``: they follow the host's free memory); ``/sys/kernel`` the
+#: interrupt counts (``irq``) and transparent huge page counters (``mm``).
+SYS_MASKED = (
+    "/sys/block", "/sys/bus", "/sys/dev", "/sys/devices", "/sys/hypervisor", "/sys/kernel", "/sys/module",
+    "/sys/power",
+)  # fmt: skip
+#: Entries of ``/sys/fs`` masked even when this machine lacks them (per-filesystem counters:
+#: ext4's ``lifetime_write_kbytes`` ...); the machine's own are added.
+SYS_FS_MASKED = ("bpf", "btrfs", "ecryptfs", "erofs", "ext4", "f2fs", "fuse", "nfs", "pstore", "selinux", "smackfs", "tmpfs", "xfs")
+MASKED_PATHS = (*_DOCKER_MASKED, *HOST_COUNTERS_MASKED, *SYS_MASKED)
 
 
 @functools.cache
 def masked_paths() -> tuple[str, ...]:
-    """:data:`MASKED_PATHS` and this machine's own counter directories, found once per process.
+    """:data:`MASKED_PATHS` and every entry of ``/sys/fs`` but ``cgroup``, found once per process.
 
-    A disk's ``stat`` is also reachable by its real path (``/sys/devices/pci.../block/vda``,
-    not under any fixed directory), and each CPU's idle-time counters sit in
-    ``/sys/devices/system/cpu/cpuN/cpuidle``: those paths depend on the machine.
-    They are read here on the runner, which is the engine's machine when seats
-    run locally; a path the engine's machine lacks is skipped by the runtime.
+    The ``/sys/fs`` entries depend on the machine's file systems.  They are
+    read here on the runner, which is the engine's machine when seats run
+    locally; a path the engine's machine lacks is skipped by the runtime.
     """
-    found = {os.path.realpath(d) for d in glob.glob("/sys/class/block/*")}
-    found.update(glob.glob("/sys/devices/system/cpu/cpu[0-9]*/cpuidle"))
-    # A partition's directory sits inside its disk's, a loop device's inside
-    # /sys/devices/virtual/block: masking the outer directory covers it.
-    covering = {*found, *MASKED_PATHS}
-    extra = sorted(
-        p for p in found
-        if p.startswith("/sys/") and p not in MASKED_PATHS and not any(p.startswith(q + "/") for q in covering)
-    )  # fmt: skip
-    return (*MASKED_PATHS, *extra)
+    names = set(SYS_FS_MASKED)
+    with contextlib.suppress(OSError):
+        names.update(os.listdir("/sys/fs"))
+    names.discard("cgroup")
+    return (*MASKED_PATHS, *(f"/sys/fs/{name}" for name in sorted(names)))
+
+
+#: The arena's seccomp profile, a data file of this package (Docker's default minus aio, io_uring, sysinfo).
+SECCOMP_FILE = "seccomp.json"
+
+
+@functools.cache
+def seccomp_profile() -> str:
+    """The seccomp profile's JSON, compact: Docker takes the profile's content, not a path."""
+    text = importlib.resources.files(__package__ or "arena.sandbox").joinpath(SECCOMP_FILE).read_text()
+    return json.dumps(json.loads(text), separators=(",", ":"))
 
 
 def docker_client() -> Any:
@@ -162,33 +213,93 @@ def image_id(client: Any, image: str) -> str:
 
 def image_volumes(client: Any, image: str) -> list[str]:
     """The ``VOLUME`` paths ``image`` declares (its own and its base images'), sorted."""
-    attrs = client.images.get(image).attrs
+    return _volumes(client.images.get(image).attrs)
+
+
+def _volumes(attrs: Mapping[str, Any]) -> list[str]:
     declared = (attrs.get("Config") or {}).get("Volumes") or {}
     return sorted(str(path) for path in declared)
 
 
+#: Prefix of the static ``/proc`` folders in the temp directory: ``arena-proc-<pid>-<random>``.
+PROC_DIR_PREFIX = "arena-proc-"
 _proc_root: Path | None = None
+_proc_users = 0
 _proc_lock = threading.Lock()
 
 
 def static_proc_dir(limits: ContainerLimits) -> Path:
-    """The directory of static ``/proc`` files for seats with ``limits``; written once per process.
+    """The directory of static ``/proc`` files for a new seat with ``limits``; give it back with :func:`release_proc_dir`.
 
     The numbers are plausible but fixed (an idle machine with the seat's own
     memory limit), so nothing any seat does shows up in them.  The files live
     outside the match's socket directory (a seat's ``/arena`` holds only the
-    referee's socket) in one directory per runner process, removed at exit.
+    referee's socket) in one folder per runner process, ``arena-proc-<pid>-*``
+    in the temp directory.  It is removed when its last seat is given back
+    (and at exit): a table process ends without running ``atexit``, so that
+    alone left one folder per table.  Making a folder first prunes those of
+    processes that no longer exist (a runner killed with SIGKILL).
     """
-    global _proc_root
+    global _proc_root, _proc_users
     with _proc_lock:
         if _proc_root is None or not _proc_root.is_dir():
-            _proc_root = Path(tempfile.mkdtemp(prefix="arena-proc-"))
+            prune_proc_dirs()
+            _proc_root = Path(tempfile.mkdtemp(prefix=f"{PROC_DIR_PREFIX}{os.getpid()}-"))
             _proc_root.chmod(0o755)
             atexit.register(shutil.rmtree, _proc_root, True)
         directory = _proc_root / f"mem-{_bytes(limits.memory)}"
         if not directory.is_dir():
             _write_proc_files(directory, limits)
+        _proc_users += 1
     return directory
+
+
+def release_proc_dir() -> None:
+    """A seat no longer uses its static ``/proc`` files: the last one removes the folder.
+
+    A running container keeps the files it bind-mounted (a mount holds the
+    file, not its name), so removing the folder never harms a seat.
+    """
+    global _proc_root, _proc_users
+    with _proc_lock:
+        _proc_users = max(0, _proc_users - 1)
+        if _proc_users == 0 and _proc_root is not None:
+            shutil.rmtree(_proc_root, ignore_errors=True)
+            _proc_root = None
+
+
+def prune_proc_dirs(temp_dir: Path | None = None) -> list[Path]:
+    """Remove the static ``/proc`` folders of this user's processes that no longer exist; returns them.
+
+    The owner's process id is in the folder's name.  Folders of a live
+    process, of another user, or without a process id (an older version's:
+    ``arena-proc-<random>``) are kept: remove those by hand when no run is active.
+    """
+    removed = []
+    root = temp_dir or Path(tempfile.gettempdir())
+    with contextlib.suppress(OSError):
+        for entry in root.iterdir():
+            pid_text = entry.name[len(PROC_DIR_PREFIX):].partition("-")[0]
+            if not (entry.name.startswith(PROC_DIR_PREFIX) and pid_text.isdigit()):
+                continue
+            with contextlib.suppress(OSError):
+                if entry.is_symlink() or not entry.is_dir() or entry.stat().st_uid != os.getuid():
+                    continue
+                if _process_exists(int(pid_text)):
+                    continue
+                shutil.rmtree(entry)
+                removed.append(entry)
+    return removed
+
+
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except OSError:  # EPERM: another user's process
+        return True
+    return True
 
 
 def _write_proc_files(directory: Path, limits: ContainerLimits) -> None:
@@ -245,12 +356,15 @@ def container_settings(
     *,
     hidden_volumes: Sequence[str] = (),
     proc_dir: Path | None = None,
+    image_labels: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The keyword arguments of ``containers.run`` for one seat (docs/reliability.md).
 
     ``hidden_volumes``: the image's ``VOLUME`` paths, each covered by an empty
     read-only tmpfs so that no volume is created.  ``proc_dir``: static
     ``/proc`` files (:func:`static_proc_dir`) mounted read-only over the live ones.
+    ``image_labels``: the image's labels, which the container would inherit:
+    each is overridden with an empty value, and ``labels`` (the platform's) win.
     The masked paths (``MASKED_PATHS``) are not a ``containers.run`` argument:
     :meth:`DockerProcess.start` adds them.
     """
@@ -275,14 +389,17 @@ def container_settings(
         "read_only": True,
         "tmpfs": {"/tmp": f"rw,noexec,nosuid,size={limits.tmpfs_size}"},
         "cap_drop": ["ALL"],
-        "security_opt": ["no-new-privileges"],
+        "security_opt": ["no-new-privileges", f"seccomp={seccomp_profile()}"],
+        "shm_size": limits.shm_size,
         "user": limits.user,
         "mem_limit": limits.memory,
         "memswap_limit": limits.memory,
         "nano_cpus": int(limits.cpus * 1e9),
         "pids_limit": limits.pids,
-        "log_config": {"type": "json-file", "config": {"max-size": "1m", "max-file": "1"}},
-        "labels": {LABEL: "1", **labels},
+        # The runner reads the output itself (_LogPipe): the daemon stores nothing.
+        "log_config": {"type": "none", "config": {}},
+        "healthcheck": {"test": ["NONE"]},
+        "labels": {**dict.fromkeys(image_labels or {}, ""), LABEL: "1", **labels},
         "detach": True,
         "name": name,
     }
@@ -296,29 +413,128 @@ def env_labels() -> dict[str, str]:
 
 def _create_and_start(
     client: Any, image: str, env: Mapping[str, str], socket_dir: Path, limits: ContainerLimits,
-    labels: Mapping[str, str],
-) -> Any:
-    """Create the seat's container (masked paths added), start it; remove it if the start fails."""
+    labels: Mapping[str, str], log_path: Path | None,
+) -> tuple[Any, _LogPipe | None]:
+    """Create the seat's container (masked paths added), attach to its output, start it.
+
+    The container is removed if anything fails; the static ``/proc`` folder
+    taken for it is given back then (else when the seat stops).
+    """
     import docker.errors
     from docker.models.containers import _create_container_args
 
-    settings = container_settings(
-        image, env, socket_dir, limits, {**env_labels(), **labels},
-        hidden_volumes=image_volumes(client, image), proc_dir=static_proc_dir(limits),
-    )  # fmt: skip
-    settings.pop("detach")
-    kwargs = _create_container_args({**settings, "version": client.api._version})
-    kwargs["host_config"]["MaskedPaths"] = list(masked_paths())
-    container_id = client.api.create_container(**kwargs)["Id"]
+    config = client.images.get(image).attrs
+    proc_dir = static_proc_dir(limits)
+    container_id = None
+    pipe = None
     try:
+        settings = container_settings(
+            image, env, socket_dir, limits, {**env_labels(), **labels},
+            hidden_volumes=_volumes(config), proc_dir=proc_dir,
+            image_labels=(config.get("Config") or {}).get("Labels") or {},
+        )  # fmt: skip
+        settings.pop("detach")
+        kwargs = _create_container_args({**settings, "version": client.api._version})
+        kwargs["host_config"]["MaskedPaths"] = list(masked_paths())
+        container_id = client.api.create_container(**kwargs)["Id"]
+        if log_path is not None:
+            # Attached before the start: the output is read from its first byte.
+            pipe = _LogPipe(client, container_id, log_path, limits.log_cap_bytes)
         client.api.start(container_id)
-        return client.containers.get(container_id)
+        return client.containers.get(container_id), pipe
     except BaseException as exc:
-        with contextlib.suppress(Exception):
-            client.api.remove_container(container_id, force=True, v=True)
+        if pipe is not None:
+            pipe.close()
+        if container_id is not None:
+            with contextlib.suppress(Exception):
+                client.api.remove_container(container_id, force=True, v=True)
+        release_proc_dir()
         if isinstance(exc, docker.errors.APIError) and exc.is_client_error():
             raise BotStartFailed(f"the container did not start: {exc.explanation or exc}") from None
         raise
+
+
+class _LogPipe:
+    """A seat's stdout and stderr, read by the runner from the daemon's attach stream, capped.
+
+    The first ``cap`` bytes (both streams, in the order they arrive) go to
+    ``log_path``; then the stream is closed and the daemon drops the rest
+    without parsing or storing it.  A thread reads it: the Docker SDK is
+    synchronous, and a quiet seat must cost nothing but a blocked read.
+    """
+
+    def __init__(self, client: Any, container_id: str, log_path: Path, cap: int) -> None:
+        self.log_path = log_path
+        self.cap = cap
+        self.kept = 0
+        self.overflowed = False
+        self._socket = client.api.attach_socket(container_id, params={"stdout": 1, "stderr": 1, "stream": 1})
+        self._thread = threading.Thread(target=self._pump, name=f"seat-log-{container_id[:12]}", daemon=True)
+        self._thread.start()
+
+    def _frames(self) -> Iterator[bytes]:
+        from docker.utils.socket import frames_iter
+
+        for _stream, data in frames_iter(self._socket, False):
+            yield data
+
+    def _pump(self) -> None:
+        log = None
+        with contextlib.suppress(OSError):  # no log (disk full...) must not stop the seat
+            log = self.log_path.open("wb")
+        try:
+            # The stream may break (daemon gone, stream closed at stop): what came is kept.
+            with contextlib.suppress(OSError, ValueError):
+                self._copy(log)
+        finally:
+            if log is not None:
+                with contextlib.suppress(OSError):
+                    log.close()
+            self.close()
+
+    def _copy(self, log: Any) -> None:
+        for data in self._frames():
+            room = self.cap - self.kept
+            if log is not None:
+                try:
+                    log.write(data[:room])
+                except OSError:  # the disk is full: count on, unlogged
+                    with contextlib.suppress(OSError):
+                        log.close()
+                    log = None
+            self.kept += min(room, len(data))
+            if len(data) > room:
+                self.overflowed = True
+                return  # closing the stream: from here on the daemon only drains the pipe
+
+    def close(self) -> None:
+        """Close the attach stream (the reader ends)."""
+        sock = self._socket
+        with contextlib.suppress(Exception):
+            raw = getattr(sock, "_sock", None)
+            if raw is not None:
+                import socket as _socket
+
+                raw.shutdown(_socket.SHUT_RDWR)
+        with contextlib.suppress(Exception):
+            sock.close()
+        with contextlib.suppress(Exception):
+            sock._response.close()
+
+    def finish(self, oom_killed: bool, timeout: float = 5.0) -> None:
+        """Wait for the reader (the container has ended), then add the notes a reader of the log needs."""
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            self.close()
+            self._thread.join(timeout)
+        notes = []
+        if self.overflowed:
+            notes.append(f"\n[arena: output after the first {self.cap} bytes dropped]\n")
+        if oom_killed:
+            notes.append("\n[arena: killed: out of memory]\n")
+        if notes:
+            with contextlib.suppress(OSError), self.log_path.open("ab") as f:
+                f.write("".join(notes).encode())
 
 
 def _ping_anew(client: Any) -> None:
@@ -351,11 +567,15 @@ class DockerProcess:
     #: for a container killed for memory.
     exit_grace_s = 3.0
 
-    def __init__(self, client: Any, container: Any, log_path: Path | None, limits: ContainerLimits) -> None:
+    def __init__(
+        self, client: Any, container: Any, log_path: Path | None, limits: ContainerLimits, log_pipe: _LogPipe | None = None
+    ) -> None:
         self.client = client
         self.container = container
         self.log_path = log_path
         self.limits = limits
+        self._log_pipe = log_pipe
+        self._released = False
         self._exit_code: int | None = None
         self._waiter = asyncio.ensure_future(asyncio.to_thread(self._wait))
         self._state: dict[str, Any] = {}
@@ -381,14 +601,14 @@ class DockerProcess:
         """
         limits = limits or ContainerLimits()
         try:
-            container = await asyncio.to_thread(
-                _create_and_start, client, image, env, socket_dir, limits, labels or {}
+            container, pipe = await asyncio.to_thread(
+                _create_and_start, client, image, env, socket_dir, limits, labels or {}, log_path
             )
         except (BotStartFailed, SeatStartError):
             raise
         except Exception as exc:  # requests' ConnectionError is an OSError: it must not read as the bot's
             raise SeatStartError(f"the Docker engine could not start a container: {type(exc).__name__}: {exc}") from exc
-        return cls(client, container, log_path, limits)
+        return cls(client, container, log_path, limits, pipe)
 
     def _wait(self) -> None:
         try:
@@ -471,7 +691,7 @@ class DockerProcess:
         return self._state
 
     async def stop(self, grace: float = 2.0) -> int:
-        """TERM, ``grace`` seconds, KILL; save the capped log; always remove."""
+        """TERM, ``grace`` seconds, KILL; finish the capped log; always remove."""
         try:
             if not self.exited():
                 self._stopped_by_platform = True
@@ -485,20 +705,17 @@ class DockerProcess:
             with contextlib.suppress(Exception):
                 # v=True: anonymous volumes go with it (an image's VOLUME gets none, but never leave one).
                 await asyncio.to_thread(self.container.remove, force=True, v=True)
+            if self._log_pipe is not None:
+                self._log_pipe.close()  # removed: a reader still waiting gets its end
+            if not self._released:
+                self._released = True
+                release_proc_dir()
         return self._exit_code if self._exit_code is not None else -1
 
     async def _save_log(self) -> None:
-        if self.log_path is None:
-            return
-        with contextlib.suppress(Exception):
-            data: bytes = await asyncio.to_thread(self.container.logs, stdout=True, stderr=True)
-            cap = self.limits.log_cap_bytes
-            with self.log_path.open("wb") as f:
-                f.write(data[:cap])
-                if len(data) > cap:
-                    f.write(f"\n[arena: {len(data) - cap} more bytes of output dropped]\n".encode())
-                if self._state.get("OOMKilled"):
-                    f.write(b"\n[arena: killed: out of memory]\n")
+        if self._log_pipe is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(self._log_pipe.finish, bool(self._state.get("OOMKilled")))
 
 
 def prune(
