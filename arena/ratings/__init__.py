@@ -10,6 +10,7 @@ numpy and scipy do the numbers (docs/ratings.md); the entry point is :func:`fit`
 
 from arena.ratings.fit import ELO_PER_LOGIT, MIN_CLUSTERS, Z95, fit
 from arena.ratings.graph import components
+from arena.ratings.ladder import Ladder, Snapshot
 from arena.ratings.model import (
     ERROR_CLUSTER,
     ERROR_MODEL,
@@ -28,11 +29,13 @@ __all__ = [
     "ERROR_MODEL",
     "MIN_CLUSTERS",
     "Z95",
+    "Ladder",
     "PairRecord",
     "PlayerRating",
     "PlayerRecord",
     "Ratings",
     "Result",
+    "Snapshot",
     "components",
     "crosstable",
     "fit",
