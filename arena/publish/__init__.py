@@ -1,8 +1,9 @@
 """Publishing standings: rich tables, ``ratings.json``, ``results.csv``, ``leaderboard.md``,
 a static ``index.html``, and the games with their replay pages (docs/replay.md).
 
-Imports ``arena.ratings``, the rules engine (to replay records), the standard library and
-``rich``, never the referee or the tournament runner::
+The HTML pages are Jinja2 templates (``templates/``, rendered by :mod:`arena.publish.templating`
+with autoescaping). Imports ``arena.ratings``, the rules engine (to replay records), the
+standard library, ``rich`` and ``jinja2``, never the referee or the tournament runner::
 
     from arena.publish import Standings, GameRow, results_from_games, write_outputs
     from arena.ratings import fit
