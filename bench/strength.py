@@ -70,6 +70,8 @@ class Tally:
     contracts: int = 0
     contracts_set: int = 0
     opponents_set: int = 0
+    #: Hard with a budget in worlds: decisions cut short by half the move time (machine too busy).
+    cut_short: int = 0
 
     def merge(self, other: Tally) -> None:
         """Add another tally (of the same bot, from another pair) to this one."""
@@ -80,6 +82,7 @@ class Tally:
         self.contracts += other.contracts
         self.contracts_set += other.contracts_set
         self.opponents_set += other.opponents_set
+        self.cut_short += other.cut_short
 
 
 def timed(factory: Callable[[], Bot], tally: Tally) -> Callable[[], Bot]:
@@ -91,6 +94,8 @@ def timed(factory: Callable[[], Bot], tally: Tally) -> Callable[[], Bot]:
             inner = getattr(bot, method)
 
             def wrapper(view: Any, _inner: Any = inner) -> Any:
+                searched = getattr(bot, "searched", None)  # Hard: worlds per search
+                before = len(searched) if searched is not None else 0
                 started = time.perf_counter()
                 cpu = time.thread_time()
                 try:
@@ -98,6 +103,9 @@ def timed(factory: Callable[[], Bot], tally: Tally) -> Callable[[], Bot]:
                 finally:
                     tally.cpu.append(time.thread_time() - cpu)
                     tally.times.append(time.perf_counter() - started)
+                    worlds = getattr(bot, "worlds", None)
+                    if searched is not None and worlds:
+                        tally.cut_short += sum(1 for w in searched[before:] if w < worlds)
 
             setattr(bot, method, wrapper)
         return bot
@@ -326,6 +334,7 @@ def report(args: argparse.Namespace, pairs: int, per_pair: list[list[float]], sh
             f"{1000 * pct(t.times, 0.99):.1f} ms, max {1000 * max(t.times, default=math.nan):.1f} ms "
             f"({len(t.times)} decisions); CPU per decision mean {1000 * mean(t.cpu):.1f} ms, "
             f"p50 {1000 * pct(t.cpu, 0.5):.1f} ms, max {1000 * max(t.cpu, default=math.nan):.1f} ms"
+            + (f"; {t.cut_short} searches cut short by the move time" if t.cut_short else "")
         )
     if args.json:
         print(json.dumps({

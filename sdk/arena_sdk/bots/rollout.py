@@ -26,34 +26,25 @@ SUIT = 0x1FFF
 NON_SPADE = (1 << 39) - 1
 
 
-def _beats(card: int, top: int) -> bool:
-    return (card // 13 == top // 13 and card > top) or (card >= 39 and top < 39)
-
-
 def lowest(mask: int) -> int:
-    """The lowest card in the mask, side suits before spades."""
-    side = mask & NON_SPADE
-    pool = side or mask
-    best, best_rank = -1, 99
-    for s in range(4):
-        part = (pool >> (13 * s)) & SUIT
-        if part:
-            r = _LOW[part]
-            if r < best_rank:
-                best, best_rank = 13 * s + r, r
-    return best
+    """The lowest card in the mask, side suits before spades (ties: the lowest suit)."""
+    pool = mask & NON_SPADE or mask
+    r = _LOW[(pool | pool >> 13 | pool >> 26 | pool >> 39) & SUIT]  # the lowest rank held in any suit
+    bit = 1 << r
+    while not pool & bit:
+        bit <<= 13
+        r += 13
+    return r
 
 
 def highest(mask: int) -> int:
-    """The highest card of the highest rank (spades win ties)."""
-    best, best_rank = -1, -1
-    for s in range(4):
-        part = (mask >> (13 * s)) & SUIT
-        if part:
-            r = _HIGH[part]
-            if r >= best_rank:
-                best, best_rank = 13 * s + r, r
-    return best
+    """The highest card of the highest rank (ties: the highest suit, so spades win)."""
+    r = _HIGH[(mask | mask >> 13 | mask >> 26 | mask >> 39) & SUIT] + 39  # the highest rank held in any suit
+    bit = 1 << r
+    while not mask & bit:
+        bit >>= 13
+        r -= 13
+    return r
 
 
 def rollout_policy(state: GameState, rng: random.Random, noise: float = 0.1) -> Callable[[int, int], int]:
@@ -112,8 +103,9 @@ def make_pick(
         top = trick[0]
         top_pos = 0
         for i in range(1, k):
-            if _beats(trick[i], top):
-                top, top_pos = trick[i], i
+            c = trick[i]
+            if (c > top and c // 13 == top // 13) or (c >= 39 and top < 39):
+                top, top_pos = c, i
         top_seat = (seat - k + top_pos) % n
         # The cards that beat ``top``: higher ones of its suit, and any spade over a side suit.
         winners = legal & (SUIT << (13 * (top // 13))) & -(2 << top)
