@@ -1,16 +1,17 @@
 """Hard: search over sampled deals (perfect-information Monte Carlo).
 
 Play
-    Draws worlds consistent with what the seat knows (:mod:`arena_sdk.sampling`,
-    voids, spade leads and a bid model), and for each world and each legal
-    card plays the hand out with the bid-aware rollout policy
-    (:mod:`arena_sdk.bots.rollout`).  In the last tricks (two with four
+    Draws worlds consistent with what the seat knows (:mod:`arena_sdk.bots.worlds`,
+    the SDK's deal sampler with voids, spade leads and a bid model), and for
+    each world and each legal card plays the hand out with the bid-aware
+    rollout policy (:mod:`arena_sdk.bots.rollout`) on bitmasks
+    (:mod:`arena_sdk.bots.simulate`).  In the last tricks (two with four
     players, four with two) each world is searched exactly instead
-    (minimax on the hand score).  Medium's card stands unless another
-    gains clearly in the same worlds (over 1.5 standard errors, at least six
-    worlds); within a world every card's rollout makes the same random
-    choices (common random numbers), so the comparison sees the cards, not
-    the rollouts' luck.
+    (alpha-beta on the hand score, every card visible).  Medium's card
+    stands unless another gains in the same worlds (over ``Z`` = 0.5
+    standard errors, at least six worlds); within a world every card's
+    rollout replays the same random numbers (common random numbers), so the
+    comparison sees the cards, not the rollouts' luck.
 Bidding
     By simulation: Medium's bid and its neighbours (and nil on a weak, low
     hand) are each tried in the same sampled worlds with the same random
@@ -21,10 +22,12 @@ Objective
     penalty, through the engine's own scoring) plus a bonus for winning the
     game when the hand ends it (target or floor): so bags near the
     threshold, the target and the floor count as they do.
-Time
-    A strict per-move budget (``budget_s``, default 0.35 s, never more than
-    half the referee's move time); checked between rollouts, each well under
-    a millisecond.  The other decisions (blind nil, draw, exchange) are Medium's.
+Budget
+    Seconds (``budget_s``, default 0.35 s) or worlds per decision
+    (``worlds``: deterministic, each decision's random numbers come from
+    the game's bot seed and where the hand stands); never more than half the
+    referee's move time, checked before every world and inside the exact
+    search.  The other decisions (blind nil, draw, exchange) are Medium's.
 """
 
 from __future__ import annotations
