@@ -2,7 +2,7 @@
 
 The runner is the coordinator and the only writer of the results store. It
 keeps ``concurrency / 2`` batches of pairs in play (each batch = two tables
-at the same time, each table its own OS process, see :mod:`arena.sprt.play`),
+at the same time, each table its own OS process, see :mod:`arena.tables.pairs`),
 stores every game as its table process sends it, feeds each completed pair
 to the sequential test, and stops the tables as soon as the test is decided,
 ``--max-pairs`` pairs are in, or the user presses Ctrl-C. A pair whose game
@@ -34,7 +34,7 @@ from arena.referee.botspec import BotSpecError
 from arena.results.store import ResultsStore, StoreError, storage_error
 from arena.sandbox.docker import DockerUnavailable, ImageNotFound, docker_client, prune
 from arena.sprt.config import SprtConfig, deal_seed, game_id
-from arena.sprt.play import PairBatch, play_pairs
+from arena.tables.pairs import PairBatch, play_pairs
 from arena.sprt.store import open_store, stored_pairs
 from arena.tables.containers import resolve_image_ids
 from arena.tables.players import LocalTables, TablePlayer

@@ -17,7 +17,8 @@ from arena.cli import app
 from arena.match import TimeControl
 from arena.ratings.sprt import Settings
 from arena.referee.botspec import parse_bot_spec
-from arena.sprt import SprtConfig, play, run_sprt, runner
+from arena.sprt import SprtConfig, run_sprt, runner
+from arena.tables import pairs as play
 from arena.sprt.config import deal_seed
 from arena.tables.spec import TableGame, TableResult
 

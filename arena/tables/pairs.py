@@ -1,7 +1,7 @@
 """Play duplicate pairs: the same deals at two tables, partnerships swapped, at the same time.
 
-This is the one place where ``arena sprt`` meets the machinery that plays
-games, and it is the table kernel's (:mod:`arena.tables`), as for tournaments: a
+``arena sprt`` and the ladder play their games this way (a tournament plays a
+whole pairing's tables from its schedule): a
 :class:`PairBatch` names a few consecutive pairs and turns into two
 :class:`~arena.tables.spec.TableSpec`\\ s, and each table is played by a
 table player (:class:`~arena.tables.players.LocalTables`: its own OS process
