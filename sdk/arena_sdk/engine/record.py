@@ -29,7 +29,7 @@ FORFEIT_REASONS = ("timeout", "illegal", "crash", "disconnect", "protocol")
 
 _TOP_KEYS = {"format", "version", "game_id", "ruleset", "ruleset_hash", "seed", "first",
              "start", "hands", "result", "meta"}  # fmt: skip
-_TOP_KEYS_V2 = {"match_id", "seats", "events", "strikes"}
+_TOP_KEYS_V2 = {"match_id", "seats", "events", "strikes", "bot_seeds"}
 _HAND_KEYS = {"number", "first", "deck", "actions", "result"}
 _ACTION_KEYS = {"seat", "kind", "action"}
 _ACTION_KEYS_V2 = {"ms", "bot_us", "default", "answer", "request_id", "lag_ms", "cpu_ms", "ref_us"}
@@ -242,6 +242,15 @@ def replay_record(record: Any) -> ReplayReport:
     if stored_hash != rules.hash:
         raise RecordError("ruleset_hash", f"record says {stored_hash!r}, the ruleset hashes to {rules.hash!r}")
     n = rules.players
+    if "bot_seeds" in data:
+        bot_seeds = _object(data["bot_seeds"], "bot_seeds")
+        for key, value in bot_seeds.items():
+            try:
+                parse_seat(n, key)
+            except RulesError as exc:
+                raise RecordError(f"bot_seeds.{key}", str(exc)) from None
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**64:
+                raise RecordError(f"bot_seeds.{key}", f"expected a whole number 0 <= seed < 2**64, got {value!r}")
     seed = _require(data, "seed", "record")
     if isinstance(seed, bool) or not isinstance(seed, (int, str)):
         raise RecordError("seed", f"expected a whole number or text, got {seed!r}")
