@@ -187,7 +187,7 @@ class Ladder:
         min_clusters: int = MIN_CLUSTERS,
         tol: float = 1e-10,
         max_terms: int | None = None,
-        max_shift: float = 10.0,
+        max_shift: float = 5.0,
     ) -> None:
         check_prior(prior_draws)
         if max_terms is not None and max_terms < 0:

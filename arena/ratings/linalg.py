@@ -149,9 +149,10 @@ def regularised_inverse(h: Floats) -> Floats:
     inv, info = scipy.linalg.lapack.dpotri(c, lower=True, overwrite_c=True)
     if info != 0:
         raise ValueError("singular matrix: the game graph is not connected")
-    # dpotri fills the lower triangle only.
-    lower = np.tril(inv)
-    return lower + np.tril(inv, -1).T
+    # dpotri fills the lower triangle only (the upper one is zero: clean=True above);
+    # mirror it in place, one temporary (memory: 72 MB per k × k matrix at 3,000 players).
+    inv += np.tril(inv, -1).T
+    return inv
 
 
 def pseudo_inverse(h: Floats) -> Floats:

@@ -1,0 +1,203 @@
+"""The ratings fit at ladder scale: time and memory, the numpy fit against the pure-Python one.
+
+    .venv/bin/python bench/ratings.py [--players 30,100,300,1000,3000] [--old-max 400]
+
+For each pool size N (300 games per player: N × 300 games in duplicate pairs between
+random pairings, generated as ``bench/tournament.py``'s ``fit_time`` does), in one run:
+
+- ``fit``: the full fit with cluster-robust intervals (``arena.ratings.fit``), wall and
+  CPU seconds, and its peak memory (tracemalloc, in a separate call: it slows Python);
+- the baseline: the former pure-Python fit (``tests/ratings/legacy_ratings.py``, the
+  tests' oracle) on the same games, and the ratio. It is cubic in the players: pools
+  above ``--old-max`` (400) skip it, and the output says so;
+- the ladder (``arena.ratings.Ladder``): a refit warm-started from the previous
+  solution after 100 new games, and the cheap ``update()`` after 100 more games
+  (exact ratings, intervals corrected from the last full fit; it says which).
+
+Goal (issue 28): 1,000 players × 300,000 games, full fit ≤ 2 s; an update after
+100 new games ≤ 0.2 s. The machine is shared: the load average is printed, and CPU
+seconds beside wall seconds (on a busy machine the wall time is mostly waiting).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import random
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "ratings"))  # the pure-Python oracle lives with the tests
+
+import legacy_ratings
+
+from arena.ratings import Ladder, Result, fit
+from arena.ratings.linalg import blas_threads
+
+GAMES_PER_PLAYER = 300
+
+
+def synthetic_games(players: int, games: int, *, seed: int = 1, prefix: str = "c") -> list[Result]:
+    """``games`` games in duplicate pairs between random pairings (``fit_time``'s generator).
+
+    The strengths are always those of seed 1; another ``seed`` draws other games between
+    the same players (the ladder's new games).
+    """
+    rng = random.Random(1)
+    strength = [rng.gauss(0, 1) for _ in range(players)]
+    if seed != 1:
+        rng = random.Random(seed)
+    results = []
+    for g in range(games // 2):
+        a, b = rng.sample(range(players), 2)
+        p = 1 / (1 + 2.718281828 ** (strength[b] - strength[a]))
+        for swap in (False, True):
+            x, y = (b, a) if swap else (a, b)
+            win = rng.random() < (1 - p if swap else p)
+            results.append(Result(f"bot{x}", f"bot{y}", 1.0 if win else 0.0, f"{prefix}{g}"))
+    return results
+
+
+def timed(call: Callable[[], Any]) -> tuple[Any, float, float]:
+    """``(result, wall seconds, CPU seconds of this process)``."""
+    gc.collect()
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = call()
+    return out, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def peak_mb(call: Callable[[], Any]) -> float:
+    """Peak memory allocated during ``call`` (MB; numpy's arrays included)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1] / 1e6
+    finally:
+        tracemalloc.stop()
+
+
+def measure(players: int, old_max: int, memory: bool) -> dict[str, Any]:
+    games = GAMES_PER_PLAYER * players
+    results = synthetic_games(players, games)
+    row: dict[str, Any] = {"players": players, "games": games}
+    ratings, wall, cpu = timed(lambda: fit(results))
+    row.update(fit_s=round(wall, 3), fit_cpu_s=round(cpu, 3), method=ratings.error_method)
+    if memory:
+        row["fit_peak_mb"] = round(peak_mb(lambda: fit(results)), 1)
+    if players <= old_max:
+        old, wall_old, cpu_old = timed(lambda: legacy_ratings.fit(results))
+        worst = max(abs(old[p.name].elo - p.elo) for p in ratings.players)
+        worst_se = max(abs(old[p.name].se - p.se) for p in ratings.players)
+        row.update(
+            old_fit_s=round(wall_old, 3), old_fit_cpu_s=round(cpu_old, 3),
+            ratio_old_to_new=round(wall_old / wall, 1), ratio_cpu_old_to_new=round(cpu_old / cpu, 1),
+            max_elo_difference=worst, max_se_difference=worst_se,
+        )  # fmt: skip
+        if memory:
+            row["old_fit_peak_mb"] = round(peak_mb(lambda: legacy_ratings.fit(results)), 1)
+    else:
+        row["old_fit_s"] = None  # skipped: cubic in the players
+    # The ladder: all games, a full fit; 100 new games and a warm-started refit; 100 more
+    # and the cheap update.
+    ladder = Ladder()
+    ladder.add(results)
+    ladder.refit()
+    ladder.add(synthetic_games(players, 100, seed=2, prefix="n"))
+    refit, wall_r, cpu_r = timed(ladder.refit)
+    ladder.add(synthetic_games(players, 100, seed=3, prefix="m"))
+    snap, wall_u, cpu_u = timed(ladder.update)
+    full = fit(results + synthetic_games(players, 100, seed=2, prefix="n")
+               + synthetic_games(players, 100, seed=3, prefix="m"))  # fmt: skip
+    row.update(
+        refit_after_100_s=round(wall_r, 3), refit_after_100_cpu_s=round(cpu_r, 3),
+        refit_iterations=refit.iterations, cold_iterations=ratings.iterations,
+        update_after_100_s=round(wall_u, 3), update_after_100_cpu_s=round(cpu_u, 3),
+        update_intervals=snap.intervals, update_iterations=snap.iterations,
+        update_max_elo_error=max(abs(snap[p.name].elo - p.elo) for p in full.players),
+        update_max_se_error_pct=round(
+            100 * max(abs(snap[p.name].se - p.se) / p.se for p in full.players), 4
+        ),
+    )  # fmt: skip
+    return row
+
+
+def report(row: dict[str, Any]) -> str:
+    n, g = row["players"], row["games"]
+    lines = [
+        f"{n:>5} players, {g:>7,} games: fit {row['fit_s']:7.3f} s wall ({row['fit_cpu_s']:.3f} s CPU)"
+        + (f", peak {row['fit_peak_mb']:.0f} MB" if "fit_peak_mb" in row else "")
+    ]
+    if row.get("old_fit_s") is not None:
+        lines.append(
+            f"      pure-Python fit (baseline): {row['old_fit_s']:7.3f} s wall ({row['old_fit_cpu_s']:.3f} s CPU)"
+            + (f", peak {row['old_fit_peak_mb']:.0f} MB" if "old_fit_peak_mb" in row else "")
+            + f"; ratio old/new {row['ratio_old_to_new']:.1f}x wall, {row['ratio_cpu_old_to_new']:.1f}x CPU;"
+            f" largest difference {row['max_elo_difference']:.2e} Elo, se {row['max_se_difference']:.2e}"
+        )
+    else:
+        lines.append("      pure-Python fit: skipped (cubic in the players; above --old-max)")
+    lines.append(
+        f"      ladder: refit after 100 new games {row['refit_after_100_s']:.3f} s "
+        f"({row['refit_after_100_cpu_s']:.3f} s CPU, {row['refit_iterations']} Newton steps from the last "
+        f"solution, {row['cold_iterations']} from zero); update after 100 more {row['update_after_100_s']:.3f} s "
+        f"({row['update_after_100_cpu_s']:.3f} s CPU, intervals {row['update_intervals']}, se within "
+        f"{row['update_max_se_error_pct']:.3f}% of a full fit, ratings within {row['update_max_elo_error']:.1e} Elo)"
+    )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--players", default="30,100,300,1000,3000", help="pool sizes, comma-separated"
+    )
+    parser.add_argument(
+        "--old-max", type=int, default=400, help="largest pool the pure-Python fit runs on"
+    )
+    parser.add_argument("--no-memory", action="store_true", help="skip the tracemalloc runs")
+    parser.add_argument("--json", action="store_true", help="print only JSON")
+    args = parser.parse_args()
+    try:
+        sizes = [int(x) for x in args.players.split(",") if x.strip()]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 2:
+        raise SystemExit(f"--players: whole numbers >= 2, e.g. 30,100 (got {args.players!r})")
+    head = {
+        "benchmark": "ratings", "cores": os.cpu_count(), "blas_threads": blas_threads(),
+        "load_average_before": round(os.getloadavg()[0], 1), "games_per_player": GAMES_PER_PLAYER,
+    }  # fmt: skip
+    if not args.json:
+        print(
+            f"ratings fit, {GAMES_PER_PLAYER} games per player; {head['cores']} cores, load average "
+            f"{head['load_average_before']}, BLAS threads {head['blas_threads']} (ARENA_RATINGS_THREADS)",
+            flush=True,
+        )
+    rows = []
+    for n in sizes:
+        row = measure(n, args.old_max, not args.no_memory)
+        row["load_average"] = round(os.getloadavg()[0], 1)
+        rows.append(row)
+        if not args.json:
+            print(report(row), flush=True)
+    goal = next((r for r in rows if r["players"] == 1000), None)
+    if goal and not args.json:
+        print(
+            f"goal, 1,000 players x 300,000 games: full fit {goal['fit_s']:.2f} s wall "
+            f"({goal['fit_cpu_s']:.2f} s CPU; bar 2 s); update after 100 new games "
+            f"{goal['update_after_100_s']:.3f} s ({goal['update_after_100_cpu_s']:.3f} s CPU; bar 0.2 s)"
+        )
+    print(json.dumps({**head, "runs": rows}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
