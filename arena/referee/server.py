@@ -11,6 +11,13 @@ server and connection cap, taking only that seat's token.  A seat whose
 helpers flood its socket then only fills its own cap (issue #9.2): the other
 seats' sockets are untouched.  Every listener serves the same
 :class:`RefereeService` on the same event loop.
+
+What arrives on a seat's own socket is that seat's doing, so it is charged
+to it (issue 24.6, ``seat_guard``): new streams are rate-limited, every
+``Play`` stream that does not become the seat's one stream is refused and
+counted against the seat (a flood of them is ``forfeit:protocol`` and closes
+the socket), and the referee's CPU is bounded.  Shared addresses charge no
+one: they cannot tell who opened a stream.
 """
 
 from __future__ import annotations
@@ -23,14 +30,15 @@ import logging
 from collections.abc import Sequence
 
 import grpc
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-
-from arena.match.spec import TimeControl
-from arena.referee.session import RemoteSeat
 from arena_sdk.engine import Ruleset
 from arena_sdk.protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, welcome_message
 from arena_sdk.wire import arena_pb2 as pb
 from arena_sdk.wire import arena_pb2_grpc as pb_grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from arena.match.spec import TimeControl
+from arena.referee.seat_guard import CUT_GRACE_S, CpuWatch, GuardInterceptor, SeatGuard
+from arena.referee.session import RemoteSeat
 
 log = logging.getLogger(__name__)
 
@@ -128,13 +136,14 @@ _ABORT_STATUS = {
 
 class _Gate:
     """What one listener knows of the streams it admits: how many wait for their Join, and,
-    for a seat's own socket, the seat whose token it takes (None: any seat's)."""
+    for a seat's own socket, the seat whose token it takes (None: any seat's) and its books."""
 
-    __slots__ = ("pending", "seat")
+    __slots__ = ("guard", "pending", "seat")
 
-    def __init__(self, seat: RemoteSeat | None = None) -> None:
+    def __init__(self, guard: SeatGuard | None = None) -> None:
         self.pending = 0
-        self.seat = seat
+        self.guard = guard
+        self.seat = guard.seat if guard is not None else None
 
 
 class _SeatServicer(pb_grpc.RefereeServicer):
@@ -144,7 +153,7 @@ class _SeatServicer(pb_grpc.RefereeServicer):
         self._service = service
         self._gate = gate
 
-    async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
+    async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:
         await self._service.play(request_iterator, context, self._gate)
 
 
@@ -161,11 +170,24 @@ class RefereeService(pb_grpc.RefereeServicer):
         self.refused_floods = 0
         #: The join gate of the shared addresses; each seat listener has its own.
         self._gate = _Gate()
+        #: Streams refused anywhere (shared or seat sockets), and rate-limited ones:
+        #: while it moves, the referee is busy with churn (seats read it for their lag).
+        self.churn = 0
 
     def register(self, match: _Match) -> None:
         self.matches.append(match)
         for seat in match.seats:
             self._by_token[seat.token] = (match, seat)
+            seat.churn_seen = self.churn_seen
+
+    def churn_seen(self) -> int:
+        """How many streams the referee has refused so far (any listener)."""
+        return self.churn
+
+    def live(self, seat: RemoteSeat) -> bool:
+        """True while ``seat``'s match is registered (its token joins)."""
+        entry = self._by_token.get(seat.token)
+        return entry is not None and entry[1] is seat
 
     def unregister(self, match: _Match) -> None:
         if match in self.matches:
@@ -173,16 +195,33 @@ class RefereeService(pb_grpc.RefereeServicer):
         for seat in match.seats:
             self._by_token.pop(seat.token, None)
 
-    async def _refuse(self, context: grpc.aio.ServicerContext, code: grpc.StatusCode, why: str) -> None:
+    async def _refuse(
+        self, context: grpc.aio.ServicerContext, code: grpc.StatusCode, why: str, gate: _Gate | None = None
+    ) -> None:
+        """End a stream that did not join; on a seat's own socket it is charged to that seat."""
         self.refusals.append((code.name, why))
         self.refused += 1
+        self.charge(gate, f"{code.name}: {why}")
         await context.abort(code, why)
 
-    async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
+    def charge(self, gate: _Gate | None, detail: str) -> None:
+        """A stream was refused (``detail``: why); on a seat's own socket (``gate``) it is that seat's."""
+        self.churn += 1
+        if gate is not None and gate.guard is not None:
+            gate.guard.charge(f"stream refused on seat {gate.guard.seat.seat}'s socket: {detail}")
+
+    async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:
         await self.play(request_iterator, context, self._gate)
 
     async def play(self, request_iterator: object, context: grpc.aio.ServicerContext, gate: _Gate) -> None:
         """One ``Play`` stream, admitted by ``gate`` (the listener it came in on)."""
+        guard = gate.guard
+        if guard is not None and (guard.seat.joined.is_set() or guard.seat.lost() is not None) and guard.live():
+            # A seat has one stream: any other on its own socket after its Welcome is
+            # refused unread (it cannot become the seat's) and charged to it.
+            why = f"seat {guard.seat.seat} has already joined this match (one stream per seat)"
+            await self._refuse(context, grpc.StatusCode.ALREADY_EXISTS, why, gate)
+            return
         # The token decides, not the count: every stream's first message is
         # read, and only how long a stream may take to send it depends on how
         # many are waiting (a flood's streams cannot crowd out a valid Join).
@@ -195,22 +234,26 @@ class RefereeService(pb_grpc.RefereeServicer):
             if not patient:
                 # Counted, not listed: a flood must not push real refusals out of the list.
                 self.refused_floods += 1
+                self.charge(gate, "RESOURCE_EXHAUSTED: too many streams waiting to join")
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many streams waiting to join")
                 return
-            await self._refuse(context, grpc.StatusCode.DEADLINE_EXCEEDED, "no Join within the join timeout")
+            await self._refuse(context, grpc.StatusCode.DEADLINE_EXCEEDED, "no Join within the join timeout", gate)
             return
         except asyncio.CancelledError:
+            self.charge(gate, "CANCELLED: the stream was reset before its Join")
             raise
         except Exception as exc:  # an unparsable first message (garbage bytes)
             await self._refuse(
-                context, grpc.StatusCode.INVALID_ARGUMENT, f"the first message must be Join ({type(exc).__name__})"
-            )
+                context, grpc.StatusCode.INVALID_ARGUMENT,
+                f"the first message must be Join ({type(exc).__name__})", gate,
+            )  # fmt: skip
             return
         finally:
             if patient:
                 gate.pending -= 1
         if first is grpc.aio.EOF or first.WhichOneof("message") != "join":
-            await self._refuse(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Join")
+            # (EOF: also a stream reset before its Join.)
+            await self._refuse(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Join", gate)
             return
         join = first.join
         if join.protocol_version != PROTOCOL_VERSION:
@@ -218,24 +261,28 @@ class RefereeService(pb_grpc.RefereeServicer):
                 context,
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"protocol version {join.protocol_version} is not supported; this referee speaks {PROTOCOL_VERSION}",
+                gate,
             )
             return
         entry = self._by_token.get(join.token)
         if entry is None:
-            await self._refuse(context, grpc.StatusCode.UNAUTHENTICATED, "unknown or expired seat token")
+            await self._refuse(context, grpc.StatusCode.UNAUTHENTICATED, "unknown or expired seat token", gate)
             return
         match, seat = entry
         if gate.seat is not None and seat is not gate.seat:
-            # Not charged to anyone: on this machine another local process may have sent it.
+            # Charged to the socket's own seat: only its container sees this socket (local
+            # processes are not isolated from each other: docs/protocol.md "Connection").
             await self._refuse(
-                context, grpc.StatusCode.PERMISSION_DENIED, f"this socket serves seat {gate.seat.seat} only"
+                context, grpc.StatusCode.PERMISSION_DENIED, f"this socket serves seat {gate.seat.seat} only", gate
             )
             return
         if seat.joined.is_set() or seat.lost() is not None:
+            why = f"seat {seat.seat} has already joined this match"
+            if gate.guard is not None:  # (its seat's own socket: charged once, by the guard)
+                await self._refuse(context, grpc.StatusCode.ALREADY_EXISTS, why, gate)
+                return
             seat.refuse_join(f"a second Join with seat {seat.seat}'s token")
-            await self._refuse(
-                context, grpc.StatusCode.ALREADY_EXISTS, f"seat {seat.seat} has already joined this match"
-            )
+            await self._refuse(context, grpc.StatusCode.ALREADY_EXISTS, why)
             return
         seat.attach(context.write, join.bot_name[:NAME_LIMIT] or f"seat{seat.seat}", join.bot_version[:NAME_LIMIT])
         seat.post(pb.RefereeMessage(welcome=match.welcome(seat)))
@@ -291,6 +338,12 @@ class RefereeServer:
         #: The shared addresses (any seat's token); seat listeners are in ``seat_addresses``.
         self.addresses: list[str] = []
         self.seat_addresses: dict[int, str] = {}
+        #: Each seat listener's books (``seat_guard``), the CPU watch over them, and
+        #: the listeners being closed because their seat was cut.
+        self.guards: list[SeatGuard] = []
+        self.cpu_watch = CpuWatch(lambda: self.guards)
+        self._watching: asyncio.Task[None] | None = None
+        self._closing: set[asyncio.Task[None]] = set()
 
     async def start(self, addresses: Sequence[str]) -> RefereeServer:
         """Bind ``addresses`` (``unix:/path`` or ``127.0.0.1:PORT``; port 0 picks one) and serve.
@@ -309,14 +362,37 @@ class RefereeServer:
         """Serve ``seat`` alone on ``address``: its own gRPC server and connection cap; the bound address.
 
         Only ``seat``'s token joins there, so what its bot does to the socket
-        (a flood of connections) costs no other seat its join.
+        (a flood of connections) costs no other seat its join, and every
+        stream there that does not become the seat's is charged to the seat
+        (``seat_guard``).
         """
-        (bound,) = await self._serve([address], _SeatServicer(self.service, _Gate(seat)), max_connections)
+        guard = SeatGuard(seat, self.service.live)
+        gate = _Gate(guard)
+        servers: list[grpc.aio.Server] = []
+        (bound,) = await self._serve(
+            [address], _SeatServicer(self.service, gate), max_connections,
+            interceptors=[GuardInterceptor(guard, lambda detail: self.service.charge(gate, detail))], started=servers,
+        )  # fmt: skip
+        guard.bind(lambda: self._close(servers[0]))
+        self.guards.append(guard)
         self.seat_addresses[seat.seat] = bound
+        if self._watching is None:
+            self._watching = asyncio.ensure_future(self.cpu_watch.run())
         return bound
 
-    async def _serve(self, addresses: Sequence[str], servicer: object, max_connections: int) -> list[str]:
-        server = grpc.aio.server(options=server_options(max_connections))
+    def _close(self, server: grpc.aio.Server) -> None:
+        """Stop one listener (a seat's, cut) without waiting here."""
+        if server in self._servers:
+            self._servers.remove(server)
+            task = asyncio.ensure_future(server.stop(CUT_GRACE_S))
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+
+    async def _serve(
+        self, addresses: Sequence[str], servicer: object, max_connections: int,
+        interceptors: Sequence[grpc.aio.ServerInterceptor] = (), started: list[grpc.aio.Server] | None = None,
+    ) -> list[str]:  # fmt: skip
+        server = grpc.aio.server(options=server_options(max_connections), interceptors=list(interceptors) or None)
         pb_grpc.add_RefereeServicer_to_server(servicer, server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
         bound = []
@@ -331,6 +407,8 @@ class RefereeServer:
             await server.stop(None)
             raise
         self._servers.append(server)
+        if started is not None:
+            started.append(server)
         return bound
 
     def add_match(
@@ -351,8 +429,11 @@ class RefereeServer:
         for match in list(self.service.matches):
             for seat in match.seats:
                 seat.platform_failed("the referee stopped")
+        if self._watching is not None:
+            self._watching.cancel()
+            self._watching = None
         servers, self._servers = self._servers, []
-        await asyncio.gather(*(server.stop(grace) for server in servers))
+        await asyncio.gather(*(server.stop(grace) for server in servers), *self._closing)
 
 
 _gc_tuned = False

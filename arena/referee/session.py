@@ -15,15 +15,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from arena.match.seat import (
-    DecisionPrompt,
-    DecisionTimeout,
-    PlatformFault,
-    RunningBot,
-    SeatEvent,
-    SeatLost,
-    SeatReply,
-)
 from arena_sdk.engine import GameResult, HandResult, MalformedInputError, Ruleset
 from arena_sdk.engine.state import Trick
 from arena_sdk.protocol import (
@@ -36,6 +27,16 @@ from arena_sdk.protocol import (
     request_message,
 )
 from arena_sdk.wire import arena_pb2 as pb
+
+from arena.match.seat import (
+    DecisionPrompt,
+    DecisionTimeout,
+    PlatformFault,
+    RunningBot,
+    SeatEvent,
+    SeatLost,
+    SeatReply,
+)
 
 #: Refused messages (stale, out of turn) a seat may send in one game before
 #: that counts as a protocol violation: it stops floods without punishing a
@@ -60,6 +61,11 @@ LAG_TICK_S = 0.02
 #: (and not worth crediting: a bot that keeps every core busy delays the
 #: referee a little too, and must not earn time by it).
 LAG_TOLERANCE_S = 0.02
+#: While a decision is open and the referee refuses streams (churn on some
+#: socket), the referee process's CPU time beyond this is taken as its own
+#: backlog: answers and ticks wait behind that work, so it is lag (the
+#: platform's time, added to the seat's), even when no single tick ran late.
+CHURN_CPU_TOLERANCE_S = 0.005
 #: What a RunningBot says of a process that exited with status 0.
 CLEAN_EXIT = "exited with code 0"
 #: Losses a platform failure causes (a stream broken, not yet put down to
@@ -129,6 +135,11 @@ class RemoteSeat:
         self._tick_due = 0.0
         self._checked = 0.0
         self._lag = 0.0
+        # The referee's CPU and its count of refused streams when the decision
+        # opened, and the backlog lag they showed (see CHURN_CPU_TOLERANCE_S).
+        self._churn_mark = 0
+        self._cpu_mark = 0.0
+        self._backlog = 0.0
         self._received_at: float | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._timer_due = 0.0  # when the running timer fires (it may serve several decisions)
@@ -145,6 +156,8 @@ class RemoteSeat:
         self.process: RunningBot | None = None
         #: Set by the referee: which seat (if any) a request id was issued to.
         self.owner_of_request: Callable[[int], int | None] = lambda rid: None
+        #: Set by the referee: how many streams it has refused so far (churn it works through).
+        self.churn_seen: Callable[[], int] = lambda: 0
         #: Every message written, when a test wants to inspect them.
         self.transcript: list[pb.RefereeMessage] | None = None
 
@@ -229,6 +242,7 @@ class RemoteSeat:
                 # The loop stalled since the timer last ran (the answer may have
                 # waited in the transport meanwhile): the platform's time.
                 self._lag += late
+            self._note_backlog()
             _, kind, future = pending
             self._answered.add(rid)
             self._pending = None
@@ -257,10 +271,20 @@ class RemoteSeat:
         now = cpu()
         return None if now is None else max(0.0, now - start)
 
+    def _note_backlog(self) -> None:
+        """While streams are being refused, the referee's CPU since the decision opened is its backlog."""
+        if self.churn_seen() != self._churn_mark:
+            backlog = time.process_time() - self._cpu_mark - CHURN_CPU_TOLERANCE_S
+            self._backlog = max(self._backlog, backlog)
+
+    def _platform_lag(self) -> float:
+        """The open decision's platform time: the loop's stalls, or the churn backlog if larger."""
+        return max(self._lag, self._backlog)
+
     def _reply(self, kind: Any, answer: pb.Answer) -> SeatReply:
         raw = describe_answer(answer)
         received = self._received_at
-        lag = self._lag
+        lag = self._platform_lag()
         cpu = self._cpu_used
         try:
             action = answer_from_proto(kind, answer)
@@ -352,6 +376,9 @@ class RemoteSeat:
         self._pending = (rid, prompt.view.decision, future)
         self._received_at = None
         self._lag = 0.0
+        self._backlog = 0.0
+        self._churn_mark = self.churn_seen()
+        self._cpu_mark = time.process_time()
         cpu = self._cpu = getattr(self.process, "cpu_seconds", None)
         self._cpu_start = cpu() if cpu is not None else None
         self._cpu_used = None
@@ -441,9 +468,11 @@ class RemoteSeat:
         if late > LAG_TOLERANCE_S:
             self._lag += late  # the loop could not run when it should have
         self._checked = now
-        deadline = self._deadline + self._lag
+        self._note_backlog()
+        lag = self._platform_lag()
+        deadline = self._deadline + lag
         if now >= deadline:
-            future.set_exception(DecisionTimeout(self._lag))
+            future.set_exception(DecisionTimeout(lag))
             if self._inline is not None:  # the request itself is held back: stop waiting for it
                 self._inline_expired = True
                 self._inline.cancel()

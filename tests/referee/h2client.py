@@ -13,6 +13,14 @@ It keeps answering pings (h2 acks them), so keepalive never drops it.
 fast as they can, each opening a ``Play`` stream that never sends a Join,
 and keeps them open; it writes one JSON line of counts to stdout when it
 ends (after ``HOLD_S`` or on SIGTERM).
+
+``churn`` (``python h2client.py churn CONNECTIONS STREAMS SECONDS [join]``)
+is the stream-churn attack of issue 24.6: a few side connections to the
+seat's own socket, each opening ``Play`` streams that send a Join with a
+wrong token and are reset at once (RST_STREAM; with ``join``: left open for
+the referee to refuse), in a loop, bounded by ``STREAMS`` streams in all and
+``SECONDS``; connections the referee closes are reopened (until it refuses
+them).  It prints a JSON line of counts now and then and at the end.
 """
 
 from __future__ import annotations
@@ -28,13 +36,15 @@ import time
 import h2.config
 import h2.connection
 import h2.events
+import h2.exceptions
 import h2.settings
-
 from arena_sdk.client import token_from_env
 
 PLAY_PATH = "/arena.v1.Referee/Play"
 #: How long a hostile client lives at most (the test stops it sooner).
 HOLD_S = 120.0
+#: Streams ``churn`` opens and resets per write on each connection.
+BATCH = 16
 
 
 def connect(address: str, timeout: float | None = None) -> socket.socket:
@@ -178,10 +188,195 @@ def flood(address: str, token: str, count: int) -> None:
     print(json.dumps(counts), flush=True)
 
 
+def _play_header_block() -> bytes:
+    """The HEADERS block of a Play request, encoded without the HPACK dynamic table
+    (never indexed), so that every stream can reuse the same bytes."""
+    import hpack
+
+    headers = [
+        (":method", "POST"), (":scheme", "http"), (":path", PLAY_PATH),
+        (":authority", "localhost"), ("content-type", "application/grpc"), ("te", "trailers"),
+    ]  # fmt: skip
+    return hpack.Encoder().encode([hpack.NeverIndexedHeaderTuple(n, v) for n, v in headers])
+
+
+def _frame(kind: int, flags: int, stream: int, payload: bytes) -> bytes:
+    return len(payload).to_bytes(3, "big") + bytes([kind, flags]) + stream.to_bytes(4, "big") + payload
+
+
+_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + _frame(4, 0, 0, b"")
+
+
+class _RawChurn:
+    """One connection that opens and resets Play streams from prebuilt bytes (no h2 state: fast)."""
+
+    def __init__(self, sock: socket.socket, join: bytes) -> None:
+        self.sock = sock
+        self.next_stream = 1
+        self.headers = _play_header_block()
+        self.join = join
+        self.buffer = b""
+        sock.sendall(_PREFACE)
+        sock.setblocking(False)
+
+    def batch(self, count: int) -> bytes:
+        out = []
+        for _ in range(count):
+            sid = self.next_stream
+            self.next_stream += 2
+            out.append(_frame(1, 0x4, sid, self.headers))  # HEADERS, END_HEADERS
+            out.append(_frame(0, 0, sid, self.join))  # DATA: the Join
+            out.append(_frame(3, 0, sid, (8).to_bytes(4, "big")))  # RST_STREAM CANCEL
+        return b"".join(out)
+
+    def answer(self) -> None:
+        """Ack the referee's SETTINGS and PINGs (else it drops us); raise when it closes us."""
+        while True:
+            try:
+                data = self.sock.recv(65536)
+            except (BlockingIOError, InterruptedError):
+                return
+            if not data:
+                raise ConnectionError("closed")
+            self.buffer += data
+            while len(self.buffer) >= 9:
+                length = int.from_bytes(self.buffer[:3], "big")
+                if len(self.buffer) < 9 + length:
+                    break
+                kind, flags = self.buffer[3], self.buffer[4]
+                payload = self.buffer[9 : 9 + length]
+                self.buffer = self.buffer[9 + length :]
+                if kind == 7:  # GOAWAY
+                    raise ConnectionError("goaway")
+                if kind == 4 and not flags & 1:
+                    self._send(_frame(4, 1, 0, b""))
+                elif kind == 6 and not flags & 1:
+                    self._send(_frame(6, 1, 0, payload))
+
+    def _send(self, data: bytes) -> None:
+        self.sock.setblocking(True)
+        try:
+            self.sock.sendall(data)
+        finally:
+            self.sock.setblocking(False)
+
+
+def churn(address: str, connections: int, streams: int, seconds: float, reset: bool = True) -> dict[str, int]:
+    """Open Play streams that send a wrong-token Join on ``connections`` connections, in a loop.
+
+    ``reset``: each stream is reset at once (RST_STREAM) after its Join; else
+    it is left to the referee to refuse (``UNAUTHENTICATED``) and up to the
+    connection's stream limit are kept open.  Bounded by ``streams`` streams
+    in all and ``seconds``.  Returns (and prints) the counts: streams opened,
+    refusals read, connections made and refused, and connections the referee
+    closed (GOAWAY or EOF).
+    """
+    counts = {"streams": 0, "answered": 0, "connected": 0, "refused": 0, "closed_by_referee": 0}
+    if reset:
+        return _churn_reset(address, connections, streams, seconds, counts)
+    live: dict[socket.socket, tuple[h2.connection.H2Connection, set[int]]] = {}
+    bogus = join_frame("not-a-token-of-this-match-" + "x" * 8)
+    deadline = time.monotonic() + seconds
+    reported = time.monotonic()
+    refused_since = 0.0
+    while counts["streams"] < streams and time.monotonic() < deadline:
+        while len(live) < connections and time.monotonic() - refused_since > 0.05:
+            try:
+                sock = connect(address, timeout=0.05)
+            except OSError:  # the cap is full or the socket is gone: try again a little later
+                counts["refused"] += 1
+                refused_since = time.monotonic()
+                break
+            conn = h2_connection(65535)
+            sock.sendall(conn.data_to_send())
+            live[sock] = (conn, set())
+            counts["connected"] += 1
+        if time.monotonic() - reported > 0.2:
+            reported = time.monotonic()
+            print(json.dumps(counts), flush=True)
+        if not live:
+            time.sleep(0.01)
+            continue
+        for sock, (conn, open_streams) in list(live.items()):
+            room = max(0, min(BATCH, conn.remote_settings.max_concurrent_streams) - len(open_streams))
+            for _ in range(room):
+                stream = open_play(conn)
+                conn.send_data(stream, bogus, end_stream=True)
+                open_streams.add(stream)
+                counts["streams"] += 1
+            try:
+                sock.sendall(conn.data_to_send())
+            except OSError:
+                counts["closed_by_referee"] += 1
+                del live[sock]
+                sock.close()
+        ready, _, _ = select.select(list(live), [], [], 0.005)
+        for sock in ready:  # take what the referee sent (settings, pings, refusals)
+            conn, open_streams = live[sock]
+            try:
+                data = sock.recv(65536)
+                if not data:
+                    raise ConnectionError("closed")
+                for event in conn.receive_data(data):
+                    if isinstance(event, h2.events.ConnectionTerminated):
+                        raise ConnectionError("goaway")
+                    if isinstance(event, (h2.events.StreamEnded, h2.events.StreamReset)):
+                        counts["answered"] += event.stream_id in open_streams
+                        open_streams.discard(event.stream_id)
+                sock.sendall(conn.data_to_send())
+            except (OSError, h2.exceptions.ProtocolError):
+                counts["closed_by_referee"] += 1
+                del live[sock]
+                sock.close()
+    for sock in live:
+        sock.close()
+    print(json.dumps(counts), flush=True)
+    return counts
+
+
+def _churn_reset(address: str, connections: int, streams: int, seconds: float, counts: dict[str, int]) -> dict[str, int]:
+    live: list[_RawChurn] = []
+    bogus = join_frame("not-a-token-of-this-match-" + "x" * 8)
+    deadline = time.monotonic() + seconds
+    reported = time.monotonic()
+    refused_since = 0.0
+    while counts["streams"] < streams and time.monotonic() < deadline:
+        while len(live) < connections and time.monotonic() - refused_since > 0.05:
+            try:
+                live.append(_RawChurn(connect(address, timeout=0.05), bogus))
+                counts["connected"] += 1
+            except OSError:  # the cap is full or the socket is gone: try again a little later
+                counts["refused"] += 1
+                refused_since = time.monotonic()
+                break
+        if time.monotonic() - reported > 0.2:
+            reported = time.monotonic()
+            print(json.dumps(counts), flush=True)
+        if not live:
+            time.sleep(0.01)
+            continue
+        for conn in list(live):
+            try:
+                conn._send(conn.batch(BATCH))
+                counts["streams"] += BATCH
+                conn.answer()
+            except OSError:
+                counts["closed_by_referee"] += 1
+                live.remove(conn)
+                conn.sock.close()
+    for conn in live:
+        conn.sock.close()
+    print(json.dumps(counts), flush=True)
+    return counts
+
+
 def main(argv: list[str]) -> int:
-    address, token = os.environ["ARENA_ADDRESS"], token_from_env()
+    address, mode = os.environ["ARENA_ADDRESS"], argv[0]
+    if mode == "churn":  # needs no token: it never sends a valid one
+        churn(address, int(argv[1]), int(argv[2]), float(argv[3]), reset=argv[4:5] != ["join"])
+        return 0
+    token = token_from_env()
     assert token, "no ARENA_TOKEN or ARENA_TOKEN_FILE"
-    mode = argv[0]
     if mode == "stall":
         stall(address, token, int(argv[1]) if len(argv) > 1 else 0)
     elif mode == "flood":
