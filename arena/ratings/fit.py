@@ -159,7 +159,7 @@ def method_for(fewest: int, clusters: int, min_clusters: int) -> tuple[str, str]
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Exact:
     """The exact covariance at a fit, and the pieces an incremental update starts from.
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -65,7 +65,7 @@ EXACT = "exact"
 UPDATED = "updated"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Snapshot:
     """What a matchmaker needs after an :meth:`Ladder.update`: ratings and 95% intervals.
 
@@ -86,10 +86,10 @@ class Snapshot:
     games_since_refit: int
     iterations: int
     mean: float
-    _index: dict[str, int]
-    _elo: Floats
-    _cov: Updated | Exact
-    _names: tuple[str, ...]
+    _index: dict[str, int] = field(repr=False)
+    _elo: Floats = field(repr=False)
+    _cov: Updated | Exact = field(repr=False)
+    _names: tuple[str, ...] = field(repr=False)
 
     def __getitem__(self, name: str) -> PlayerRating:
         for p in self.players:
@@ -152,7 +152,7 @@ class Snapshot:
         }
 
 
-@dataclass
+@dataclass(eq=False)
 class _Base:
     """The last full fit: ratings, counts and matrices the updates start from."""
 

@@ -32,7 +32,7 @@ Floats = NDArray[np.float64]
 Ints = NDArray[np.int64]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Baseline:
     """What a full fit leaves for the updates: ``Q₀`` (``k₀ × k₀``) and, for the
     cluster-robust method, the unscaled sandwich ``A₀ = Q₀ M₀ Q₀``."""
@@ -45,7 +45,7 @@ class Baseline:
         return int(self.q.shape[0])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Changes:
     """The changed terms, in the new pool's ``k₁`` coordinates.
 
@@ -62,7 +62,7 @@ class Changes:
     signs: Floats
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Updated:
     """The updated covariance, in factored form: diagonal now, any entry on demand (logits²).
 
@@ -81,8 +81,10 @@ class Updated:
         """``cov[a, b]``."""
         if a < self._base_k and b < self._base_k:
             base = float(self._base[a, b])
+        elif a == b and self._offset != 0.0:
+            base = 1.0  # the model: B⁻¹'s identity block for an entry new since the full fit
         else:
-            base = 1.0 if a == b and self._base is not None and self._offset != 0.0 else 0.0
+            base = 0.0  # the sandwich: A₀ padded with zeros
         value = base + float(self._left[a] @ self._right[b]) + self._offset
         return self._scale * value
 
