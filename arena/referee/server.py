@@ -30,15 +30,15 @@ import logging
 from collections.abc import Sequence
 
 import grpc
-from arena_sdk.engine import Ruleset
-from arena_sdk.protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, welcome_message
-from arena_sdk.wire import arena_pb2 as pb
-from arena_sdk.wire import arena_pb2_grpc as pb_grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from arena.match.spec import TimeControl
 from arena.referee.seat_guard import CUT_GRACE_S, CpuWatch, GuardInterceptor, SeatGuard
 from arena.referee.session import RemoteSeat
+from arena_sdk.engine import Ruleset
+from arena_sdk.protocol import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, welcome_message
+from arena_sdk.wire import arena_pb2 as pb
+from arena_sdk.wire import arena_pb2_grpc as pb_grpc
 
 log = logging.getLogger(__name__)
 

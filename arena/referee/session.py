@@ -15,6 +15,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from arena.match.seat import (
+    DecisionPrompt,
+    DecisionTimeout,
+    PlatformFault,
+    RunningBot,
+    SeatEvent,
+    SeatLost,
+    SeatReply,
+)
 from arena_sdk.engine import GameResult, HandResult, MalformedInputError, Ruleset
 from arena_sdk.engine.state import Trick
 from arena_sdk.protocol import (
@@ -27,16 +36,6 @@ from arena_sdk.protocol import (
     request_message,
 )
 from arena_sdk.wire import arena_pb2 as pb
-
-from arena.match.seat import (
-    DecisionPrompt,
-    DecisionTimeout,
-    PlatformFault,
-    RunningBot,
-    SeatEvent,
-    SeatLost,
-    SeatReply,
-)
 
 #: Refused messages (stale, out of turn) a seat may send in one game before
 #: that counts as a protocol violation: it stops floods without punishing a

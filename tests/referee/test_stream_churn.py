@@ -377,3 +377,39 @@ def test_the_referees_churn_backlog_during_a_decision_is_lag(churn: bool) -> Non
         assert reply.platform_lag_s >= burned - CHURN_CPU_TOLERANCE_S - 0.002, (reply.platform_lag_s, burned)
     else:
         assert reply.platform_lag_s == 0.0
+
+
+def test_the_cpu_watch_cuts_the_seat_whose_streams_push_the_referee_over_its_bound() -> None:
+    # The referee's CPU bound, window by window, on a CPU clock the test sets:
+    # over the bound with no seat's streams to put it down to, nothing happens
+    # (a busy machine, a fast table); under the bound, streams alone cut
+    # nothing; over the bound with one seat's socket opening streams, that
+    # seat is out (protocol) and its socket is cut, and no other seat is.
+    from arena.referee.seat_guard import CPU_BOUND, CPU_MIN_STREAMS, CpuWatch, SeatGuard
+
+    seats = [RemoteSeat(s, "m1") for s in range(2)]
+    guards = [SeatGuard(seat, lambda seat: True) for seat in seats]
+    cut: list[int] = []
+    for guard in guards:
+        guard.bind(lambda guard=guard: cut.append(guard.seat.seat))
+    clocks = {"cpu": 0.0, "wall": 0.0}
+    watch = CpuWatch(lambda: guards, cpu_clock=lambda: clocks["cpu"], clock=lambda: clocks["wall"])
+
+    def window(cpu_share: float, streams: tuple[int, int]) -> SeatGuard | None:
+        for guard, count in zip(guards, streams, strict=True):
+            for _ in range(count):
+                guard.admit()
+        clocks["cpu"] += cpu_share
+        clocks["wall"] += 1.0
+        return watch.check()
+
+    assert window(CPU_BOUND + 0.4, (0, 1)) is None  # busy, but no seat's churn
+    assert window(CPU_BOUND - 0.1, (0, 10 * CPU_MIN_STREAMS)) is None  # streams, within the bound
+    assert window(CPU_BOUND + 0.2, (1, CPU_MIN_STREAMS - 1)) is None  # too few streams to blame
+    assert window(CPU_BOUND + 0.2, (2, CPU_MIN_STREAMS + 4)) is guards[1]
+    assert cut == [1]
+    lost = seats[1].lost()
+    assert lost is not None and lost.reason == "protocol" and "CPU bound" in lost.detail
+    assert seats[0].lost() is None
+    assert window(CPU_BOUND + 0.2, (CPU_MIN_STREAMS, 50)) is guards[0]  # a cut socket is not counted again
+    assert cut == [1, 0]
