@@ -11,12 +11,13 @@ socket's books:
   a bucket (:data:`STREAM_RATE` a second, bursts of :data:`STREAM_BURST`);
   a stream that finds the bucket empty is refused (``RESOURCE_EXHAUSTED``)
   and charged;
-* every ``Play`` stream that does not become the seat's one stream (a wrong
-  or another seat's token, no Join, a stream reset before its Join, any
-  stream after the Welcome) is refused and charged to the seat: recorded as
-  ``join_refused`` and counted as a refused message, so that more than
-  ``MAX_REFUSED_PER_GAME`` (50) in a game is ``forfeit:protocol``, the same
-  path as any other flood of refused messages;
+* every ``Play`` stream that does not become the seat's one stream is
+  refused and charged to the seat: recorded in its events (``join_refused``
+  for any stream after the seat's Welcome, ``stream_refused`` for one before
+  it: a wrong or another seat's token, no Join, a stream reset before its
+  Join, a stream over the rate) and counted as a refused message, so that
+  more than ``MAX_REFUSED_PER_GAME`` (50) in a game is ``forfeit:protocol``,
+  the same path as any other flood of refused messages;
 * a seat lost for a protocol violation through its socket has its listener
   closed (``cut``): the flood ends with the connections that carried it;
 * :class:`CpuWatch` bounds the referee's CPU: when the process uses more
@@ -108,8 +109,8 @@ class SeatGuard:
         self.streams += 1
         return self.bucket.take()
 
-    def charge(self, detail: str) -> None:
-        """A stream on the seat's socket was refused: recorded and counted against the seat.
+    def charge(self, detail: str, event: str = "stream_refused") -> None:
+        """A stream on the seat's socket was refused: recorded (as ``event``) and counted against the seat.
 
         Past the seat's refused-message limit the seat is out (``protocol``) and
         its socket is cut.  Nothing is charged once the match is over.
@@ -117,7 +118,7 @@ class SeatGuard:
         if not self.live():
             return
         self.charged += 1
-        self.seat.refuse_join(detail)
+        self.seat.refuse_stream(event, detail)
         lost = self.seat.lost()
         if lost is not None and lost.reason == "protocol":
             self.cut(lost.detail)

@@ -196,19 +196,24 @@ class RefereeService(pb_grpc.RefereeServicer):
             self._by_token.pop(seat.token, None)
 
     async def _refuse(
-        self, context: grpc.aio.ServicerContext, code: grpc.StatusCode, why: str, gate: _Gate | None = None
-    ) -> None:
-        """End a stream that did not join; on a seat's own socket it is charged to that seat."""
+        self, context: grpc.aio.ServicerContext, code: grpc.StatusCode, why: str, gate: _Gate | None = None,
+        event: str = "stream_refused",
+    ) -> None:  # fmt: skip
+        """End a stream that did not join; on a seat's own socket it is charged to that seat (as ``event``)."""
         self.refusals.append((code.name, why))
         self.refused += 1
-        self.charge(gate, f"{code.name}: {why}")
+        self.charge(gate, f"{code.name}: {why}", event)
         await context.abort(code, why)
 
-    def charge(self, gate: _Gate | None, detail: str) -> None:
-        """A stream was refused (``detail``: why); on a seat's own socket (``gate``) it is that seat's."""
+    def charge(self, gate: _Gate | None, detail: str, event: str = "stream_refused") -> None:
+        """A stream was refused (``detail``: why); on a seat's own socket (``gate``) it is that seat's.
+
+        ``event``: its code in the seat's events: ``join_refused`` for a stream
+        after the seat's Welcome (joining again), ``stream_refused`` for any other.
+        """
         self.churn += 1
         if gate is not None and gate.guard is not None:
-            gate.guard.charge(f"stream refused on seat {gate.guard.seat.seat}'s socket: {detail}")
+            gate.guard.charge(f"on seat {gate.guard.seat.seat}'s socket: {detail}", event)
 
     async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:
         await self.play(request_iterator, context, self._gate)
@@ -220,7 +225,7 @@ class RefereeService(pb_grpc.RefereeServicer):
             # A seat has one stream: any other on its own socket after its Welcome is
             # refused unread (it cannot become the seat's) and charged to it.
             why = f"seat {guard.seat.seat} has already joined this match (one stream per seat)"
-            await self._refuse(context, grpc.StatusCode.ALREADY_EXISTS, why, gate)
+            await self._refuse(context, grpc.StatusCode.ALREADY_EXISTS, why, gate, "join_refused")
             return
         # The token decides, not the count: every stream's first message is
         # read, and only how long a stream may take to send it depends on how
@@ -279,7 +284,7 @@ class RefereeService(pb_grpc.RefereeServicer):
         if seat.joined.is_set() or seat.lost() is not None:
             why = f"seat {seat.seat} has already joined this match"
             if gate.guard is not None:  # (its seat's own socket: charged once, by the guard)
-                await self._refuse(context, grpc.StatusCode.ALREADY_EXISTS, why, gate)
+                await self._refuse(context, grpc.StatusCode.ALREADY_EXISTS, why, gate, "join_refused")
                 return
             seat.refuse_join(f"a second Join with seat {seat.seat}'s token")
             await self._refuse(context, grpc.StatusCode.ALREADY_EXISTS, why)

@@ -317,6 +317,11 @@ class RemoteSeat:
         """
         self._refuse("join_refused", detail, 0)
 
+    def refuse_stream(self, code: str, detail: str) -> None:
+        """A stream on this seat's own socket was refused (``code``: ``join_refused`` after the
+        seat's Welcome, else ``stream_refused``): recorded, and counted as a refused message."""
+        self._refuse(code, detail, 0)
+
     def platform_failed(self, detail: str) -> None:
         """The platform (not the bot) failed: the game in progress is void, not forfeited.
 

@@ -5,9 +5,11 @@ that join with a wrong token, or are reset at once, in a loop.  On the old
 referee none of it was charged: the referee spent a core on it, the table
 slowed down, and an honest bot's clock paid for the backlog.  Now every stream
 on a seat's socket that does not become its one stream is refused and counted
-against that seat (``join_refused``; more than 50 in a game is
-``forfeit:protocol`` and the seat's socket is closed), new streams are
-rate-limited per socket, and shared listeners (``--listen``) behave as before.
+against that seat (``stream_refused``, or ``join_refused`` after its Welcome;
+more than 50 in a game is ``forfeit:protocol`` and the seat's socket is
+closed), new streams are rate-limited per socket, the referee's CPU is
+bounded, the referee's backlog during a decision is lag, and shared listeners
+(``--listen``) behave as before.
 
 Real referee (``play_seated``: one socket and listener per seat), real bots as
 processes, the churn from ``h2client.py churn`` (HTTP/2 frames on Unix
@@ -137,7 +139,7 @@ def assert_charged_to_n_only(hosted: Any) -> None:
     assert all(g.forfeit is not None and g.forfeit["seat"] == "N" for g in games)
     first = games[0].record
     assert f"more than {MAX_REFUSED_PER_GAME} refused messages" in games[0].forfeit["detail"], games[0].forfeit
-    refused = [e for e in first["events"] if e["seat"] == "N" and e["code"] == "join_refused"]
+    refused = [e for e in first["events"] if e["seat"] == "N" and e["code"] == "stream_refused"]
     assert len(refused) > MAX_REFUSED_PER_GAME // 2, first["events"][:5]
     assert all("on seat 0's socket" in e["detail"] for e in refused), refused[:3]
     assert seat_events(hosted, ("E", "S", "W")) == []
@@ -279,7 +281,7 @@ def test_new_streams_on_a_seats_socket_are_rate_limited_and_charged(sock_dir: Pa
     codes, joined, events_a, events_b = arun(scenario(), 30)
     limited = codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED)
     assert codes.count(grpc.StatusCode.OK) >= STREAM_BURST and limited > 0, codes
-    refused = [e for e in events_b if e.code == "join_refused"]
+    refused = [e for e in events_b if e.code == "stream_refused"]
     assert len(refused) == limited and all("new streams a second" in e.detail for e in refused), events_b
     assert joined == "welcome"
     assert events_a == []
