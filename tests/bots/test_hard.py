@@ -30,7 +30,8 @@ def test_a_decision_is_asked_again_and_answered_the_same():
         bots.append(bot)
         return bot
 
-    play_game([hard, "medium"], "pagat", seed=11, max_hands=1)
+    # A long move time: half of it caps the search, and a busy machine must not reach that cap.
+    play_game([hard, "medium"], "pagat", seed=11, max_hands=1, move_ms=120_000)
     assert len(views) > 20
     first = bots[0]
     asked = 0
@@ -41,7 +42,9 @@ def test_a_decision_is_asked_again_and_answered_the_same():
         card = HardBot.play(first, view)
         again = HardBot(worlds=12)
         again.game_seed = first.game_seed
+        view.received_at = time.monotonic()
         assert HardBot.play(again, view) == card
+        view.received_at = time.monotonic()
         assert HardBot.play(first, view) == card
         assert again.searched[-1] == 12  # exactly the worlds asked for
         asked += 1
@@ -49,7 +52,10 @@ def test_a_decision_is_asked_again_and_answered_the_same():
 
 
 def test_a_game_with_a_worlds_budget_replays_exactly():
-    records = [play_game([lambda: HardBot(worlds=6), "easy"], "pagat", seed=3, max_hands=2).record for _ in range(2)]
+    records = [
+        play_game([lambda: HardBot(worlds=6), "easy"], "pagat", seed=3, max_hands=2, move_ms=120_000).record
+        for _ in range(2)
+    ]
     assert records[0]["hands"] == records[1]["hands"]
 
 
