@@ -6,7 +6,8 @@ For each pool size N (300 games per player: N × 300 games in duplicate pairs be
 random pairings, generated as ``bench/tournament.py``'s ``fit_time`` does), in one run:
 
 - ``fit``: the full fit with cluster-robust intervals (``arena.ratings.fit``), wall and
-  CPU seconds, and its peak memory (tracemalloc, in a separate call: it slows Python);
+  CPU seconds, and its peak memory (a fresh process per fit: peak resident memory
+  minus the memory before the fit);
 - the baseline: the former pure-Python fit (``tests/ratings/legacy_ratings.py``, the
   tests' oracle) on the same games, and the ratio. It is cubic in the players: pools
   above ``--old-max`` (400) skip it, and the output says so;
@@ -26,9 +27,10 @@ import gc
 import json
 import os
 import random
+import resource
+import subprocess
 import sys
 import time
-import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -73,15 +75,34 @@ def timed(call: Callable[[], Any]) -> tuple[Any, float, float]:
     return out, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def peak_mb(call: Callable[[], Any]) -> float:
-    """Peak memory allocated during ``call`` (MB; numpy's arrays included)."""
+def rss_mb() -> float:
+    """This process's resident memory now (MB, Linux)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+def memory_child(players: int, impl: str) -> None:
+    """The ``--role memory`` process: make the games, fit once, print the fit's peak memory.
+
+    Peak resident memory (the kernel's high-water mark) minus the memory before the fit:
+    everything the fit allocated, numpy's and BLAS's included, without tracemalloc's cost
+    (it slows the pure-Python fit tenfold).
+    """
+    results = synthetic_games(players, GAMES_PER_PLAYER * players)
     gc.collect()
-    tracemalloc.start()
-    try:
-        call()
-        return tracemalloc.get_traced_memory()[1] / 1e6
-    finally:
-        tracemalloc.stop()
+    before = rss_mb()
+    (legacy_ratings.fit if impl == "old" else fit)(results)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3  # kB on Linux
+    print(json.dumps({"peak_mb": round(peak - before, 1), "before_mb": round(before, 1)}))
+
+
+def peak_mb(players: int, impl: str) -> float:
+    """The fit's peak memory (MB), measured in a fresh process."""
+    out = subprocess.run(
+        [sys.executable, __file__, "--role", "memory", "--players", str(players), "--impl", impl],
+        capture_output=True, text=True, timeout=3600, check=True,
+    )  # fmt: skip
+    return float(json.loads(out.stdout.strip().splitlines()[-1])["peak_mb"])
 
 
 def measure(players: int, old_max: int, memory: bool) -> dict[str, Any]:
@@ -91,7 +112,7 @@ def measure(players: int, old_max: int, memory: bool) -> dict[str, Any]:
     ratings, wall, cpu = timed(lambda: fit(results))
     row.update(fit_s=round(wall, 3), fit_cpu_s=round(cpu, 3), method=ratings.error_method)
     if memory:
-        row["fit_peak_mb"] = round(peak_mb(lambda: fit(results)), 1)
+        row["fit_peak_mb"] = round(peak_mb(players, "new"), 1)
     if players <= old_max:
         old, wall_old, cpu_old = timed(lambda: legacy_ratings.fit(results))
         worst = max(abs(old[p.name].elo - p.elo) for p in ratings.players)
@@ -102,7 +123,7 @@ def measure(players: int, old_max: int, memory: bool) -> dict[str, Any]:
             max_elo_difference=worst, max_se_difference=worst_se,
         )  # fmt: skip
         if memory:
-            row["old_fit_peak_mb"] = round(peak_mb(lambda: legacy_ratings.fit(results)), 1)
+            row["old_fit_peak_mb"] = round(peak_mb(players, "old"), 1)
     else:
         row["old_fit_s"] = None  # skipped: cubic in the players
     # The ladder: all games, a full fit; 100 new games and a warm-started refit; 100 more
@@ -162,9 +183,18 @@ def main() -> int:
     parser.add_argument(
         "--old-max", type=int, default=400, help="largest pool the pure-Python fit runs on"
     )
-    parser.add_argument("--no-memory", action="store_true", help="skip the tracemalloc runs")
+    parser.add_argument(
+        "--no-memory", action="store_true", help="skip the memory runs (a process each)"
+    )
     parser.add_argument("--json", action="store_true", help="print only JSON")
+    parser.add_argument(
+        "--role", choices=("bench", "memory"), default="bench", help=argparse.SUPPRESS
+    )
+    parser.add_argument("--impl", choices=("new", "old"), default="new", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.role == "memory":
+        memory_child(int(args.players), args.impl)
+        return 0
     try:
         sizes = [int(x) for x in args.players.split(",") if x.strip()]
     except ValueError:
