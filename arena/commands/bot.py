@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -16,8 +17,10 @@ from arena.text import safe_text
 from arena.match import TimeControl
 from arena.referee.botspec import BotSpec, BotSpecError
 from arena.referee.local_match import MatchConfig, run_match
+from arena.sandbox.bot_dir import MAX_BYTES_ENV, MAX_FILES_ENV, BotDirError, DirLimits, human_size, parse_size
 from arena.sandbox.build import DEFAULT_BASE_IMAGE, DEFAULT_BOT_BASE, BuildError, build_image, ensure_bot_base
 from arena.sandbox.docker import DockerUnavailable, ImageNotFound, docker_client, image_id, image_volumes
+from arena.sandbox.dockerfile_policy import image_config_warnings
 from arena_sdk.engine import resolve_ruleset
 
 app = typer.Typer(help="Build and check bot images.", no_args_is_help=True)
@@ -46,6 +49,21 @@ def build(
     base_image: BaseImageOption = DEFAULT_BASE_IMAGE,
     bot_base: BotBaseOption = DEFAULT_BOT_BASE,
     as_json: Annotated[bool, typer.Option("--json", help="Print the image ID as JSON.")] = False,
+    max_bytes: Annotated[
+        str | None,
+        typer.Option(
+            "--max-bytes",
+            help=f"Cap on the directory's files, e.g. 512m (default {human_size(DirLimits().max_bytes)}; env {MAX_BYTES_ENV}).",
+        ),
+    ] = None,
+    max_files: Annotated[
+        int | None,
+        typer.Option(
+            "--max-files",
+            min=1,
+            help=f"Cap on its files and directories (default {DirLimits().max_files}; env {MAX_FILES_ENV}).",
+        ),
+    ] = None,
 ) -> None:
     """Build DIRECTORY into an image offline and print its image ID.
 
@@ -53,16 +71,37 @@ def build(
     bot base image (made first if needed); requirements.txt, if present, is
     installed from the wheels in DIRECTORY/wheels/.  A Dockerfile of your own
     can start FROM ${BOT_BASE}.  The build has no network; there is no
-    registry, so the image ID identifies the image.  See docs/packaging.md.
+    registry, so the image ID identifies the image.  The directory may hold
+    only regular files and directories (no links, devices, FIFOs or sockets),
+    and a Dockerfile may not fetch URLs or read other images: see docs/packaging.md.
     """
+    limits = _dir_limits(max_bytes, max_files)
     try:
-        built = build_image(directory, tag=tag, base_image=base_image, bot_base=bot_base, on_line=_progress_line(as_json))
+        built = build_image(
+            directory, tag=tag, base_image=base_image, bot_base=bot_base, on_line=_progress_line(as_json), limits=limits
+        )
     except (BuildError, DockerUnavailable) as exc:
         fail(str(exc))
     if as_json:
         print_json({"image_id": built.image_id, "tag": built.tag})
     else:
         console.print(built.image_id, highlight=False)
+
+
+def _dir_limits(max_bytes: str | None, max_files: int | None) -> DirLimits:
+    """The caps on the bot's directory: the environment's (or the defaults), then the options."""
+    try:
+        limits = DirLimits.from_env()
+    except BotDirError as exc:
+        fail(str(exc))
+    if max_bytes is not None:
+        try:
+            limits = dataclasses.replace(limits, max_bytes=parse_size(max_bytes))
+        except ValueError as exc:
+            fail(f"--max-bytes: {exc}")
+    if max_files is not None:
+        limits = dataclasses.replace(limits, max_files=max_files)
+    return limits
 
 
 @app.command("base")
@@ -109,8 +148,10 @@ def check(
     """Start IMAGE, check its handshake, and play a short game against the random bot.
 
     Passes when every seat of the image joins and its side plays the game
-    without a strike or forfeit.  Exits 0 on pass, 1 on fail.  Also reports
-    the image's VOLUME paths: seats get an empty read-only directory there.
+    without a strike or forfeit.  Exits 0 on pass, 1 on fail.  Also warns
+    about the image's HEALTHCHECK, VOLUME, STOPSIGNAL and ONBUILD settings
+    (arena bot build refuses them): seats get an empty read-only directory
+    at a VOLUME path.
     """
     start_seconds(timeout)
     try:
@@ -120,6 +161,7 @@ def check(
     try:
         image_id(client, image)
         volumes = image_volumes(client, image)
+        warnings = image_config_warnings(client.images.get(image).attrs.get("Config"))
     except ImageNotFound as exc:
         fail(str(exc))
     finally:
@@ -156,6 +198,7 @@ def check(
         "problems": problems,
         "ending": game.ending,
         "volumes": volumes,
+        "warnings": warnings,
     }
     if as_json:
         print_json(verdict)
@@ -166,9 +209,7 @@ def check(
                 console.print(f"[dim]--- {name} (tail)\n{safe_text(text, keep_newlines=True)}[/]", highlight=False, soft_wrap=True)
     else:
         console.print(f"[green]PASS[/] {safe_text(image)}: bot {safe_text(repr(mine.name))} joined and played a game ({ending_in_words(game.ending)})", soft_wrap=True)
-    if volumes and not as_json:
-        console.print(
-            f"note: the image declares VOLUME {', '.join(volumes)}: seats get an empty read-only "
-            "directory there, not a volume (write to /tmp)", soft_wrap=True, highlight=False,
-        )  # fmt: skip
+    if not as_json:
+        for warning in warnings:
+            console.print(f"warning: {safe_text(warning)}", soft_wrap=True, highlight=False, markup=False)
     raise typer.Exit(0 if not problems else 1)

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arena.sandbox.bot_dir import BotDirError, DirLimits, copy_bot_dir, read_regular_file
+from arena.sandbox.bot_dir import BotDirError, DirLimits, check_bot_dir, copy_bot_dir, read_regular_file
 from arena.sandbox.docker import LABEL, docker_client
 from arena.sandbox.dockerfile_policy import MAX_DOCKERFILE_CHARS, DockerfileError, check_dockerfile
 
@@ -249,6 +249,7 @@ def build_image(
         raise BuildError(f"{source} is not a directory")
     try:
         limits = limits or DirLimits.from_env()
+        check_bot_dir(source, limits)  # before anything reaches Docker: a refusal costs a few lstat calls
         # The Dockerfile is read once, never through a link, and this exact text is what the build uses.
         raw = read_regular_file(source, "Dockerfile", MAX_DOCKERFILE_CHARS)
     except BotDirError as exc:

@@ -50,7 +50,8 @@ def variants(docker: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str,
     root = tmp_path_factory.mktemp("variants")
     # /data holds a file in the image: a VOLUME copies it into a fresh writable volume.
     volumes = probe_variant(root, "volumes", "USER root\nRUN mkdir -p /data && echo x > /data/seed\nUSER 10001\nVOLUME /data /cache\n")
-    build_image(volumes, tag=VOLUME_IMAGE, base_image=BASE_IMAGE, client=docker)
+    # trusted: `arena bot build` refuses VOLUME in a bot's Dockerfile; this image stands for one built elsewhere.
+    build_image(volumes, tag=VOLUME_IMAGE, base_image=BASE_IMAGE, client=docker, trusted=True)
     noexec = probe_variant(root, "noexec", 'ENTRYPOINT ["/no/such/bot"]\n')
     build_image(noexec, tag=NOEXEC_IMAGE, base_image=BASE_IMAGE, client=docker)
     return {"volumes": VOLUME_IMAGE, "noexec": NOEXEC_IMAGE}
