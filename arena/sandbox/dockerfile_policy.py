@@ -17,7 +17,9 @@ BuildKit pull a frontend image.  So a bot's Dockerfile may:
 - not use ``ONBUILD``, ``HEALTHCHECK``, ``VOLUME`` or ``STOPSIGNAL`` (settings
   that make Docker work for a seat outside its limits, or that act in builds
   of other images);
-- only the ``escape`` parser directive (``check`` is ignored).
+- only the ``escape`` parser directive (any other, even one a newer Docker
+  knows, could end the directives early for one reader and not the other, and
+  change the escape character between them).
 
 Anything this parser cannot read the way Docker does (heredocs, quoted flags,
 unknown instructions or directives, variable forms other than ``$NAME``,
@@ -129,8 +131,8 @@ def parse_dockerfile(text: str) -> ParsedDockerfile:
             escape = value
         elif key == "syntax":
             raise _refuse(first + 1, "a syntax directive makes the builder fetch a frontend image: not allowed")
-        elif key != "check":
-            raise _refuse(first + 1, f"unknown parser directive {key!r} (only escape is allowed)")
+        else:  # Docker 20.10 stops reading directives at an unknown one, BuildKit at some: only escape is sure
+            raise _refuse(first + 1, f"the parser directive {key!r} is not allowed (only escape is)")
     else:
         first = len(lines)
     continuation = re.compile(rf"^(.*?){re.escape(escape)}[ \t]*$")
