@@ -46,9 +46,16 @@ Bad answers
     propagates (with a note saying where); in the arena it would crash the bot
     and forfeit its games.
 
+Recorded games
+    :class:`RecordedGame` (from :mod:`arena_sdk.reproduce`) rebuilds, from
+    any game record, the exact ``View`` (and ``MatchInfo``, ``GameInfo``) a
+    seat had at its k-th decision, and re-asks a bot at every decision of a
+    seat: ``RecordedGame.load(path).reproduce("E", 12).view``.
+
 Command line::
 
-    python -m arena_sdk.testing path/to/bot.py:MyBot [--against random|easy|medium|hard] [--games 10] [--rules pagat]
+    python -m arena_sdk.testing path/to/bot.py:MyBot [--against random|easy|medium|hard] [--games 10] [--rules pagat] [--jobs 4]
+    python -m arena_sdk.testing path/to/bot.py:MyBot --replay RECORD.json --seat E [--json]
 
 Built-in opponents: pass ``"easy"``, ``"medium"`` or ``"hard"`` (or
 ``"builtin:hard"``) wherever a bot is expected, or the classes of
@@ -65,7 +72,7 @@ import importlib.util
 import inspect
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +101,15 @@ from arena_sdk.protocol import (
     request_to_proto,
     welcome_message,
 )
+from arena_sdk.reproduce import (
+    ClockSettings,
+    ReaskRow,
+    RecordedDecision,
+    RecordedGame,
+    Reproduction,
+    load_record,
+    reproduce_decision,
+)
 from arena_sdk.view import View
 from arena_sdk.wire import arena_pb2 as pb
 
@@ -106,8 +122,9 @@ DEFAULT_BANK_MS = 30_000
 STRIKES_TO_FORFEIT = 3
 
 __all__ = [
-    "BotAnswerError", "BotSpec", "LocalGameResult", "RandomBot", "bot_seed_for",
-    "default_action", "main", "play_game", "play_match",
+    "BotAnswerError", "BotSpec", "ClockSettings", "LocalGameResult", "RandomBot", "ReaskRow",
+    "RecordedDecision", "RecordedGame", "Reproduction", "bot_seed_for", "default_action",
+    "load_record", "main", "play_game", "play_match", "reproduce_decision",
 ]  # fmt: skip
 
 
@@ -622,13 +639,77 @@ def load_bot(spec: str) -> type[Bot] | Callable[[], Bot]:
     return found[0]
 
 
+@dataclasses.dataclass(frozen=True)
+class _GameJob:
+    """One game of the command line's duplicate series (picklable: it crosses to a worker process)."""
+
+    index: int
+    mine: str
+    theirs: str
+    rules: dict[str, Any]
+    seed: int
+    swap: bool
+    lenient: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class _GameOutcome:
+    index: int
+    summary: str
+    names: tuple[str, str]
+    won: bool
+    drawn: bool
+    margin: int
+    defaults: int
+    error: str | None = None
+
+
+def _play_job(job: _GameJob) -> _GameOutcome:
+    """Play one game of the series: your bot in team 0, or in team 1 when ``swap``."""
+    mine, theirs = load_bot(job.mine), load_bot(job.theirs)
+    order = [theirs, mine] if job.swap else [mine, theirs]
+    rules = Ruleset.from_dict(job.rules)
+    try:
+        res = play_game(
+            order, rules, job.seed, strict=not job.lenient, match_id=f"local-{job.seed}-{int(job.swap)}"
+        )
+    except BotAnswerError as exc:
+        return _GameOutcome(job.index, "", ("", ""), False, False, 0, 0, error=str(exc))
+    team = 1 if job.swap else 0
+    return _GameOutcome(
+        index=job.index,
+        summary=res.summary(),
+        names=(res.names[team], res.names[1 - team]),
+        won=res.winner == team,
+        drawn=res.winner is None,
+        margin=res.scores[team] - res.scores[1 - team],
+        defaults=sum(d for s, d in enumerate(res.defaults) if res.team_of(s) == team),
+    )
+
+
+def _play_series(jobs: list[_GameJob], processes: int) -> Iterator[_GameOutcome]:
+    """The games' outcomes in game order, played in ``processes`` worker processes (1: here)."""
+    if processes <= 1 or len(jobs) <= 1:
+        yield from map(_play_job, jobs)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    # Each game is independent (fresh bots, its own seeds): the results are
+    # those of --jobs 1, only sooner.  map() keeps the game order.
+    with ProcessPoolExecutor(max_workers=min(processes, len(jobs))) as pool:
+        yield from pool.map(_play_job, jobs)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m arena_sdk.testing BOT [--against BOT] [--games N] [--rules PRESET]``."""
+    """``python -m arena_sdk.testing BOT [--against BOT] [--games N] [--rules PRESET] [--jobs N]``,
+    or ``python -m arena_sdk.testing BOT --replay RECORD --seat SEAT [--json]``."""
     parser = argparse.ArgumentParser(
         prog="python -m arena_sdk.testing",
         description="Play a bot against another in-process (no referee, no clock) and "
         "print the results. Four players: team mode (each bot fills both seats of "
-        "its side); the sides swap every other game, on the same deals.",
+        "its side); the sides swap every other game, on the same deals. With --replay: "
+        "ask the bot again at every decision of one seat in a recorded game and show "
+        "where its answer now differs from what was played.",
     )
     parser.add_argument("bot", help="path/to/bot.py:ClassName, 'random', or a tier: easy, medium, hard")
     parser.add_argument(
@@ -645,51 +726,111 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--lenient", action="store_true",
         help="play the default move for a bad answer instead of stopping",
     )  # fmt: skip
+    parser.add_argument(
+        "--jobs", "-j", type=int, default=1,
+        help="games played at once, each in its own process (default 1); the results are the same",
+    )  # fmt: skip
     parser.add_argument("--verbose", "-v", action="store_true", help="print every game")
+    replay = parser.add_argument_group("re-asking a recorded game")
+    replay.add_argument("--replay", metavar="RECORD", help="a game record (JSON) to ask the bot again on")
+    replay.add_argument("--seat", help="the seat the bot plays in the record: N, E, S, W, A, B or 0-3")
+    replay.add_argument("--json", action="store_true", help="print the decisions as JSON")
+    replay.add_argument("--all", action="store_true", help="list every decision, not only the differing ones")
+    replay.add_argument(
+        "--clock", metavar="MOVE_MS,BANK_MS,HARD_CAP_MS", default=None,
+        help="the match's time control, which records do not hold (default 1000,30000,60000)",
+    )  # fmt: skip
+    replay.add_argument(
+        "--game-index", type=int, default=None,
+        help="the game's index in its match (default: read from a game id <match>-gN, else 0)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    if args.replay is not None:
+        return _replay_main(parser, args)
+    if args.seat is not None or args.json:
+        parser.error("--seat and --json go with --replay")
     try:
         from arena_sdk.engine import parse_overrides
 
         rules = resolve_ruleset(args.rules, parse_overrides(args.set))
     except RulesError as exc:
         parser.error(str(exc))
-    mine, theirs = load_bot(args.bot), load_bot(args.against)
+    load_bot(args.bot), load_bot(args.against)  # a bad bot spec fails here, before any game
     if args.games < 1:
         parser.error("--games must be at least 1")
-    wins = draws = 0
-    score_diff = 0
-    defaults = 0
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
     started = time.perf_counter()
     # Duplicate pairs: game 2k with your bot in team 0, game 2k+1 on the same deal in team 1.
-    for g in range(args.games):
-        seed = args.seed + g // 2
-        swap = g % 2 == 1
-        order = [theirs, mine] if swap else [mine, theirs]
-        try:
-            res = play_game(
-                order, rules, seed, strict=not args.lenient, match_id=f"local-{seed}-{int(swap)}"
-            )
-        except BotAnswerError as exc:
-            print(f"stopped: {exc}", file=sys.stderr)
+    jobs = [
+        _GameJob(g, args.bot, args.against, rules.to_dict(), args.seed + g // 2, g % 2 == 1, args.lenient)
+        for g in range(args.games)
+    ]
+    wins = draws = score_diff = defaults = 0
+    names = ("", "")
+    for out in _play_series(jobs, args.jobs):
+        if out.error is not None:
+            print(f"stopped: {out.error}", file=sys.stderr)
             return 1
-        team = 1 if swap else 0
-        if res.winner is None:
-            draws += 1
-        elif res.winner == team:
-            wins += 1
-        score_diff += res.scores[team] - res.scores[1 - team]
-        defaults += sum(d for s, d in enumerate(res.defaults) if res.team_of(s) == team)
+        wins += out.won
+        draws += out.drawn
+        score_diff += out.margin
+        defaults += out.defaults
+        names = out.names
         if args.verbose:
-            print(f"[{g + 1}/{args.games}] {res.summary()}")
+            print(f"[{out.index + 1}/{args.games}] {out.summary}")
     elapsed = time.perf_counter() - started
-    name, other = res.names[1 if swap else 0], res.names[0 if swap else 1]
     losses = args.games - wins - draws
     print(
-        f"{name} vs {other}: {wins} won, {losses} lost, {draws} drawn of {args.games} "
+        f"{names[0]} vs {names[1]}: {wins} won, {losses} lost, {draws} drawn of {args.games} "
         f"({rules.preset}, seeds {args.seed}..{args.seed + (args.games - 1) // 2}); "
         f"mean score margin {score_diff / args.games:+.1f}; "
         f"default moves {defaults}; {elapsed:.1f} s"
     )
+    return 0
+
+
+def _replay_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--replay RECORD --seat SEAT``: the bot asked again at every decision of the seat."""
+    import json
+
+    if args.seat is None:
+        parser.error("--replay needs --seat (the seat your bot played)")
+    clock = None
+    if args.clock is not None:
+        try:
+            move, bank, cap = (int(x) for x in args.clock.split(","))
+            clock = ClockSettings(move_ms=move, bank_ms=bank, hard_cap_ms=cap)
+        except ValueError:
+            parser.error(f"--clock must be MOVE_MS,BANK_MS,HARD_CAP_MS, got {args.clock!r}")
+    try:
+        game = RecordedGame.load(args.replay, clock=clock, game_index=args.game_index)
+        seat = game.seat(args.seat)
+    except (ValueError, RulesError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    bot = _make_bot(load_bot(args.bot))
+    rows = game.reask(bot, seat)
+    changed = [r for r in rows if r.differs]
+    name = seat_name(game.players, seat)
+    if args.json:
+        print(json.dumps({
+            "record": str(args.replay), "game_id": game.game_id, "seat": name, "bot": str(bot.name),
+            "bot_seed": game.bot_seed(seat), "decisions": len(rows), "differences": len(changed),
+            "rows": [r.to_json() for r in rows],
+        }, indent=1))  # fmt: skip
+        return 0
+    shown = rows if args.all else changed
+    print(
+        f"{bot.name} at seat {name} of {game.game_id or args.replay} (bot seed {game.bot_seed(seat)}): "
+        f"{len(changed)} of {len(rows)} decisions differ"
+    )
+    if shown:
+        print(f"  {'#':>4} {'hand':>4}  {'kind':<9} {'played':<22} now")
+        for row in shown:
+            d = row.decision
+            mark = "*" if row.differs else " "
+            print(f"{mark} {d.index:>4} {d.hand:>4}  {d.kind.value:<9} {d.played_text:<22} {row.now_text}")
     return 0
 
 
