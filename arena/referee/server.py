@@ -153,7 +153,7 @@ class _SeatServicer(pb_grpc.RefereeServicer):
         self._service = service
         self._gate = gate
 
-    async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:
+    async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
         await self._service.play(request_iterator, context, self._gate)
 
 
@@ -215,7 +215,7 @@ class RefereeService(pb_grpc.RefereeServicer):
         if gate is not None and gate.guard is not None:
             gate.guard.charge(f"on seat {gate.guard.seat.seat}'s socket: {detail}", event)
 
-    async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:
+    async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
         await self.play(request_iterator, context, self._gate)
 
     async def play(self, request_iterator: object, context: grpc.aio.ServicerContext, gate: _Gate) -> None:
