@@ -27,7 +27,7 @@ import scipy.sparse
 from numpy.typing import NDArray
 
 from arena.ratings.bradley_terry import maximise, sigmoid
-from arena.ratings.fit import (
+from arena.ratings.fitting import (
     ELO_PER_LOGIT,
     MIN_CLUSTERS,
     Z95,

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+#: Elo points per logit: ``P(a beats b) = 1 / (1 + 10^(−(r_a − r_b)/400))``.
+ELO_PER_LOGIT = 400.0 / math.log(10.0)
+#: Two-sided 95% normal quantile.
+Z95 = 1.96
+#: Default: the cluster-robust error bars need every player in at least this many clusters.
+MIN_CLUSTERS = 10
 
 #: The error bars came from the spread of duplicate pairs (cluster-robust sandwich).
 ERROR_CLUSTER = "cluster-robust"

@@ -1,4 +1,8 @@
-"""``fit``: results in, Bradley–Terry ratings with error bars, LOS and crosstable out."""
+"""``fit``: results in, Bradley–Terry ratings with error bars, LOS and crosstable out.
+
+``arena.ratings.fit`` calls this module's :func:`fit` (imported on first use: numpy and
+scipy load only when something is fitted).
+"""
 
 from __future__ import annotations
 
@@ -14,8 +18,11 @@ from arena.ratings.covariance import cluster_scores, meat, sandwich, small_sampl
 from arena.ratings.graph import components_of, strongly_connected
 from arena.ratings.linalg import dense_laplacian, dense_threads, regularised_inverse
 from arena.ratings.model import (
+    ELO_PER_LOGIT,
     ERROR_CLUSTER,
     ERROR_MODEL,
+    MIN_CLUSTERS,
+    Z95,
     PlayerRating,
     PlayerRecord,
     Ratings,
@@ -26,13 +33,6 @@ from arena.ratings.tally import Tally, crosstable_of, records_of, tally
 from arena.ratings.views import NamedMatrix
 
 Floats = NDArray[np.float64]
-
-#: Elo points per logit: ``P(a beats b) = 1 / (1 + 10^(−(r_a − r_b)/400))``.
-ELO_PER_LOGIT = 400.0 / math.log(10.0)
-#: Two-sided 95% normal quantile.
-Z95 = 1.96
-#: Default: the cluster-robust error bars need every player in at least this many clusters.
-MIN_CLUSTERS = 10
 
 
 def fit(
