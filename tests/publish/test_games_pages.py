@@ -106,7 +106,7 @@ def test_replay_and_pair_pages_run_from_file_urls(site, tmp_path: Path):
     game = standings.games[0]
     dom = dom_of(tmp_path, out / game_page(game), "#step=5")
     viewers = dom.find_all("div", class_="viewer")
-    assert len(viewers) == 1 and viewers[0].attrs["data-step"] == "5"
+    assert len(viewers) == 1 and viewers[0].attrs["data-step"] == "4"  # step 5 as shown: index 4
     assert HOSTILE_NAME in [n.text for n in dom.find_all("span", class_="bot-name")]
     assert not dom.find_all("img")
     # Shared script and style, loaded by relative path (works from disk).

@@ -196,7 +196,7 @@ def test_trick_scores_and_breakdown_at_a_hand_end(pages, tmp_path: Path):
     hand = state.hand_results[0]
     data = game_steps(rec)
     end = data["hands"][1]["step"] - 1  # the step of hand 1's last card
-    dom = dump(tmp_path, page, f"step={end}")
+    dom = dump(tmp_path, page, f"step={end + 1}")
     trick = dom.find("div", class_="trick").find_all("div", class_="played")
     last = hand.played[-1]
     assert [p.find("span", class_="card").attrs["data-card"] for p in trick] == [c.name for c in last.cards]
@@ -212,7 +212,7 @@ def test_trick_scores_and_breakdown_at_a_hand_end(pages, tmp_path: Path):
     cells = rows["score"].find_all("td")
     assert cells[1].text == f"{hand.teams[0].score_before} → {hand.teams[0].score_after}"
     # One card back: the trick is not complete, no breakdown yet, the hand not over.
-    dom = dump(tmp_path, page, f"step={end}&do=prev")
+    dom = dump(tmp_path, page, f"step={end + 1}&do=prev")
     assert len(dom.find("div", class_="trick").find_all("div", class_="played")) == 3
     assert not dom.find_all("table", class_="breakdown")
 
@@ -222,7 +222,7 @@ def test_marks_decision_times_and_forfeit(pages, tmp_path: Path):
     data = game_steps(rec)
     steps = data["steps"]
     default_step = next(i for i, s in enumerate(steps) if s.get("a") and s["a"].get("def"))
-    dom = dump(tmp_path, page, f"step={default_step}")
+    dom = dump(tmp_path, page, f"step={default_step + 1}")
     marks = [m.attrs["data-mark"] for m in dom.find_all("div", class_="mark")]
     assert "timeout" in marks
     action = dom.find("div", class_="action")
@@ -233,7 +233,7 @@ def test_marks_decision_times_and_forfeit(pages, tmp_path: Path):
     assert "forfeit:timeout" in dom.find("p", class_="end").text
     # The stale answer (request 3) is marked at its decision.
     ev_step = next(i for i, s in enumerate(steps) if any(m[0] == "event" for m in s.get("e") or []))
-    dom = dump(tmp_path, page, f"step={ev_step}")
+    dom = dump(tmp_path, page, f"step={ev_step + 1}")
     assert any("stale_answer" in m.text for m in dom.find_all("div", class_="mark"))
 
 
@@ -245,7 +245,7 @@ def test_cpu_time_is_shown_when_the_record_has_it(pages, tmp_path: Path):
     data["steps"][step]["a"]["cpu"] = 12.5  # as game_steps writes a record's cpu_ms
     page = tmp_path / "cpu.html"
     page.write_text(standalone_html(data), encoding="utf-8")
-    dom = dump(tmp_path, page, f"step={step}")
+    dom = dump(tmp_path, page, f"step={step + 1}")
     assert "cpu 12.5 ms" in dom.find("div", class_="action").text
 
 
@@ -287,7 +287,7 @@ SAVE_DOCS_SCREENSHOTS = False
     [
         ("replay-all.png", "pagat", 11, "hand=2&do=next-trick,next-trick,next-trick,next,next", "1300,660"),
         ("replay-seat.png", "pagat", 11, "hand=2&do=next-trick,next-trick,next-trick,next,next&seat=N", "1300,660"),
-        ("replay-two-player.png", "two-player", 14, "step=9&seat=B", "1300,600"),
+        ("replay-two-player.png", "two-player", 14, "step=10&seat=B", "1300,600"),
     ],
 )
 def test_screenshots(tmp_path: Path, name: str, preset: str, seed: int, fragment: str, size: str):

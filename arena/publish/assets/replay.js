@@ -485,7 +485,7 @@
     });
   }
 
-  /* Options in the address's #fragment: step=K, hand=H, seat=S, do=a,b,c (controls to press);
+  /* Options in the address's #fragment: step=K (as shown, from 1), hand=H, seat=S, do=a,b,c (controls to press);
    * for tests: runs=seq|seq (where each sequence ends) and audit (every step, every view). */
   function fromHash(viewer) {
     var params = {};
@@ -495,7 +495,8 @@
       params[decodeURIComponent(p[0])] = decodeURIComponent(p.slice(1).join("="));
     });
     if (params.seat) viewer.setSeat(params.seat);
-    if (params.step) viewer.go(parseInt(params.step, 10));
+    // step=N: the step the page shows as "step N" (counted from 1, like the position line).
+    if (params.step) viewer.go(parseInt(params.step, 10) - 1);
     if (params.hand) {
       var h = viewer.data.hands.filter(function (x) { return String(x.n) === params.hand; })[0];
       if (h) viewer.go(h.step);
