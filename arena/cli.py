@@ -7,7 +7,20 @@ from typing import Any
 import typer
 from typer.core import TyperGroup, TyperOption
 
-from arena.commands import bot, demo, match, ratings, replay, rules, sandbox, serve, sprt, tournament
+from arena.commands import (
+    bot,
+    demo,
+    ladder,
+    match,
+    ratings,
+    replay,
+    rules,
+    sandbox,
+    serve,
+    sprt,
+    submit,
+    tournament,
+)
 
 
 class ArenaGroup(TyperGroup):
@@ -48,10 +61,12 @@ app.add_typer(tournament.app, name="tournament")
 app.add_typer(ratings.app, name="ratings")
 app.add_typer(bot.app, name="bot")
 app.add_typer(sandbox.app, name="sandbox")
+app.add_typer(ladder.app, name="ladder")
 app.command("replay")(replay.replay)
 app.command("demo")(demo.demo)
 app.command("serve")(serve.serve)
 app.command("sprt")(sprt.sprt)
+app.command("submit")(submit.submit)
 
 if __name__ == "__main__":  # pragma: no cover
     app()

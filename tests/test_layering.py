@@ -77,6 +77,12 @@ ALLOWED = {
         "arena.ratings", "arena.sprt",
     },
     "publish": {"arena.ratings", "arena.publish"},
+    # The competition server: a runner on the table kernel (like sprt), with its own stores and site;
+    # it reads the tournament's value parsers (limits, config errors). Nothing imports it but the CLI.
+    "ladder": {
+        "arena.match", "arena.referee", "arena.sandbox", "arena.tables", "arena.results", "arena.tournament",
+        "arena.ratings", "arena.publish", "arena.ladder",
+    },
 }
 
 

@@ -16,7 +16,6 @@ resolved once at the start, each game's row and the prune of leftovers.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import errno
 import math
@@ -32,11 +31,11 @@ from arena.ratings.pairs import PairOutcome, PairSummary, PointsTally, pentanomi
 from arena.ratings.sprt import SequentialTest, Status
 from arena.referee.botspec import BotSpecError
 from arena.results.store import ResultsStore, StoreError, storage_error
-from arena.sandbox.docker import DockerUnavailable, ImageNotFound, docker_client, prune
+from arena.sandbox.docker import DockerUnavailable, ImageNotFound, docker_client
 from arena.sprt.config import SprtConfig, deal_seed, game_id
-from arena.tables.pairs import PairBatch, play_pairs
 from arena.sprt.store import open_store, stored_pairs
-from arena.tables.containers import resolve_image_ids
+from arena.tables.containers import prune_run, resolve_image_ids
+from arena.tables.pairs import PairBatch, play_pairs
 from arena.tables.players import LocalTables, TablePlayer
 from arena.tables.rows import GameSlot, store_played
 from arena.tables.spec import TableGame, TableResult
@@ -247,8 +246,7 @@ class _Run:
 
     def _prune(self) -> None:
         # By match id, not by run label: containers of a test started by an older version carry none.
-        with contextlib.suppress(Exception):
-            prune(self.client, match_prefix=f"sprt-{self.run_id}/", include_running=True)
+        prune_run(None, f"sprt-{self.run_id}/", self.client)
 
     # ------------------------------------------------------------ scheduling
 

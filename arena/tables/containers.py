@@ -35,11 +35,13 @@ def resolve_image_ids(bots: Mapping[str, BotSpec], client: Any) -> dict[str, str
     return {name: image_id(client, bot.target) if bot.kind == "docker" else None for name, bot in bots.items()}
 
 
-def prune_run(run_id: str, match_prefix: str | None = None, client: Any = None) -> None:
+def prune_run(run_id: str | None, match_prefix: str | None = None, client: Any = None) -> None:
     """Remove this run's containers (of one table, with ``match_prefix``); best effort.
 
-    Opens its own Docker client unless given one (it runs in worker threads,
-    which must not share the coordinator's).
+    ``run_id`` None: by ``match_prefix`` alone (containers of runs started
+    before containers carried their run's label).  Opens its own Docker client
+    unless given one (it runs in worker threads, which must not share the
+    coordinator's).
     """
     own = client is None
     if own:

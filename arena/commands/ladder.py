@@ -1,0 +1,282 @@
+"""``arena ladder``: run a competition server (teams submit bots, a ladder keeps playing them, a web site).
+
+``init`` makes a ladder directory, ``team`` manages teams and their tokens,
+``show`` prints the leaderboard from the stores (also while the server runs),
+``serve`` runs the ladder and its web site.  ``arena submit`` (in
+:mod:`arena.commands.submit`) uploads a bot.  See docs/ladder.md.
+"""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+import threading
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from arena_sdk.engine import RulesError, parse_overrides, resolve_ruleset
+from rich.table import Table
+
+from arena.commands.common import console, err_console, fail, print_json
+from arena.commands.options import PresetOption, SetOption
+from arena.errors import ArenaError
+from arena.ladder.builds import source_dir
+from arena.ladder.config import CONFIG_NAME, LadderConfig, load_ladder_config, template
+from arena.ladder.standings import standings
+from arena.sandbox.build import DEFAULT_BASE_IMAGE
+from arena.ladder.store import UPLOADING, LadderStore, token_hash
+from arena.text import safe_text
+
+app = typer.Typer(help="Run a competition: teams submit bots, a ladder plays them, a web site shows it.", no_args_is_help=True)
+team_app = typer.Typer(help="Teams and their tokens.", no_args_is_help=True)
+app.add_typer(team_app, name="team")
+
+DirArgument = Annotated[Path, typer.Argument(help="The ladder directory (made by arena ladder init).")]
+NameArgument = Annotated[str, typer.Argument(help="The team's name: 1-40 letters, digits, '.', '_' or '-'.")]
+
+
+def _open(directory: Path) -> tuple[LadderConfig, LadderStore]:
+    try:
+        config = load_ladder_config(directory)
+        return config, LadderStore(config.ladder_path)
+    except ArenaError as exc:
+        fail(str(exc))
+
+
+@app.command("init")
+def init(
+    directory: DirArgument,
+    preset: PresetOption = "pagat",
+    overrides: SetOption = None,
+    name: Annotated[str | None, typer.Option(help="The ladder's name on its pages (default: the directory's).")] = None,
+    base_image: Annotated[
+        str, typer.Option("--base-image", help="The Python image bots are built on (no registry: arena-base:bookworm).")
+    ] = DEFAULT_BASE_IMAGE,
+) -> None:
+    """Make a ladder directory: DIR/ladder.toml (every key documented), the stores, an admin token.
+
+    The admin token is printed once (only its hash is kept): the organiser
+    signs in with it to pause the ladder, disable versions or teams, and read
+    every log.
+    """
+    from arena.ladder.service import open_results
+
+    if (directory / CONFIG_NAME).exists():
+        fail(f"{directory} is a ladder already ({CONFIG_NAME} exists)")
+    try:
+        parsed = parse_overrides(overrides or [])
+        resolve_ruleset(preset, parsed)
+    except RulesError as exc:
+        fail(str(exc))
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / CONFIG_NAME).write_text(template(name or directory.resolve().name, preset, parsed, base_image), encoding="utf-8")
+    config = load_ladder_config(directory)
+    store = LadderStore(config.ladder_path)
+    admin = secrets.token_urlsafe(24)
+    try:
+        store.set_meta("ladder_id", secrets.token_hex(4))
+        store.set_meta("admin_token_hash", token_hash(admin))
+        store.set_meta("paused", "0")
+        open_results(config, store.meta()["ladder_id"]).close()
+    finally:
+        store.close()
+    console.print(f"ladder {safe_text(config.name)} made in {safe_text(str(directory))}")
+    console.print(f"admin token (shown once, keep it): [bold]{admin}[/]")
+    console.print(f"next: arena ladder team add {safe_text(str(directory))} NAME, then arena ladder serve {safe_text(str(directory))}")
+
+
+@team_app.command("add")
+def team_add(directory: DirArgument, name: NameArgument) -> None:
+    """Create a team and print its token once (192 random bits; only a hash is kept)."""
+    _, store = _open(directory)
+    try:
+        token = store.add_team(name)
+    except ArenaError as exc:
+        fail(str(exc))
+    finally:
+        store.close()
+    console.print(f"team {safe_text(name)}: token (shown once) [bold]{token}[/]")
+
+
+@team_app.command("token")
+def team_token(
+    directory: DirArgument,
+    name: NameArgument,
+    rotate: Annotated[bool, typer.Option("--rotate", help="Replace the token (the old one stops working at once).")] = False,
+) -> None:
+    """Tokens are never shown again: --rotate gives the team a new one (and signs it out everywhere)."""
+    if not rotate:
+        fail("a token is shown only when it is made: pass --rotate to replace it")
+    _, store = _open(directory)
+    try:
+        token = store.rotate_token(name)
+    except ArenaError as exc:
+        fail(str(exc))
+    finally:
+        store.close()
+    console.print(f"team {safe_text(name)}: new token (shown once) [bold]{token}[/]")
+
+
+@team_app.command("disable")
+def team_disable(directory: DirArgument, name: NameArgument) -> None:
+    """Take a team out of the ladder (its versions stop playing; its token stops working)."""
+    _set_disabled(directory, name, True)
+
+
+@team_app.command("enable")
+def team_enable(directory: DirArgument, name: NameArgument) -> None:
+    """Bring a disabled team back."""
+    _set_disabled(directory, name, False)
+
+
+def _set_disabled(directory: Path, name: str, disabled: bool) -> None:
+    _, store = _open(directory)
+    try:
+        store.set_team_disabled(name, disabled)
+    except ArenaError as exc:
+        fail(str(exc))
+    finally:
+        store.close()
+    console.print(f"team {safe_text(name)} {'disabled' if disabled else 'enabled'}")
+
+
+def snapshot(config: LadderConfig, store: LadderStore) -> dict[str, Any]:
+    """The leaderboard and every team's versions, from the stores (what ``show`` prints)."""
+    from arena.results.store import ResultsStore
+
+    results = ResultsStore.open_read_only(config.results_path)
+    try:
+        games = results.games()
+    finally:
+        results.close()
+    rows = standings(games, [v.entry for v in store.active_versions()])
+    teams = {}
+    for team in store.teams():
+        teams[team.name] = {
+            "disabled": team.disabled,
+            "versions": [
+                {"version": v.number, "entry": v.entry, "status": v.status, "note": v.note, "created": v.created,
+                 "final_elo": v.final_elo}  # fmt: skip
+                for v in store.versions(team=team.name)
+            ],
+        }
+    return {"ladder": config.name, "paused": store.paused, "games": len(games),
+            "standings": [r.to_dict() for r in rows], "teams": teams}  # fmt: skip
+
+
+@app.command("show")
+def show(
+    directory: DirArgument,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
+) -> None:
+    """Print the leaderboard and each team's versions (read from the stores; fine while the server runs)."""
+    config, store = _open(directory)
+    try:
+        data = snapshot(config, store)
+    finally:
+        store.close()
+    if as_json:
+        print_json(data)
+        return
+    table = Table(title=f"{safe_text(config.name)}: {data['games']} games" + (" (paused)" if data["paused"] else ""))
+    for column in ("Rank", "Version", "Elo", "±95%", "Pairs", "Points/hand"):
+        table.add_column(column, justify="left" if column == "Version" else "right")
+    for r in data["standings"]:
+        margin = "" if r["low"] is None else f"±{(r['high'] - r['low']) / 2:.0f}"
+        table.add_row(
+            str(r["rank"] or "–"), safe_text(r["entry"]), "–" if r["elo"] is None else f"{r['elo']:.0f}", margin,
+            str(r["pairs"]), "–" if r["points_per_hand"] is None else f"{r['points_per_hand']:+.1f}",
+        )  # fmt: skip
+    console.print(table)
+    for name, team in data["teams"].items():
+        versions = ", ".join(f"{v['version']}:{v['status']}" for v in team["versions"]) or "no versions"
+        console.print(f"{safe_text(name)}{' (disabled)' if team['disabled'] else ''}: {safe_text(versions)}")
+
+
+@app.command("serve")
+def serve(
+    directory: DirArgument,
+    host: Annotated[str | None, typer.Option(help="Address to serve the site on (default: ladder.toml's [server]).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default: ladder.toml's [server]; 0 picks a free one).")] = None,
+    scheduler: Annotated[
+        str | None, typer.Option("--scheduler", help="Play the tables on a Dask cluster (docs/cluster.md).")
+    ] = None,
+    insecure: Annotated[bool, typer.Option("--insecure", help="Accept plain tcp:// to a scheduler on a private network.")] = False,
+) -> None:
+    """Run the ladder and its web site until Ctrl-C (or SIGTERM): builds, games, ratings, pages.
+
+    Safe to stop at any moment, even with kill -9: stored games are kept and
+    never counted twice, pairs cut short are played again, builds cut short
+    are built again.
+    """
+    import trio
+    import uvicorn
+
+    from arena.ladder.service import LadderService, open_results
+    from arena.ladder.web import create_app, wrap
+    from arena.tables.players import LocalTables, TablePlayer
+
+    config, store = _open(directory)
+    _recover_uploads(config, store)
+    results = open_results(config, store.meta()["ladder_id"])
+    player: TablePlayer
+    if scheduler is not None:
+        from arena.tables.cluster import ClusterTables
+
+        try:
+            player = ClusterTables.connect(scheduler, insecure=insecure)
+        except ArenaError as exc:
+            fail(str(exc))
+    else:
+        player = LocalTables()
+    service = LadderService(config, store, results, player)
+    app = create_app(config, lambda: service.state)
+    server = uvicorn.Server(
+        uvicorn.Config(wrap(app, config), host=host or config.host, port=config.port if port is None else port,
+                       log_level="warning", lifespan="off")  # fmt: skip
+    )
+    web = threading.Thread(target=server.run, name="arena-ladder-web", daemon=True)
+    web.start()
+
+    async def main() -> None:
+        import signal
+
+        async with trio.open_nursery() as nursery:
+            async def watch() -> None:
+                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                    async for _ in signals:
+                        service.stop.set()
+                        return
+
+            nursery.start_soon(watch)
+            while not server.started and web.is_alive():
+                await trio.sleep(0.05)
+            if not web.is_alive():
+                service.stop.set()
+            else:
+                bound = server.servers[0].sockets[0].getsockname() if server.servers else (host, port)
+                err_console.print(f"serving {safe_text(config.name)} on http://{bound[0]}:{bound[1]}/ (Ctrl-C stops)", highlight=False)
+                await service.run()
+            nursery.cancel_scope.cancel()
+
+    try:
+        trio.run(main)
+    finally:
+        server.should_exit = True
+        web.join(timeout=10)
+        results.close()
+        store.close()
+    if not server.started:
+        fail(f"the web site could not start on {host or config.host}:{config.port if port is None else port}")
+
+
+def _recover_uploads(config: LadderConfig, store: LadderStore) -> None:
+    """What a killed server left of uploads: half-received files, and versions whose files never arrived."""
+    shutil.rmtree(config.directory / "tmp", ignore_errors=True)
+    for version in store.versions(status=UPLOADING):
+        shutil.rmtree(source_dir(config, version), ignore_errors=True)
+        store.delete_version(version.id)
+
+
+__all__ = ["app", "snapshot"]

@@ -1,0 +1,409 @@
+"""The ladder's own state: teams, their versions, sign-in sessions, pairs in play, rating history.
+
+One SQLite file, ``DIR/ladder.sqlite`` (WAL), next to the games in
+``DIR/results.sqlite`` (the tournament's store, so ``arena ratings`` reads a
+ladder too).  The web server and the ladder loop both write here, each in
+short transactions (SQLite serialises them; a busy timeout covers the wait).
+
+Tokens are never stored: only their SHA-256 (a token is 192 random bits, so
+a plain hash cannot be searched), compared in constant time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import hashlib
+import hmac
+import secrets
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS teams (
+    name TEXT PRIMARY KEY,
+    token_hash TEXT NOT NULL UNIQUE,
+    disabled INTEGER NOT NULL DEFAULT 0,
+    created TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS versions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    team TEXT NOT NULL REFERENCES teams(name),
+    number INTEGER NOT NULL,
+    note TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL,
+    image_id TEXT,
+    build_log TEXT NOT NULL DEFAULT '',
+    validation_log TEXT NOT NULL DEFAULT '',
+    attempts INTEGER NOT NULL DEFAULT 0,
+    created TEXT NOT NULL,
+    activated TEXT,
+    retired TEXT,
+    final_elo REAL,
+    final_low REAL,
+    final_high REAL,
+    final_pairs INTEGER,
+    UNIQUE (team, number)
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    token_hash TEXT PRIMARY KEY,
+    team TEXT,
+    admin INTEGER NOT NULL DEFAULT 0,
+    expires TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS pairs (
+    seq INTEGER PRIMARY KEY,
+    version0 TEXT NOT NULL,
+    version1 TEXT NOT NULL,
+    status TEXT NOT NULL,
+    started TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS history (
+    version TEXT NOT NULL,
+    at TEXT NOT NULL,
+    pairs INTEGER NOT NULL,
+    elo REAL NOT NULL,
+    low REAL NOT NULL,
+    high REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS history_version ON history(version, at);
+"""
+
+#: A version's way through the server (docs/ladder.md, "Submissions").
+UPLOADING, QUEUED, BUILDING, VALIDATING, ACTIVE, RETIRED, FAILED, DISABLED = (
+    "uploading", "queued", "building", "validating", "active", "retired", "failed", "disabled",
+)  # fmt: skip
+#: How long a web sign-in lasts.
+SESSION_DAYS = 7
+
+
+class LadderError(ArenaError):
+    """A ladder operation that cannot be done (unknown team, a name taken, a quota reached): one line."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Team:
+    name: str
+    disabled: bool
+    created: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Version:
+    """One submitted version of a team's bot."""
+
+    id: int
+    team: str
+    number: int
+    note: str
+    status: str
+    image_id: str | None
+    build_log: str
+    validation_log: str
+    attempts: int
+    created: str
+    activated: str | None
+    retired: str | None
+    final_elo: float | None
+    final_low: float | None
+    final_high: float | None
+    final_pairs: int | None
+
+    @property
+    def entry(self) -> str:
+        """The version's name in games and ratings: ``team@number``."""
+        return f"{self.team}@{self.number}"
+
+
+def now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+def new_token() -> str:
+    """A fresh secret token (192 random bits, URL-safe text)."""
+    return secrets.token_urlsafe(24)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+TEAM_NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
+
+
+def check_team_name(name: str) -> str:
+    """1-40 letters, digits, '.', '_' or '-', starting with a letter or digit: safe in paths, tags and URLs."""
+    if not 1 <= len(name) <= 40 or not name[0].isalnum() or any(c not in TEAM_NAME_CHARS for c in name):
+        raise LadderError(
+            f"team name {name!r}: use 1-40 letters, digits, '.', '_' or '-', starting with a letter or digit"
+        )
+    return name
+
+
+class LadderStore:
+    """``ladder.sqlite``: see the module docstring."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.db = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.executescript(SCHEMA)
+        except sqlite3.Error as exc:
+            raise LadderError(f"cannot open {path}: {exc}") from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # ------------------------------------------------------------ meta
+
+    def meta(self) -> dict[str, str]:
+        return dict(self.db.execute("SELECT key, value FROM meta").fetchall())
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    def is_admin_token(self, token: str) -> bool:
+        stored = self.meta().get("admin_token_hash", "")
+        return bool(stored) and hmac.compare_digest(stored, token_hash(token))
+
+    @property
+    def paused(self) -> bool:
+        return self.meta().get("paused") == "1"
+
+    # ------------------------------------------------------------ teams
+
+    def add_team(self, name: str) -> str:
+        """Create a team; returns its token (shown once, stored only as a hash)."""
+        check_team_name(name)
+        token = new_token()
+        try:
+            with self.transaction() as db:
+                db.execute(
+                    "INSERT INTO teams(name, token_hash, created) VALUES (?, ?, ?)", (name, token_hash(token), now())
+                )
+        except sqlite3.IntegrityError:
+            raise LadderError(f"team {name!r} exists already (arena ladder team token DIR {name} --rotate gives it a new token)") from None
+        return token
+
+    def rotate_token(self, name: str) -> str:
+        token = new_token()
+        with self.transaction() as db:
+            if db.execute("UPDATE teams SET token_hash=? WHERE name=?", (token_hash(token), name)).rowcount != 1:
+                raise LadderError(f"no team {name!r}")
+            db.execute("DELETE FROM sessions WHERE team=?", (name,))  # signed-in pages end with the old token
+        return token
+
+    def set_team_disabled(self, name: str, disabled: bool) -> None:
+        with self.transaction() as db:
+            if db.execute("UPDATE teams SET disabled=? WHERE name=?", (int(disabled), name)).rowcount != 1:
+                raise LadderError(f"no team {name!r}")
+            if disabled:
+                db.execute("DELETE FROM sessions WHERE team=?", (name,))
+
+    def team(self, name: str) -> Team | None:
+        row = self.db.execute("SELECT name, disabled, created FROM teams WHERE name=?", (name,)).fetchone()
+        return None if row is None else Team(row[0], bool(row[1]), row[2])
+
+    def teams(self) -> list[Team]:
+        return [Team(r[0], bool(r[1]), r[2]) for r in self.db.execute("SELECT name, disabled, created FROM teams ORDER BY name")]
+
+    def team_of_token(self, token: str) -> Team | None:
+        """The enabled team whose token this is (constant-time in the token: compared by hash)."""
+        row = self.db.execute(
+            "SELECT name, disabled, created FROM teams WHERE token_hash=?", (token_hash(token),)
+        ).fetchone()
+        if row is None or row[1]:
+            return None
+        return Team(row[0], False, row[2])
+
+    # ------------------------------------------------------------ sessions
+
+    def new_session(self, team: str | None, admin: bool) -> str:
+        session = new_token()
+        expires = (datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=SESSION_DAYS)).isoformat(timespec="seconds")
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO sessions(token_hash, team, admin, expires) VALUES (?, ?, ?, ?)",
+                (token_hash(session), team, int(admin), expires),
+            )
+        return session
+
+    def session(self, session: str) -> tuple[str | None, bool] | None:
+        """(team, admin) of a live session, None if unknown or expired."""
+        row = self.db.execute(
+            "SELECT team, admin, expires FROM sessions WHERE token_hash=?", (token_hash(session),)
+        ).fetchone()
+        if row is None or row[2] < now():
+            return None
+        if row[0] is not None:
+            team = self.team(row[0])
+            if team is None or team.disabled:
+                return None
+        return row[0], bool(row[1])
+
+    def end_session(self, session: str) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM sessions WHERE token_hash=?", (token_hash(session),))
+
+    # ------------------------------------------------------------ versions
+
+    def submissions_today(self, team: str) -> int:
+        today = now()[:10]
+        (count,) = self.db.execute(
+            "SELECT COUNT(*) FROM versions WHERE team=? AND substr(created, 1, 10)=?", (team, today)
+        ).fetchone()
+        return int(count)
+
+    def add_version(self, team: str, note: str, quota: int) -> Version:
+        """A new version, ``uploading`` until its files are in place (its number the team's next).
+
+        :class:`LadderError` over the daily quota.  The caller moves the files
+        in and then sets it ``queued``; a version a killed server left
+        ``uploading`` is removed at the next start.
+        """
+        with self.transaction() as db:
+            if self.submissions_today(team) >= quota:
+                raise LadderError(f"team {team!r} has used its {quota} submissions for today (UTC); try again tomorrow")
+            (last,) = db.execute("SELECT COALESCE(MAX(number), 0) FROM versions WHERE team=?", (team,)).fetchone()
+            cur = db.execute(
+                "INSERT INTO versions(team, number, note, status, created) VALUES (?, ?, ?, ?, ?)",
+                (team, last + 1, note, UPLOADING, now()),
+            )
+            version_id = cur.lastrowid
+        found = self.version(int(version_id or 0))
+        assert found is not None
+        return found
+
+    def delete_version(self, version_id: int) -> None:
+        """Forget a version whose upload never completed."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM versions WHERE id=? AND status=?", (version_id, UPLOADING))
+
+    def version(self, version_id: int) -> Version | None:
+        row = self.db.execute(f"SELECT {_VERSION_COLUMNS} FROM versions WHERE id=?", (version_id,)).fetchone()
+        return None if row is None else Version(*row)
+
+    def version_by_entry(self, entry: str) -> Version | None:
+        team, _, number = entry.rpartition("@")
+        if not number.isdigit():
+            return None
+        row = self.db.execute(
+            f"SELECT {_VERSION_COLUMNS} FROM versions WHERE team=? AND number=?", (team, int(number))
+        ).fetchone()
+        return None if row is None else Version(*row)
+
+    def versions(self, team: str | None = None, status: str | None = None) -> list[Version]:
+        where, args = [], []
+        if team is not None:
+            where.append("team=?")
+            args.append(team)
+        if status is not None:
+            where.append("status=?")
+            args.append(status)
+        sql = f"SELECT {_VERSION_COLUMNS} FROM versions"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        return [Version(*r) for r in self.db.execute(sql + " ORDER BY team, number", args)]
+
+    def active_versions(self) -> list[Version]:
+        """The versions being ranked: active, of enabled teams."""
+        return [
+            Version(*r)
+            for r in self.db.execute(
+                f"SELECT {_VERSION_COLUMNS} FROM versions WHERE status=? AND team IN "
+                "(SELECT name FROM teams WHERE disabled=0) ORDER BY team, number",
+                (ACTIVE,),
+            )
+        ]
+
+    def set_status(self, version_id: int, status: str, **fields: Any) -> None:
+        allowed = {"image_id", "build_log", "validation_log", "attempts", "activated", "retired",
+                   "final_elo", "final_low", "final_high", "final_pairs"}  # fmt: skip
+        bad = set(fields) - allowed
+        if bad:
+            raise ValueError(f"unknown version fields {sorted(bad)}")
+        sets = ", ".join(["status=?", *(f"{k}=?" for k in fields)])
+        with self.transaction() as db:
+            db.execute(f"UPDATE versions SET {sets} WHERE id=?", (status, *fields.values(), version_id))
+
+    def activate(self, version: Version, ratings: dict[str, tuple[float, float, float, int]]) -> None:
+        """Make ``version`` its team's active version; the one it replaces retires with its last rating."""
+        stamp = now()
+        with self.transaction() as db:
+            for old in db.execute(
+                "SELECT id, team, number FROM versions WHERE team=? AND status=? AND id<>?",
+                (version.team, ACTIVE, version.id),
+            ).fetchall():
+                elo, low, high, pairs = ratings.get(f"{old[1]}@{old[2]}", (None, None, None, None))
+                db.execute(
+                    "UPDATE versions SET status=?, retired=?, final_elo=?, final_low=?, final_high=?, final_pairs=? "
+                    "WHERE id=?",
+                    (RETIRED, stamp, elo, low, high, pairs, old[0]),
+                )
+            db.execute("UPDATE versions SET status=?, activated=? WHERE id=?", (ACTIVE, stamp, version.id))
+
+    def interrupted_builds(self) -> list[Version]:
+        """Versions a killed server left half-built: they are built again (or marked failed)."""
+        return [v for v in self.versions() if v.status in (BUILDING, VALIDATING)]
+
+    # ------------------------------------------------------------ pairs and history
+
+    def start_pair(self, version0: str, version1: str) -> int:
+        with self.transaction() as db:
+            (last,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM pairs").fetchone()
+            db.execute(
+                "INSERT INTO pairs(seq, version0, version1, status, started) VALUES (?, ?, ?, 'playing', ?)",
+                (last + 1, version0, version1, now()),
+            )
+        return int(last + 1)
+
+    def finish_pair(self, seq: int, status: str = "done") -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE pairs SET status=? WHERE seq=?", (status, seq))
+
+    def unfinished_pairs(self) -> list[tuple[int, str, str]]:
+        return [tuple(r) for r in self.db.execute("SELECT seq, version0, version1 FROM pairs WHERE status='playing' ORDER BY seq")]  # type: ignore[misc]
+
+    def add_history(self, rows: list[tuple[str, int, float, float, float]]) -> None:
+        stamp = now()
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT INTO history(version, at, pairs, elo, low, high) VALUES (?, ?, ?, ?, ?, ?)",
+                [(v, stamp, p, e, lo, hi) for v, p, e, lo, hi in rows],
+            )
+
+    def history(self, team: str) -> list[tuple[str, str, int, float, float, float]]:
+        return [
+            tuple(r)  # type: ignore[misc]
+            for r in self.db.execute(
+                "SELECT version, at, pairs, elo, low, high FROM history WHERE substr(version, 1, ?)=? ORDER BY at, version",
+                (len(team) + 1, f"{team}@"),
+            )
+        ]
+
+
+_VERSION_COLUMNS = ", ".join(f.name for f in dataclasses.fields(Version))
+
+__all__ = [
+    "ACTIVE", "BUILDING", "DISABLED", "FAILED", "LadderError", "LadderStore", "QUEUED", "RETIRED", "Team",
+    "UPLOADING", "VALIDATING", "Version", "check_team_name", "new_token", "token_hash",
+]  # fmt: skip
