@@ -70,7 +70,7 @@ class LaplacianPattern:
         self.k, self.i, self.j = k, i, j
         rows = np.concatenate([i, j, np.arange(k)])
         cols = np.concatenate([j, i, np.arange(k)])
-        order = np.lexsort((cols, rows))
+        order = np.argsort(rows * k + cols)  # one int64 key: faster than lexsort on two
         self._order = order
         self._indices = cols[order].astype(np.int32 if k < 2**31 else np.int64)
         self._indptr = np.searchsorted(rows[order], np.arange(k + 1)).astype(self._indices.dtype)

@@ -97,20 +97,24 @@ def _pad(x: Floats, rows: int) -> Floats:
     return out
 
 
-def _apply_base(base: Floats, k1: int, x: Floats) -> Floats:
-    """``blockdiag(base, I) @ x`` for a dense ``k₁ × m`` ``x``."""
+def _apply_base(base: Floats, k1: int, x: scipy.sparse.csr_array) -> Floats:
+    """``blockdiag(base, I) @ x`` for a sparse ``k₁ × m`` ``x`` (dense result).
+
+    ``x``'s columns have a few entries each (a pair, a cluster): ``base @ x`` picks and
+    combines columns of ``base``, ``O(k · nnz)`` rather than a dense ``O(k² m)`` product.
+    """
     k0 = base.shape[0]
-    out = np.empty_like(x)
-    out[:k0] = base @ x[:k0]
-    out[k0:] = x[k0:]
+    out = np.empty((k1, x.shape[1]))
+    out[:k0] = np.asarray((x[:k0].T @ base).T)  # base is symmetric
+    out[k0:] = x[k0:].toarray()
     return out
 
 
-def _apply_padded(base: Floats, k1: int, x: Floats) -> Floats:
+def _apply_padded(base: Floats, k1: int, x: scipy.sparse.csr_array) -> Floats:
     """``blockdiag(base, 0) @ x``."""
     k0 = base.shape[0]
-    out = np.zeros_like(x)
-    out[:k0] = base @ x[:k0]
+    out = np.zeros((k1, x.shape[1]))
+    out[:k0] = np.asarray((x[:k0].T @ base).T)
     return out
 
 
@@ -122,23 +126,26 @@ def update(baseline: Baseline, changes: Changes, *, robust: bool, clusters: int)
     # and two for the change of 11ᵀ/k. C: their weights.
     m_pairs = len(changes.pair_i)
     cols = m_pairs + new + (2 if new else 0)
-    w = np.zeros((k1, cols))
     span = np.arange(m_pairs)
-    w[changes.pair_i, span] = 1.0
-    w[changes.pair_j, span] = -1.0
+    rows = [changes.pair_i, changes.pair_j]
+    cols_of = [span, span]
+    vals = [np.ones(m_pairs), -np.ones(m_pairs)]
     c = np.zeros((cols, cols))
     c[span, span] = changes.pair_delta
     if new:
         extra = np.arange(m_pairs, m_pairs + new)
-        w[np.arange(k0, k1), extra] = 1.0
-        c[extra, extra] = -1.0
         u1, u2 = m_pairs + new, m_pairs + new + 1
-        w[:k0, u1] = 1.0
-        w[k0:, u2] = 1.0
+        rows += [np.arange(k0, k1), np.arange(k0), np.arange(k0, k1)]
+        cols_of += [extra, np.full(k0, u1), np.full(new, u2)]
+        vals += [np.ones(new), np.ones(k0), np.ones(new)]
+        c[extra, extra] = -1.0
         c[u1, u1] = 1.0 / k1 - 1.0 / k0
         c[u1, u2] = c[u2, u1] = c[u2, u2] = 1.0 / k1
+    w = scipy.sparse.csr_array(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols_of))), shape=(k1, cols)
+    )
     z = _apply_base(baseline.q, k1, w)
-    s = w.T @ z
+    s = np.asarray(w.T @ z)
     kmat = scipy.linalg.solve(np.eye(cols) + c @ s, c) if cols else np.zeros((0, 0))
     kmat = (kmat + kmat.T) / 2.0
     zk = z @ kmat
@@ -149,9 +156,9 @@ def update(baseline: Baseline, changes: Changes, *, robust: bool, clusters: int)
     assert baseline.a is not None
     a_diag = np.concatenate([np.diagonal(baseline.a), np.zeros(new)])
     y = _apply_padded(baseline.a, k1, w)  # A₀' W
-    n = w.T @ y
-    v = changes.scores.toarray() if changes.scores.shape[1] else np.zeros((k1, 0))
-    t = _apply_base(baseline.q, k1, v) - zk @ (z.T @ v)
+    n = np.asarray(w.T @ y)
+    v = scipy.sparse.csr_array(changes.scores)
+    t = _apply_base(baseline.q, k1, v) - zk @ np.asarray(v.T @ z).T
     te = t * changes.signs
     zknk = zk @ n @ kmat
     # A₁ = A₀' − Z K Yᵀ − Y K Zᵀ + Z K N K Zᵀ + T E Tᵀ
