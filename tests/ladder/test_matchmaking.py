@@ -1,0 +1,155 @@
+"""The ladder's matchmaking: who plays next (arena.ladder.matchmaking)."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import random
+import sys
+from collections import Counter
+from itertools import combinations
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from arena.ladder.matchmaking import INTERVALS, Settings, Standing, next_pairing
+
+REPO = Path(__file__).resolve().parents[2]
+RULE = Settings(explore=0.0)  # the rule alone, without the random share
+
+
+def settled_pool(elos: dict[str, float], half: float = 20.0, pairs: int = 60) -> list[Standing]:
+    return [Standing(name, elo, elo - half, elo + half, pairs) for name, elo in elos.items()]
+
+
+def round_robin_counts(names: list[str], each: int) -> dict[frozenset[str], int]:
+    return {frozenset(p): each for p in combinations(names, 2)}
+
+
+#: A settled pool 100 Elo apart except c and d, 10 apart: their order is the one in doubt.
+ELOS = {"a": 1800.0, "b": 1700.0, "c": 1600.0, "d": 1590.0, "e": 1500.0, "f": 1400.0}
+
+
+def test_fewer_than_two_versions_gives_none():
+    rng = random.Random(1)
+    assert next_pairing([], {}, set(), rng) is None
+    assert next_pairing(settled_pool({"a": 1500.0}), {}, set(), rng) is None
+
+
+def test_a_new_version_is_picked_first_against_a_close_informative_opponent():
+    pool = settled_pool(ELOS)
+    played = round_robin_counts(list(ELOS), 12)
+    new = Standing("new@1", 1500.0, -math.inf, math.inf, 0)
+    pick = next_pairing([*pool, new], played, set(), random.Random(1), RULE)
+    assert pick is not None and "new@1" in pick
+    # After a few pairs its estimate is 1705: its opponent is the settled version closest to it.
+    placed = Standing("new@1", 1705.0, 1555.0, 1855.0, 3)
+    pick = next_pairing([*pool, placed], {**played, frozenset(("new@1", "e")): 3}, set(), random.Random(1), RULE)
+    assert pick is not None and set(pick) == {"new@1", "b"}
+
+
+def test_the_newest_of_several_unsettled_versions_goes_first():
+    pool = settled_pool(ELOS)
+    older = Standing("old-new@2", 1500.0, 1300.0, 1700.0, 4)
+    newest = Standing("new@1", 1500.0, -math.inf, math.inf, 0)
+    pick = next_pairing([older, *pool, newest], round_robin_counts(list(ELOS), 12), set(), random.Random(1), RULE)
+    assert pick is not None and "new@1" in pick
+
+
+def test_new_versions_get_most_picks_even_with_exploration():
+    pool = [*settled_pool(ELOS), Standing("new@1", 1500.0, -math.inf, math.inf, 0)]
+    played = round_robin_counts(list(ELOS), 12)
+    picks = Counter(x for s in range(200) for x in next_pairing(pool, played, set(), random.Random(s)) or ())
+    assert picks["new@1"] >= 170  # explore = 0.1: about 90% + its share of the random picks
+
+
+@pytest.mark.parametrize("settings", [RULE, Settings(explore=0.0, separation=INTERVALS)], ids=["order", "intervals"])
+def test_a_settled_pool_plays_its_most_uncertain_adjacent_pair(settings: Settings):
+    pool = settled_pool(ELOS)
+    pick = next_pairing(pool, round_robin_counts(list(ELOS), 60), set(), random.Random(1), settings)
+    assert pick is not None and set(pick) == {"c", "d"}
+
+
+def test_the_uncertain_pair_moves_with_the_standings():
+    # Now e and f are 15 apart and every other neighbour is clearly separated.
+    elos = {**ELOS, "d": 1500.0, "e": 1400.0, "f": 1385.0}
+    pick = next_pairing(settled_pool(elos), round_robin_counts(list(elos), 60), set(), random.Random(1), RULE)
+    assert pick is not None and set(pick) == {"e", "f"}
+
+
+def test_busy_versions_are_avoided_when_possible():
+    pool = settled_pool(ELOS)
+    played = round_robin_counts(list(ELOS), 60)
+    pick = next_pairing(pool, played, {"c"}, random.Random(1), RULE)
+    assert pick is not None and "c" not in pick
+    assert "d" in pick  # the next best use of a pair: d's place is still in doubt
+    for seed in range(30):  # exploring too
+        pick = next_pairing(pool, played, {"c", "d"}, random.Random(seed), Settings(explore=1.0))
+        assert pick is not None and not {"c", "d"} & set(pick)
+    # One version free: it plays (against a busy one); none free: a pairing all the same.
+    pick = next_pairing(pool, played, {"a", "b", "c", "d", "e"}, random.Random(1), RULE)
+    assert pick is not None and "f" in pick
+    assert next_pairing(pool, played, set(ELOS), random.Random(1), RULE) is not None
+
+
+def test_a_busy_new_version_leaves_the_next_table_to_the_others():
+    pool = [*settled_pool(ELOS), Standing("new@1", 1500.0, -math.inf, math.inf, 0)]
+    pick = next_pairing(pool, round_robin_counts(list(ELOS), 60), {"new@1"}, random.Random(1), RULE)
+    assert pick is not None and "new@1" not in pick and set(pick) == {"c", "d"}
+
+
+def test_deterministic_given_the_rng_and_independent_of_the_standings_order():
+    pool = [*settled_pool(ELOS), Standing("new@1", 1550.0, 1400.0, 1700.0, 2)]
+    played = round_robin_counts(list(ELOS), 30)
+    settings = Settings(explore=0.3)
+
+    def sequence(standings: list[Standing], seed: int) -> list[tuple[str, str] | None]:
+        rng = random.Random(seed)
+        return [next_pairing(standings, played, set(), rng, settings) for _ in range(40)]
+
+    first = sequence(pool, 7)
+    assert first == sequence(pool, 7)
+    assert first == sequence(list(reversed(pool)), 7)
+    assert len(set(first)) > 1  # the explore share does draw other pairings
+    assert first != sequence(pool, 8)
+
+
+def test_bad_input_is_one_clear_error():
+    pool = settled_pool(ELOS)
+    with pytest.raises(ValueError, match="more than once"):
+        next_pairing([*pool, pool[0]], {}, set(), random.Random(1))
+    with pytest.raises(ValueError, match="integer >= 0"):
+        next_pairing(pool, {frozenset(("a", "b")): -1}, set(), random.Random(1))
+    with pytest.raises(ValueError, match="two version names"):
+        next_pairing(pool, {frozenset(("a",)): 1}, set(), random.Random(1))
+    with pytest.raises(ValueError, match="explore"):
+        Settings(explore=1.5)
+    with pytest.raises(ValueError, match="separation"):
+        Settings(separation="elo")
+    with pytest.raises(ValueError, match="pairs"):
+        Standing("a", 1500.0, 1400.0, 1600.0, -1)
+    # Pairs with retired versions (not in the standings) are ignored, not an error.
+    assert next_pairing(pool, {frozenset(("a", "gone@1")): 5}, set(), random.Random(1)) is not None
+
+
+def load_bench() -> ModuleType:
+    """bench/ladder.py (bench/ is not a package)."""
+    spec = importlib.util.spec_from_file_location("bench_ladder", REPO / "bench" / "ladder.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_ladder"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ours_needs_clearly_fewer_pairs_than_round_robin_in_a_small_simulation():
+    bench = load_bench()
+    ours, robin = [], []
+    for seed in (1, 2):
+        kw = {"gap": 100.0, "rho": -0.3, "refit": 8, "cap": 1500}
+        ours.append(bench.simulate("ours", 8, seed, **kw)["order"])
+        robin.append(bench.simulate("round-robin", 8, seed, **kw)["order"])
+    assert None not in ours, ours
+    robin_pairs = [r if r is not None else 1500 for r in robin]
+    assert sum(ours) < 0.8 * sum(robin_pairs), (ours, robin)
