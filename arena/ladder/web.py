@@ -146,7 +146,9 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
         redoc_url=None,
     )
 
-    def viewer(request: Request) -> Viewer:
+    # Every handler is async: the stores' connections are used from the event loop's thread only
+    # (their queries take milliseconds), so no two requests ever share one at the same time.
+    async def viewer(request: Request) -> Viewer:
         auth = request.headers.get("authorization", "")
         if auth.lower().startswith("bearer "):
             token = auth[7:].strip()
@@ -265,13 +267,13 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
     # ------------------------------------------------------------ JSON API
 
     @app.get("/api/leaderboard")
-    def api_leaderboard() -> JSONResponse:
+    async def api_leaderboard() -> JSONResponse:
         """Active versions, best first: rank, team, version, Elo and 95% interval, pairs, points per table-hand."""
         return JSONResponse({"ladder": config.name, "paused": store.paused, "standings": leaderboard(),
                              "in_play": [list(p) for p in state().in_play], "building": state().building})
 
     @app.get("/api/teams/{team}")
-    def api_team(team: str, who: Who) -> JSONResponse:
+    async def api_team(team: str, who: Who) -> JSONResponse:
         """A team's ranked versions (all of its versions, logs included, for the team itself and the organiser)."""
         found = team_or_404(team)
         mine = who.may_see(team)
@@ -281,12 +283,12 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
         return JSONResponse({"team": found.name, "disabled": found.disabled, "versions": versions, "history": history})
 
     @app.get("/api/games")
-    def api_games(limit: int = 50) -> JSONResponse:
+    async def api_games(limit: int = 50) -> JSONResponse:
         """The latest games, newest first."""
         return JSONResponse({"games": recent_games(max(1, min(limit, 500)))})
 
     @app.get("/api/games/{game_id}")
-    def api_game(game_id: str) -> Response:
+    async def api_game(game_id: str) -> Response:
         """A game's record (docs/record-format.md)."""
         path = directory / "records" / f"{game_id}.json"
         if not GAME_ID.fullmatch(game_id) or not path.is_file():
@@ -294,12 +296,12 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
         return Response(path.read_bytes(), media_type="application/json")
 
     @app.get("/api/me")
-    def api_me(who: Who) -> JSONResponse:
+    async def api_me(who: Who) -> JSONResponse:
         """The signed-in team's versions (with build and validation logs) and quota."""
         return JSONResponse(me(team_only(who)))
 
     @app.get("/api/me/games/{game_id}/logs", response_class=PlainTextResponse)
-    def api_my_logs(game_id: str, who: Who) -> PlainTextResponse:
+    async def api_my_logs(game_id: str, who: Who) -> PlainTextResponse:
         """The logs of the team's own seats in one game (the organiser: every seat)."""
         if who.team is None and not who.admin:
             raise HTTPException(401, "sign in with your team's token")
@@ -349,19 +351,19 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
         return JSONResponse(version_private(version), status_code=201)
 
     @app.post("/api/admin/pause")
-    def api_pause(who: Who) -> JSONResponse:
+    async def api_pause(who: Who) -> JSONResponse:
         admin_only(who)
         store.set_meta("paused", "1")
         return JSONResponse({"paused": True})
 
     @app.post("/api/admin/resume")
-    def api_resume(who: Who) -> JSONResponse:
+    async def api_resume(who: Who) -> JSONResponse:
         admin_only(who)
         store.set_meta("paused", "0")
         return JSONResponse({"paused": False})
 
     @app.post("/api/admin/teams/{team}/disable")
-    def api_disable_team(team: str, who: Who) -> JSONResponse:
+    async def api_disable_team(team: str, who: Who) -> JSONResponse:
         admin_only(who)
         try:
             store.set_team_disabled(team, True)
@@ -370,7 +372,7 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
         return JSONResponse({"team": team, "disabled": True})
 
     @app.post("/api/admin/teams/{team}/enable")
-    def api_enable_team(team: str, who: Who) -> JSONResponse:
+    async def api_enable_team(team: str, who: Who) -> JSONResponse:
         admin_only(who)
         try:
             store.set_team_disabled(team, False)
@@ -379,7 +381,7 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
         return JSONResponse({"team": team, "disabled": False})
 
     @app.post("/api/admin/versions/{entry}/disable")
-    def api_disable_version(entry: str, who: Who) -> JSONResponse:
+    async def api_disable_version(entry: str, who: Who) -> JSONResponse:
         admin_only(who)
         version = store.version_by_entry(entry)
         if version is None:
@@ -390,12 +392,12 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
     # ------------------------------------------------------------ pages
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    def home(who: Who) -> HTMLResponse:
+    async def home(who: Who) -> HTMLResponse:
         return page("leaderboard.html", who, rows=leaderboard(), games=recent_games(15), paused=store.paused,
                     building=state().building, in_play=state().in_play)  # fmt: skip
 
     @app.get("/teams/{team}", response_class=HTMLResponse, include_in_schema=False)
-    def team_page(team: str, who: Who) -> HTMLResponse:
+    async def team_page(team: str, who: Who) -> HTMLResponse:
         found = team_or_404(team)
         versions = [version_public(v) for v in store.versions(team=team) if ranked(v)]
         history = store.history(team)
@@ -403,7 +405,7 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
                     games=recent_games(20, team))  # fmt: skip
 
     @app.get("/games/{game_id}", response_class=HTMLResponse, include_in_schema=False)
-    def replay_page(game_id: str) -> HTMLResponse:
+    async def replay_page(game_id: str) -> HTMLResponse:
         from arena.publish.steps import game_steps
         from arena.publish.viewer import standalone_html
 
@@ -415,11 +417,11 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
         return HTMLResponse(html, headers={"Content-Security-Policy": ""})
 
     @app.get("/signin", response_class=HTMLResponse, include_in_schema=False)
-    def signin_page(who: Who) -> HTMLResponse:
+    async def signin_page(who: Who) -> HTMLResponse:
         return page("signin.html", who, error=None)
 
     @app.post("/signin", include_in_schema=False)
-    def signin(request: Request, token: Annotated[str, Form()]) -> Response:
+    async def signin(request: Request, token: Annotated[str, Form()]) -> Response:
         token = token.strip()
         if store.is_admin_token(token):
             session, where = store.new_session(None, True), "/admin"
@@ -434,7 +436,7 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
         return response
 
     @app.post("/signout", include_in_schema=False)
-    def signout(request: Request) -> Response:
+    async def signout(request: Request) -> Response:
         session = request.cookies.get(COOKIE)
         if session:
             store.end_session(session)
@@ -443,7 +445,7 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
         return response
 
     @app.get("/me", response_class=HTMLResponse, include_in_schema=False)
-    def me_page(who: Who) -> Response:
+    async def me_page(who: Who) -> Response:
         if who.team is None:
             return RedirectResponse("/signin", status_code=303)
         return page("me.html", who, me=me(who.team), games=recent_games(30, who.team), error=None)
@@ -459,20 +461,20 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
         return RedirectResponse("/me", status_code=303)
 
     @app.get("/me/games/{game_id}/logs", response_class=PlainTextResponse, include_in_schema=False)
-    def my_logs_page(game_id: str, who: Who) -> PlainTextResponse:
+    async def my_logs_page(game_id: str, who: Who) -> PlainTextResponse:
         if who.team is None and not who.admin:
             raise HTTPException(404, "no such game")
         return PlainTextResponse(game_logs(game_id, who))
 
     @app.get("/admin", response_class=HTMLResponse, include_in_schema=False)
-    def admin_page(who: Who) -> Response:
+    async def admin_page(who: Who) -> Response:
         if not who.admin:
             return RedirectResponse("/signin", status_code=303)
         return page("admin.html", who, teams=store.teams(), versions=[version_private(v) for v in store.versions()],
                     paused=store.paused)  # fmt: skip
 
     @app.post("/admin/{action}", include_in_schema=False)
-    def admin_action(action: str, who: Who, target: Annotated[str, Form()] = "") -> Response:
+    async def admin_action(action: str, who: Who, target: Annotated[str, Form()] = "") -> Response:
         admin_only(who)
         if action == "pause":
             store.set_meta("paused", "1")
@@ -493,7 +495,7 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
         return RedirectResponse("/admin", status_code=303)
 
     @app.get("/static/ladder.css", include_in_schema=False)
-    def stylesheet() -> Response:
+    async def stylesheet() -> Response:
         from importlib import resources
 
         css = resources.files("arena.ladder").joinpath("static", "ladder.css").read_text(encoding="utf-8")
