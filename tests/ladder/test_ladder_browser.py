@@ -112,6 +112,7 @@ def test_sign_in_upload_see_the_build_and_the_leaderboard(ladder: Ladder, browse
     game = ladder.get("/api/games").json()["games"][0]["game_id"]
     other = page.goto(ladder.url + f"/me/games/{game}/logs")
     assert other is not None and other.status == 200 and "BETA" not in page.content()
+    page.goto(ladder.url + "/me")
     page.click("#signout")
     page.goto(ladder.url + "/me")
     assert page.url.endswith("/signin")
