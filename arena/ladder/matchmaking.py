@@ -18,14 +18,25 @@ returns. The rule, in order (docs/ladder-matchmaking.md):
    information model below): one close to it in estimated strength, with a narrow
    interval of its own, and not yet played often against it.
 4. **Then where the ranking is least certain.** With every candidate settled, the
-   pairing is the one expected to shrink most the *overlap* of the ranking: for each
-   adjacent pair of the current ranking (by Elo), ``overlap = half_hi + half_lo − (elo_hi −
-   elo_lo)`` in Elo, positive while the two 95% intervals overlap (then their order is
-   not established); the ranking's uncertainty is ``Σ softplus(overlap)`` (softness
-   ``Settings.softness`` Elo, so separated neighbours count a little, overlapping ones
-   fully). Candidates are pairings at most ``Settings.window`` places apart in the
-   ranking (every allowed pairing if none is free). Repeats are penalised by the model
-   itself: a pairing whose difference is already well measured teaches little.
+   pairing is the one expected to shrink most how far the current ranking's neighbours
+   are from being separated at 95%. For each adjacent pair of the ranking (by Elo), with
+   ``gap = elo_hi − elo_lo``, the *shortfall* is, by ``Settings.separation``:
+
+   - ``"order"`` (default): ``1.96·sd(θhi − θlo) − gap``, positive while the 95% interval
+     of their *difference* still contains 0, i.e. while their order is not established
+     (likelihood of superiority under 97.5%). ``sd`` comes from the information model
+     below, scaled to the reported intervals;
+   - ``"intervals"``: ``half_hi + half_lo − gap``, positive while their two 95% intervals
+     overlap (what a leaderboard shows; it needs each version placed against the whole
+     pool, so it rewards broad play and gains little over a round robin).
+
+   The ranking's uncertainty is ``Σ softplus(shortfall)`` (softness ``Settings.softness``
+   Elo: separated neighbours count next to nothing, unseparated ones fully). Candidates
+   are pairings at most ``Settings.window`` places apart in the ranking (every allowed
+   pairing if none is). Repeats are penalised by the model itself: a pairing whose
+   difference is already well measured teaches little. Two versions that are truly equal
+   never separate, but their shortfall shrinks as they play, so they do not take every
+   pair.
 5. Ties are broken by fewer pairs already played between the two, then by name.
 
 **Information model.** Each duplicate pair between ``a`` and ``b`` adds
@@ -35,9 +46,11 @@ to the Fisher information of ``θa − θb`` (logits); with a weak prior of
 finite variance) its inverse ``Σ`` approximates the ratings' covariance. One more pair
 ``(a, b)`` lowers the variance of every ``θi`` by ``w·(Σ(ea−eb))ᵢ² / (1 + w·(ea−eb)ᵀΣ(ea−eb))``
 (a rank-one update). Only the *relative* change is used: the predicted half width of
-version ``i`` is its reported half width times ``sqrt(1 − Δvarᵢ/Σᵢᵢ)``, so the intervals the
-fit reports (pair-robust, or the model's) set the scale and the model only says where a
-pair helps.
+version ``i`` is its reported half width times ``sqrt(1 − Δvarᵢ/Σᵢᵢ)``, and a difference's
+sd is the model's times one factor that matches the model's variances to the reported
+half widths, so the intervals the fit reports (pair-robust, or the model's) set the scale
+and the model only says where a pair helps. (The model needs only ``played`` and the
+Elo, not the fit's covariance, which ``Standing`` does not carry.)
 
 ``next_pairing`` is deterministic given ``rng`` (and independent of the order of
 ``standings``): it draws exactly one number from ``rng`` per call (the explore draw) plus
