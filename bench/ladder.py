@@ -5,10 +5,15 @@ A simulation with no games (issue 25): N bots of known strength; each scheduler 
 duplicate pairs one at a time, every pair's outcome is drawn from the true strengths,
 and the ratings are refitted with the real :func:`arena.ratings.fit` (each pair is one
 cluster, so the intervals are the pair-robust ones the ladder shows) every ``--refit``
-pairs. A run ends when every adjacent pair of the TRUE ranking is *separated at 95%*:
-the stronger one's fitted interval lies wholly above the weaker one's (the intervals do
-not overlap and the fitted order is right), checked at each refit; or at ``--cap`` pairs
-("not separated by the cap").
+pairs (default N/2; every 2% of the pairs so far once that is more, since a fit's cost
+grows with the games: the counts are within 2%). A run ends when every adjacent pair of
+the TRUE ranking is *separated at 95%* in the right order, checked at each refit, or at
+``--cap`` pairs ("not separated by the cap"). ``--criterion``:
+
+- ``order`` (default): the 95% interval of the two ratings' difference excludes 0 on
+  the right side (the fit's likelihood of superiority of the stronger is at least 97.5%);
+- ``intervals``: the stronger one's own 95% interval lies wholly above the weaker one's
+  (the two intervals the leaderboard shows do not overlap).
 
 The model
 ---------
@@ -30,23 +35,26 @@ The schedulers
 --------------
 - ``ours``: :func:`arena.ladder.matchmaking.next_pairing` with default settings, called
   with the standings of the latest fit (a version not yet fitted: Elo 1500, infinite
-  interval) and, inside a batch of ``--refit`` picks, the versions already picked in the
-  batch as busy (the server runs the batch's tables at once).
+  interval), the pairs played so far, and as busy the versions at the other tables in
+  flight (the server runs ``--tables`` pairs at once, default 2).
 - ``random``: a uniformly random pairing each time.
 - ``round-robin``: the circle method's rounds (every bot plays once per round), cycled.
 
 Printed per N: for each scheduler the median pairs over the seeds, the spread (min–max),
 how many runs hit the cap; then the ratios round-robin/ours and random/ours (medians;
-``≥`` when a baseline hit the cap). Goal: round-robin/ours ≥ 2 at N = 16.
+``>=`` when a baseline's median is the cap). Goal: round-robin/ours >= 2 at N = 16.
+``ours-intervals`` (``--schedulers``) is ours working towards the ``intervals`` criterion.
 
 Run: ``.venv/bin/python bench/ladder.py [--sizes 8,16,32] [--seeds 5] [--gap 40]
-[--rho -0.3] [--refit K] [--cap PAIRS] [--quick] [--json]`` (a few minutes; ``--quick``:
-N = 8 and 16, 3 seeds, well under a minute).
+[--rho -0.3] [--criterion order|intervals] [--schedulers ours,random,round-robin]
+[--tables 2] [--refit K] [--cap PAIRS] [--quick] [--json]`` (minutes; ``--quick``: N = 8,
+3 seeds, ours and round robin only, well under a minute on an idle machine).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import statistics
@@ -132,7 +140,10 @@ class Run:
     def refit(self) -> None:
         """Refit on every result so far (the ladder's fit); none while the graph is split."""
         try:
-            self.ratings = fit(self.results, start={p.name: p.elo for p in self.ratings.players} if self.ratings else None)
+            self.ratings = fit(
+                self.results,
+                start={p.name: p.elo for p in self.ratings.players} if self.ratings else None,
+            )
         except ValueError:  # some bots not linked yet: no comparable ratings
             self.ratings = None
 
@@ -143,7 +154,9 @@ class Run:
         for name in sorted(self.strengths):
             p = rated.get(name)
             if p is None:
-                out.append(Standing(name, 1500.0, -float("inf"), float("inf"), self.pairs_of.get(name, 0)))
+                out.append(
+                    Standing(name, 1500.0, -float("inf"), float("inf"), self.pairs_of.get(name, 0))
+                )
             else:
                 out.append(Standing(name, p.elo, p.lower, p.upper, self.pairs_of.get(name, 0)))
         return out
@@ -153,11 +166,13 @@ class Run:
         if self.ratings is None or len(self.ratings.players) < len(self.strengths):
             return False
         order = sorted(self.strengths, key=lambda n: -self.strengths[n])
-        neighbours = list(zip(order, order[1:]))
+        neighbours = list(itertools.pairwise(order))
         if criterion == INTERVALS:  # the intervals do not overlap, the right way round
             return all(self.ratings[hi].lower > self.ratings[lo].upper for hi, lo in neighbours)
         # ORDER: the difference's 95% interval excludes 0 on the right side (LOS >= 97.5%)
-        return all(self.ratings.los[hi][lo] >= 1.0 - (1.0 - INTERVAL) / 2.0 for hi, lo in neighbours)
+        return all(
+            self.ratings.los[hi][lo] >= 1.0 - (1.0 - INTERVAL) / 2.0 for hi, lo in neighbours
+        )
 
 
 Picker = Callable[[Run, set[str]], tuple[str, str]]
@@ -279,7 +294,9 @@ def bench(plan: Plan, say: Callable[[str], None]) -> dict[str, Any]:
 
 
 def _describe(s: dict[str, Any], cap: int) -> str:
-    text = f"median {s['median']:>7.0f} pairs  (min {s['min']}, max {s['max']})  {s['seconds']:6.1f} s"
+    text = (
+        f"median {s['median']:>7.0f} pairs  (min {s['min']}, max {s['max']})  {s['seconds']:6.1f} s"
+    )
     if s["capped"]:
         text += f"  {s['capped']} run(s) not separated by the cap ({cap})"
     return text
@@ -287,20 +304,36 @@ def _describe(s: dict[str, Any], cap: int) -> str:
 
 def parse(argv: list[str] | None) -> tuple[Plan, bool]:
     """The command line as a :class:`Plan` and ``--json`` (one clear error for bad input)."""
-    parser = argparse.ArgumentParser(description="Ladder matchmaking against random pairing and round robin.")
-    parser.add_argument("--sizes", default="8,16,32", help="numbers of bots, comma-separated (default 8,16,32)")
-    parser.add_argument("--seeds", type=int, default=5, help="runs per scheduler and size (default 5)")
-    parser.add_argument("--gap", type=float, default=40.0, help="Elo between neighbours (default 40)")
-    parser.add_argument("--rho", type=float, default=-0.3, help="correlation of a pair's two tables (default -0.3)")
+    parser = argparse.ArgumentParser(
+        description="Ladder matchmaking against random pairing and round robin."
+    )
+    parser.add_argument(
+        "--sizes", default="8,16,32", help="numbers of bots, comma-separated (default 8,16,32)"
+    )
+    parser.add_argument(
+        "--seeds", type=int, default=5, help="runs per scheduler and size (default 5)"
+    )
+    parser.add_argument(
+        "--gap", type=float, default=40.0, help="Elo between neighbours (default 40)"
+    )
+    parser.add_argument(
+        "--rho", type=float, default=-0.3, help="correlation of a pair's two tables (default -0.3)"
+    )
     parser.add_argument("--criterion", choices=(ORDER, INTERVALS), default=ORDER,
                         help="separated at 95%%: the difference's interval excludes 0 (order, default) "
                              "or the two intervals do not overlap (intervals)")  # fmt: skip
     parser.add_argument("--schedulers", default=",".join(SCHEDULERS),
                         help=f"comma-separated, of {', '.join(KNOWN)} (default {','.join(SCHEDULERS)})")  # fmt: skip
     parser.add_argument("--tables", type=int, default=2, help="pairs played at once (default 2)")
-    parser.add_argument("--refit", type=int, default=None, help="pairs between refits at least (default N/2)")
-    parser.add_argument("--cap", type=int, default=None, help="pairs per run at most (default 500 N)")
-    parser.add_argument("--quick", action="store_true", help="N = 8 only, 3 seeds, ours and round robin")
+    parser.add_argument(
+        "--refit", type=int, default=None, help="pairs between refits at least (default N/2)"
+    )
+    parser.add_argument(
+        "--cap", type=int, default=None, help="pairs per run at most (default 500 N)"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="N = 8 only, 3 seeds, ours and round robin"
+    )
     parser.add_argument("--json", action="store_true", help="print only JSON")
     args = parser.parse_args(argv)
     try:
@@ -319,7 +352,17 @@ def parse(argv: list[str] | None) -> tuple[Plan, bool]:
         parser.error("need sizes >= 2, seeds >= 1 and tables >= 1")
     if not -1.0 <= args.rho <= 1.0 or args.gap <= 0 or (args.refit or 1) < 1 or (args.cap or 1) < 1:
         parser.error("need -1 <= rho <= 1, gap > 0, refit >= 1 and cap >= 1")
-    plan = Plan(sizes, args.seeds, args.gap, args.rho, args.criterion, schedulers, args.tables, args.refit, args.cap)
+    plan = Plan(
+        sizes,
+        args.seeds,
+        args.gap,
+        args.rho,
+        args.criterion,
+        schedulers,
+        args.tables,
+        args.refit,
+        args.cap,
+    )
     return plan, bool(args.json)
 
 

@@ -110,7 +110,9 @@ class Settings:
         if not isinstance(self.settle_pairs, int) or self.settle_pairs < 0:
             problems.append(f"settle_pairs must be an integer >= 0, got {self.settle_pairs!r}")
         if not _finite(self.target_half_width) or self.target_half_width <= 0:
-            problems.append(f"target_half_width must be a number > 0, got {self.target_half_width!r}")
+            problems.append(
+                f"target_half_width must be a number > 0, got {self.target_half_width!r}"
+            )
         if not _finite(self.explore) or not 0.0 <= self.explore <= 1.0:
             problems.append(f"explore must be a number from 0 to 1, got {self.explore!r}")
         if not isinstance(self.window, int) or self.window < 1:
@@ -118,9 +120,13 @@ class Settings:
         if not _finite(self.softness) or self.softness <= 0:
             problems.append(f"softness must be a number > 0, got {self.softness!r}")
         if not _finite(self.prior_information) or self.prior_information <= 0:
-            problems.append(f"prior_information must be a number > 0, got {self.prior_information!r}")
+            problems.append(
+                f"prior_information must be a number > 0, got {self.prior_information!r}"
+            )
         if self.separation not in (ORDER, INTERVALS):
-            problems.append(f"separation must be {ORDER!r} or {INTERVALS!r}, got {self.separation!r}")
+            problems.append(
+                f"separation must be {ORDER!r} or {INTERVALS!r}, got {self.separation!r}"
+            )
         if problems:
             raise ValueError("matchmaking settings: " + "; ".join(problems))
 
@@ -201,7 +207,9 @@ def _settled(s: Standing, settings: Settings) -> bool:
     return s.pairs >= settings.settle_pairs and s.half_width < settings.target_half_width
 
 
-def _played_counts(played: Mapping[frozenset[str], int], names: set[str]) -> dict[frozenset[str], int]:
+def _played_counts(
+    played: Mapping[frozenset[str], int], names: set[str]
+) -> dict[frozenset[str], int]:
     """``played`` checked and restricted to the active versions."""
     out: dict[frozenset[str], int] = {}
     for key, n in played.items():
@@ -217,7 +225,9 @@ def _played_counts(played: Mapping[frozenset[str], int], names: set[str]) -> dic
 class _Model:
     """The information model of the module docstring, for one call."""
 
-    def __init__(self, pool: list[Standing], counts: Mapping[frozenset[str], int], settings: Settings) -> None:
+    def __init__(
+        self, pool: list[Standing], counts: Mapping[frozenset[str], int], settings: Settings
+    ) -> None:
         k = len(pool)
         finite = [s.elo for s in pool if _finite(s.elo)]
         centre = sum(finite) / len(finite) if finite else 1500.0
@@ -227,7 +237,9 @@ class _Model:
         index = {s.name: i for i, s in enumerate(pool)}
         ends = np.array([[index[x] for x in key] for key in counts], dtype=np.int64).reshape(-1, 2)
         a, b = ends[:, 0], ends[:, 1]
-        w = np.fromiter(counts.values(), dtype=np.float64, count=len(counts)) * self.weight(theta[a] - theta[b])
+        w = np.fromiter(counts.values(), dtype=np.float64, count=len(counts)) * self.weight(
+            theta[a] - theta[b]
+        )
         h = np.eye(k) * settings.prior_information
         np.add.at(h, (a, a), w)
         np.add.at(h, (b, b), w)
@@ -353,6 +365,11 @@ def _uncertain_pairing(
 
     def key(c: int) -> tuple[float, int, str, str]:
         i, j = candidates[c]
-        return (-float(gain[c]), counts.get(frozenset((pool[i].name, pool[j].name)), 0), pool[i].name, pool[j].name)
+        return (
+            -float(gain[c]),
+            counts.get(frozenset((pool[i].name, pool[j].name)), 0),
+            pool[i].name,
+            pool[j].name,
+        )
 
     return candidates[min(range(len(candidates)), key=key)]

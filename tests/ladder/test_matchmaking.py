@@ -45,7 +45,9 @@ def test_a_new_version_is_picked_first_against_a_close_informative_opponent():
     assert pick is not None and "new@1" in pick
     # After a few pairs its estimate is 1705: its opponent is the settled version closest to it.
     placed = Standing("new@1", 1705.0, 1555.0, 1855.0, 3)
-    pick = next_pairing([*pool, placed], {**played, frozenset(("new@1", "e")): 3}, set(), random.Random(1), RULE)
+    pick = next_pairing(
+        [*pool, placed], {**played, frozenset(("new@1", "e")): 3}, set(), random.Random(1), RULE
+    )
     assert pick is not None and set(pick) == {"new@1", "b"}
 
 
@@ -53,18 +55,24 @@ def test_the_newest_of_several_unsettled_versions_goes_first():
     pool = settled_pool(ELOS)
     older = Standing("old-new@2", 1500.0, 1300.0, 1700.0, 4)
     newest = Standing("new@1", 1500.0, -math.inf, math.inf, 0)
-    pick = next_pairing([older, *pool, newest], round_robin_counts(list(ELOS), 12), set(), random.Random(1), RULE)
+    pick = next_pairing(
+        [older, *pool, newest], round_robin_counts(list(ELOS), 12), set(), random.Random(1), RULE
+    )
     assert pick is not None and "new@1" in pick
 
 
 def test_new_versions_get_most_picks_even_with_exploration():
     pool = [*settled_pool(ELOS), Standing("new@1", 1500.0, -math.inf, math.inf, 0)]
     played = round_robin_counts(list(ELOS), 12)
-    picks = Counter(x for s in range(200) for x in next_pairing(pool, played, set(), random.Random(s)) or ())
+    picks = Counter(
+        x for s in range(200) for x in next_pairing(pool, played, set(), random.Random(s)) or ()
+    )
     assert picks["new@1"] >= 170  # explore = 0.1: about 90% + its share of the random picks
 
 
-@pytest.mark.parametrize("settings", [RULE, Settings(explore=0.0, separation=INTERVALS)], ids=["order", "intervals"])
+@pytest.mark.parametrize(
+    "settings", [RULE, Settings(explore=0.0, separation=INTERVALS)], ids=["order", "intervals"]
+)
 def test_a_settled_pool_plays_its_most_uncertain_adjacent_pair(settings: Settings):
     pool = settled_pool(ELOS)
     pick = next_pairing(pool, round_robin_counts(list(ELOS), 60), set(), random.Random(1), settings)
@@ -74,7 +82,9 @@ def test_a_settled_pool_plays_its_most_uncertain_adjacent_pair(settings: Setting
 def test_the_uncertain_pair_moves_with_the_standings():
     # Now e and f are 15 apart and every other neighbour is clearly separated.
     elos = {**ELOS, "d": 1500.0, "e": 1400.0, "f": 1385.0}
-    pick = next_pairing(settled_pool(elos), round_robin_counts(list(elos), 60), set(), random.Random(1), RULE)
+    pick = next_pairing(
+        settled_pool(elos), round_robin_counts(list(elos), 60), set(), random.Random(1), RULE
+    )
     assert pick is not None and set(pick) == {"e", "f"}
 
 
