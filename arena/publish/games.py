@@ -30,6 +30,8 @@ from arena.ratings import Ratings
 
 GAMES_DIR = "games"
 GAMES_PAGE = "games.html"
+#: The one script of ``games.html`` (inline, admitted by its hash in the page's CSP).
+SORT_SCRIPT = "sort.js"
 #: Records larger than this are not turned into pages (a real game is well under 1 MB).
 MAX_RECORD_BYTES = 50 * 1024 * 1024
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -57,6 +59,30 @@ def pairing_anchor(names: list[str], a: str, b: str) -> str:
     """The ``games.html`` anchor of the games between ``a`` and ``b`` (either order)."""
     i, j = sorted((names.index(a) + 1, names.index(b) + 1))
     return f"vs-{i}-{j}"
+
+
+def margin_for(game: GameRow, entry: str) -> int:
+    """``entry``'s game points minus its opponent's in ``game`` (``entry`` must play in it)."""
+    return game.scores_a - game.scores_b if entry == game.entry_a else game.scores_b - game.scores_a
+
+
+def deal_swing(games: list[GameRow], entry: str) -> int | None:
+    """How many points ``entry``'s choices gained over its opponent's on one duplicate deal.
+
+    The deal is played at two tables with the partnerships swapped: A vs B at
+    one, B vs A at the other, on the same cards.  The swing for A is (A's points
+    minus B's at table 1) plus (A's points minus B's at table 2): the luck of the
+    cards cancels, what is left is the play.  ``None`` unless the deal has exactly
+    two games, neither void, between the same two entries with the sides swapped.
+    """
+    if len(games) != 2 or any(g.is_void for g in games):
+        return None
+    first, second = games
+    if (first.entry_a, first.entry_b) != (second.entry_b, second.entry_a):
+        return None
+    if entry not in (first.entry_a, first.entry_b):
+        return None
+    return margin_for(first, entry) + margin_for(second, entry)
 
 
 @dataclass(frozen=True)
@@ -136,6 +162,7 @@ def build_cluster(
             "replay_pair.html",
             left=a,
             right=b,
+            swing=deal_swing(games, a.entry_a),
             left_src=Path(game_page(a)).name,
             right_src=Path(game_page(b)).name,
             listing=GAMES_PAGE,
@@ -201,13 +228,16 @@ def write_games(
 
 @dataclass(frozen=True)
 class ListedGame:
-    """A row of ``games.html``: the game, its page (None: not shown, ``note`` says why) and
-    the side-by-side page of its deal (None unless both games of the deal have pages)."""
+    """A row of ``games.html``: the game, its page (None: not shown, ``note`` says why),
+    the side-by-side page of its deal (None unless both games of the deal have pages) and
+    the deal's swing."""
 
     game: GameRow
     page: str | None
     note: str
     pair: str | None
+    swing: int | None = None
+    """The swing of the game's deal for the pairing's first entry (see :func:`deal_swing`)."""
 
 
 @dataclass(frozen=True)
@@ -229,25 +259,29 @@ def games_html(
     """``games.html``: one section per pairing (``#vs-I-J``), one row per game
     (``tr[data-game]``) with pairing, deal, table, ending, score and its links."""
     shown: dict[str, int] = {}  # per deal: how many of its games have a page
+    deals: dict[str, list[GameRow]] = {}
     for g in standings.games:
         st = statuses.get(g.game_id)
         shown[g.cluster] = shown.get(g.cluster, 0) + (1 if st and st.ok else 9)
+        deals.setdefault(g.cluster, []).append(g)
     by_pairing: dict[str, list[ListedGame]] = {}
     for g in standings.games:
         st = statuses.get(g.game_id)
+        i, _ = _anchor_numbers(anchors[g.game_id])
         by_pairing.setdefault(anchors[g.game_id], []).append(
             ListedGame(
                 g,
                 game_page(g) if st and st.ok else None,
                 st.note if st else "no record",
                 pair_page(g.cluster) if shown.get(g.cluster) == 2 else None,
+                deal_swing(deals[g.cluster], names[i - 1]),
             )
         )
     pairings = []
     for anchor in sorted(by_pairing, key=_anchor_numbers):
         i, j = _anchor_numbers(anchor)
         pairings.append(Pairing(anchor, names[i - 1], names[j - 1], by_pairing[anchor]))
-    return render("games.html", standings=standings, pairings=pairings)
+    return render("games.html", standings=standings, pairings=pairings, sort_script=SORT_SCRIPT)
 
 
 def _anchor_numbers(anchor: str) -> tuple[int, int]:

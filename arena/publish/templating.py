@@ -19,6 +19,8 @@ come out on one line::
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from functools import cache
 from importlib import resources
@@ -34,6 +36,12 @@ from arena.publish.rows import fmt_elo, fmt_pct, fmt_pentanomial, fmt_points, fm
 def asset(name: str) -> str:
     """The text of a shared viewer file under ``assets/`` (``replay.js`` or ``replay.css``)."""
     return resources.files("arena.publish").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def asset_sha256(name: str) -> str:
+    """A CSP source admitting an asset put inline: ``'sha256-<base64 of its SHA-256>'``."""
+    digest = hashlib.sha256(asset(name).encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
 
 
 def asset_markup(name: str) -> Markup:
@@ -88,6 +96,7 @@ def environment() -> Environment:
         score=fmt_score,
     )
     env.globals["asset"] = asset_markup
+    env.globals["asset_sha256"] = asset_sha256
     return env
 
 

@@ -3,6 +3,7 @@ duplicate pair, crosstable links, in headless Chromium from file://."""
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -82,7 +83,12 @@ def test_games_page_lists_every_game_with_its_links(site, tmp_path: Path):
             assert not pair
         else:
             assert pair[0].attrs["href"] == pair_page(g.cluster) and (out / pair_page(g.cluster)).is_file()
-    assert not dom.find_all("img") and not dom.find_all("script")
+    assert not dom.find_all("img")
+    # One script, inline (sorting by swing), admitted by its hash: no other script can run.
+    scripts = dom.find_all("script")
+    assert len(scripts) == 1 and "src" not in scripts[0].attrs
+    csp = html.unescape(paths["games"].read_text())
+    assert "script-src 'sha256-" in csp and "'unsafe-inline'" not in csp.split("script-src")[1].split('"')[0]
 
 
 def test_crosstable_cells_link_to_the_pairings_games(site, tmp_path: Path):
