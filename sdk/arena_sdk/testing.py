@@ -167,7 +167,8 @@ class LocalGameResult:
     """Bot name per seat (N, E, S, W or A, B)."""
     bot_seeds: tuple[int, ...]
     result: GameResult
-    """The engine's result: ending, winner team (``None`` for a draw), scores, bags, hands."""
+    """The engine's result: ending, winner team (``None`` for a draw), scores, bags, and
+    ``hands``, the number of hands played (an int; the hands are in ``record["hands"]``)."""
     record: dict[str, Any]
     """The game record (``docs/record-format.md``); ``replay_record`` checks it."""
     defaults: tuple[int, ...]
