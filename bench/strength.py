@@ -219,7 +219,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--pairs must be at least 1")
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
-    factory_for(args.a, args.budget, args.worlds), factory_for(args.b, args.budget, args.worlds)  # an unknown name stops here, not in a worker
+    for name in (args.a, args.b):  # an unknown name or a bad setting stops here, not in a worker
+        try:
+            factory_for(name, args.budget, args.worlds)()
+        except ValueError as exc:
+            parser.error(f"bot {name!r}: {exc}")
     ta, tb = Tally(), Tally()
     per_hand: list[float] = []
     per_pair: list[list[float]] = []
