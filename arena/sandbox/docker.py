@@ -38,9 +38,11 @@ Learned from red teams (docs/reliability.md, "Containment"):
   CPU limit, and its rotation kept the end of a flood and dropped the start.
   Instead the runner attaches to the container before it starts and reads
   its stdout and stderr as they come (:class:`_LogPipe`): the first
-  ``log_cap_bytes`` are kept, then the runner closes the stream.  From then
-  on the daemon only drains the container's pipe, in large reads, and
-  drops it; nothing is parsed or stored;
+  ``log_cap_bytes`` are kept; after that the runner reads on and drops, but
+  no faster than :data:`DRAIN_BYTES_PER_S`.  The pipe then fills and a
+  flooding seat's writes block, on its own time (its clock runs), so the
+  daemon and the runner never do more than that rate of work for it; a seat
+  that prints a little more than its cap only loses the excess;
 - labels the image declares pass into its containers (Docker merges them
   and has no way to remove one): every image label is overridden with an
   empty value, and the platform's own (``arena.*`` and ``ARENA_LABELS``)
@@ -454,13 +456,18 @@ def _create_and_start(
         raise
 
 
+#: How fast a seat's output is read (and dropped) once its log is full: the work the daemon and
+#: the runner do for a seat that floods its output.
+DRAIN_BYTES_PER_S = 64 << 10
+
+
 class _LogPipe:
     """A seat's stdout and stderr, read by the runner from the daemon's attach stream, capped.
 
     The first ``cap`` bytes (both streams, in the order they arrive) go to
-    ``log_path``; then the stream is closed and the daemon drops the rest
-    without parsing or storing it.  A thread reads it: the Docker SDK is
-    synchronous, and a quiet seat must cost nothing but a blocked read.
+    ``log_path``; the rest is read and dropped at :data:`DRAIN_BYTES_PER_S`
+    at most.  Docker stores nothing (log driver ``none``).  A thread reads:
+    the Docker SDK is synchronous, and a quiet seat costs only a blocked read.
     """
 
     def __init__(self, client: Any, container_id: str, log_path: Path, cap: int) -> None:
@@ -468,6 +475,7 @@ class _LogPipe:
         self.cap = cap
         self.kept = 0
         self.overflowed = False
+        self._closing = threading.Event()
         self._socket = client.api.attach_socket(container_id, params={"stdout": 1, "stderr": 1, "stream": 1})
         self._thread = threading.Thread(target=self._pump, name=f"seat-log-{container_id[:12]}", daemon=True)
         self._thread.start()
@@ -493,7 +501,8 @@ class _LogPipe:
             self.close()
 
     def _copy(self, log: Any) -> None:
-        for data in self._frames():
+        frames = self._frames()
+        for data in frames:
             room = self.cap - self.kept
             if log is not None:
                 try:
@@ -505,10 +514,22 @@ class _LogPipe:
             self.kept += min(room, len(data))
             if len(data) > room:
                 self.overflowed = True
-                return  # closing the stream: from here on the daemon only drains the pipe
+                break
+        for data in frames:  # past the cap: dropped, read no faster than DRAIN_BYTES_PER_S
+            if self._closing.is_set() or self._closing.wait(len(data) / DRAIN_BYTES_PER_S):
+                return
+
+    def stop_draining(self) -> None:
+        """Stop reading past the cap: the stream closes, the daemon drops the rest at once.
+
+        Before the platform stops the seat: a container's exit is reported only
+        once its output pipe is empty, which a slow drain would delay.
+        """
+        self._closing.set()
 
     def close(self) -> None:
         """Close the attach stream (the reader ends)."""
+        self._closing.set()
         sock = self._socket
         with contextlib.suppress(Exception):
             raw = getattr(sock, "_sock", None)
@@ -523,6 +544,7 @@ class _LogPipe:
 
     def finish(self, oom_killed: bool, timeout: float = 5.0) -> None:
         """Wait for the reader (the container has ended), then add the notes a reader of the log needs."""
+        self.stop_draining()
         self._thread.join(timeout)
         if self._thread.is_alive():
             self.close()
@@ -693,6 +715,8 @@ class DockerProcess:
     async def stop(self, grace: float = 2.0) -> int:
         """TERM, ``grace`` seconds, KILL; finish the capped log; always remove."""
         try:
+            if self._log_pipe is not None:
+                self._log_pipe.stop_draining()
             if not self.exited():
                 self._stopped_by_platform = True
                 with contextlib.suppress(Exception):

@@ -8,6 +8,15 @@ bot could read about the host: the host-wide counter files (``/proc/loadavg``,
 ``/proc/stat``, ``/proc/meminfo``, ``/proc/uptime``), the ``sysinfo`` system
 call (load averages, process count) and its own speed (loop iterations per
 second: the CPU-timing channel).  It prints one JSON line per slot.
+
+The kernel-counter pair (``COVERT_ROLE=send-kernel`` / ``recv-kernel``, the
+red team's faster channel of round 3) uses short slots: for a 1 the sender
+holds ``COVERT_AIO`` aio slots (``io_setup``) and ``COVERT_PTYS`` open
+pseudo-terminals (``/dev/ptmx``) for the slot; the receiver samples the
+host-wide counters ``/proc/sys/fs/aio-nr`` and ``/proc/sys/kernel/pty/nr``
+in each slot and prints their mean and the number of distinct values.  Both
+print what the kernel answered first (``errno`` of ``io_setup``, of opening
+``/dev/ptmx``, what the counter files read as).
 """
 
 from __future__ import annotations
@@ -23,6 +32,11 @@ SLOT = float(os.environ.get("COVERT_SLOT", "0.5"))
 BITS = os.environ.get("COVERT_BITS", "")
 SPINNERS = int(os.environ.get("COVERT_SPINNERS", "4"))
 FILES = ("/proc/loadavg", "/proc/stat", "/proc/meminfo", "/proc/uptime")
+AIO_NR = "/proc/sys/fs/aio-nr"
+PTY_NR = "/proc/sys/kernel/pty/nr"
+AIO = int(os.environ.get("COVERT_AIO", "4096"))
+PTYS = int(os.environ.get("COVERT_PTYS", "8"))
+SYS_IO_SETUP, SYS_IO_DESTROY = 206, 207  # x86-64
 
 
 class SysInfo(ctypes.Structure):
@@ -110,8 +124,68 @@ def receive() -> None:
         }), flush=True)  # fmt: skip
 
 
+def counter(path: str) -> int | None:
+    text = read(path).strip()
+    return int(text) if text.isdigit() else None
+
+
+def send_kernel() -> None:
+    """A 1: hold AIO aio slots and PTYS pseudo-terminals for the slot; a 0: hold none."""
+    ctx = ctypes.c_ulong(0)
+    aio_errno = 0 if LIBC.syscall(SYS_IO_SETUP, AIO, ctypes.byref(ctx)) == 0 else ctypes.get_errno()
+    if aio_errno == 0:
+        LIBC.syscall(SYS_IO_DESTROY, ctx)
+    try:
+        os.close(os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY))
+        pty_errno = 0
+    except OSError as exc:
+        pty_errno = exc.errno or -1
+    print(json.dumps({"io_setup_errno": aio_errno, "ptmx_errno": pty_errno}), flush=True)
+    for i, bit in enumerate(BITS):
+        sleep_until(START + i * SLOT)
+        if bit != "1":
+            continue
+        ctx = ctypes.c_ulong(0)
+        held = LIBC.syscall(SYS_IO_SETUP, AIO, ctypes.byref(ctx)) == 0
+        ptys = []
+        for _ in range(PTYS):
+            try:
+                ptys.append(os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY))
+            except OSError:
+                break
+        sleep_until(START + (i + 1) * SLOT - 0.05 * SLOT)
+        for fd in ptys:
+            os.close(fd)
+        if held:
+            LIBC.syscall(SYS_IO_DESTROY, ctx)
+
+
+def receive_kernel() -> None:
+    """Per slot: the mean of aio-nr and pty/nr over the slot's middle, and how many values they took."""
+    print(json.dumps({"aio_nr": read(AIO_NR).strip()[:40], "pty_nr": read(PTY_NR).strip()[:40], "sysinfo": sysinfo()}), flush=True)
+    for i in range(len(BITS)):
+        begin = START + i * SLOT + 0.2 * SLOT
+        end = START + (i + 1) * SLOT - 0.1 * SLOT
+        sleep_until(begin)
+        aio, pty = [], []
+        while True:
+            aio.append(counter(AIO_NR))
+            pty.append(counter(PTY_NR))
+            if time.time() >= end:
+                break
+        print(json.dumps({
+            "slot": i,
+            "aio": sum(v or 0 for v in aio) / len(aio), "aio_values": len(set(aio)),
+            "pty": sum(v or 0 for v in pty) / len(pty), "pty_values": len(set(pty)),
+        }), flush=True)  # fmt: skip
+
+
 if __name__ == "__main__":
     if ROLE == "send":
         send()
     elif ROLE == "recv":
         receive()
+    elif ROLE == "send-kernel":
+        send_kernel()
+    elif ROLE == "recv-kernel":
+        receive_kernel()
