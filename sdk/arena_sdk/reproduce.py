@@ -150,7 +150,7 @@ def load_record(source: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str,
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path} is not a JSON game record: {exc}") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{path} is not a game record (a JSON object)")
+        raise ValueError(f"{path} is not a game record (a JSON object)")  # noqa: TRY004 - bad input, one error type
     return data
 
 
@@ -324,12 +324,11 @@ class RecordedGame:
                 state.apply(action)
                 number += 1
                 if who == seat and entry.get("default"):
-                    yield pb.RefereeMessage(
-                        notice=pb.Notice(
-                            level=pb.Notice.STRIKE, code=str(entry["default"]), request_id=rid,
-                            message=f"{entry['default']}; played {json.dumps(entry['action'])}",
-                        )  # fmt: skip
-                    ), None
+                    notice = pb.Notice(
+                        level=pb.Notice.STRIKE, code=str(entry["default"]), request_id=rid,
+                        message=f"{entry['default']}; played {json.dumps(entry['action'])}",
+                    )  # fmt: skip
+                    yield pb.RefereeMessage(notice=notice), None
                 if len(state.hand_results) > hands_reported:
                     result = state.hand_results[hands_reported]
                     hands_reported += 1

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from arena_sdk.testing import RandomBot, RecordedGame, main, play_game
 
 

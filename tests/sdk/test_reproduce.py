@@ -17,16 +17,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from arena.match import MatchSpec, TimeControl, game_seeds
-from arena.referee.host import host_match
-from arena.referee.server import RefereeServer
-from arena.referee.session import RemoteSeat
 from arena_sdk.bot import Bot, GameInfo, MatchInfo
 from arena_sdk.client import play_match
 from arena_sdk.engine import Card, resolve_ruleset
 from arena_sdk.testing import ClockSettings, RecordedGame, main, reproduce_decision
 from arena_sdk.view import View
+
+from arena.match import MatchSpec, TimeControl, game_seeds
+from arena.referee.host import host_match
+from arena.referee.server import RefereeServer
+from arena.referee.session import RemoteSeat
 
 TC = TimeControl(move_s=1.0, bank_s=4.0, hard_cap_s=8.0)
 CLOCK = ClockSettings(move_ms=1000, bank_ms=4000, hard_cap_ms=8000, strikes_to_forfeit=3)
@@ -298,3 +298,31 @@ def test_reproduce_decision_takes_a_path_and_names_a_missing_decision(
     assert getattr(bot, rep.decision.kind.value if rep.decision.kind.value != "blind_nil" else "blind_nil")(rep.view) is not None
     with pytest.raises(IndexError, match="decisions in this game"):
         reproduce_decision(record, "E", 10_000, clock=CLOCK)
+
+
+class SlowLogger(LoggingBot):
+    """Spends a few ms on every decision: with a 1 ms move time, the bank pays."""
+
+    def log(self, view: View) -> None:
+        super().log(view)
+        import time
+
+        time.sleep(0.004)
+
+
+def test_the_bank_left_at_each_decision_is_recomputed_from_the_recorded_times() -> None:
+    rules = resolve_ruleset("two-player", {"max_hands": 1})
+    tc = TimeControl(move_s=0.001, bank_s=20.0, hard_cap_s=20.0)
+    spec = MatchSpec("rep-bank", rules, tuple(game_seeds("rep-bank", 1)), tc)
+    bots = [SlowLogger(), SlowLogger()]
+    record = _hosted_records(spec, bots)[0]
+    game = RecordedGame(record, clock=ClockSettings(move_ms=1, bank_ms=20_000, hard_cap_ms=20_000))
+    for seat, bot in enumerate(bots):
+        sent = [bot.views[d.message.request.request_id] for d in game.decisions(seat)]
+        assert sent[-1]["bank_ms"] < sent[0]["bank_ms"] - 10, "the bank was spent"
+        for k, logged in enumerate(sent):
+            view = game.reproduce(seat, k).view
+            # The record keeps times to the microsecond: the bank may differ by its rounding.
+            assert abs(view.bank_ms - logged["bank_ms"]) <= 1, (k, view.bank_ms, logged["bank_ms"])
+            assert abs(view.allowed_ms - logged["allowed_ms"]) <= 1
+            assert snapshot(view) | {"bank_ms": 0, "allowed_ms": 0} == logged | {"bank_ms": 0, "allowed_ms": 0}
