@@ -43,8 +43,10 @@ from arena.sandbox.docker import LABEL, docker_client
 from arena.sandbox.dockerfile_policy import MAX_DOCKERFILE_CHARS, DockerfileError, check_dockerfile
 
 DEFAULT_BASE_IMAGE = os.environ.get("ARENA_BASE_IMAGE", "python:3.11-slim")
-#: The bot base image's tag (``ARENA_BOT_BASE`` overrides it, e.g. to keep test builds apart).
-DEFAULT_BOT_BASE = os.environ.get("ARENA_BOT_BASE", "arena-bot-base:latest")
+#: The bot base image's repository (``ARENA_BOT_BASE`` overrides it, e.g. to keep test builds
+#: apart).  A repository alone is tagged with the fingerprint of the SDK sources and base image
+#: (:func:`bot_base_tag`), so checkouts sharing an engine never retag each other's base.
+DEFAULT_BOT_BASE = os.environ.get("ARENA_BOT_BASE", "arena-bot-base")
 BUILD_LABEL = "arena.built"
 #: Label of the bot base image: a hash of the SDK sources and the base image it was built from.
 BOT_BASE_LABEL = "arena.bot-base"
@@ -182,6 +184,14 @@ def _check_base_image(client: Any, base_image: str) -> Any:
         ) from None
 
 
+def bot_base_tag(tag: str, fingerprint: str) -> str:
+    """The tag the bot base is kept under: ``REPO:<first 16 hex of fingerprint>`` for a repository
+    alone; a tag with its own ``:TAG`` (or ``@digest``) as given (its owner chose it)."""
+    if "@" in tag or ":" in tag.rsplit("/", 1)[-1]:
+        return tag
+    return f"{tag}:{fingerprint[:16]}"
+
+
 def ensure_bot_base(
     *,
     base_image: str = DEFAULT_BASE_IMAGE,
@@ -194,10 +204,14 @@ def ensure_bot_base(
     The image carries a label with a hash of this checkout's SDK sources and
     the base image's ID; when that differs, it is rebuilt (so a changed SDK
     reaches every bot built afterwards; server-side changes do not rebuild it).
+    ``tag`` is a repository (the image is tagged with that hash: two checkouts
+    with different SDK sources on one engine each keep their own base, and
+    neither rebuilds the other's) or a full ``REPO:TAG`` to keep it under.
     """
     client = client or docker_client()
     base = _check_base_image(client, base_image)
     fingerprint = hashlib.sha256(f"{_source_fingerprint(sdk_only=True)}/{base.id}".encode()).hexdigest()
+    tag = bot_base_tag(tag, fingerprint)
     import docker.errors
 
     try:
