@@ -1,0 +1,44 @@
+"""bench/strength.py: bot settings on the name, CPU per decision of both sides, the by-pair interval."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+import strength  # noqa: E402
+
+from arena_sdk.bots import HardBot  # noqa: E402
+
+
+def test_bot_settings_ride_on_the_name():
+    hard = strength.factory_for("hard:worlds=7,z=0.25", None)()
+    assert isinstance(hard, HardBot) and hard.worlds == 7 and hard.budget_s is None and hard.z == 0.25
+    assert strength.factory_for("hard", 0.2)().budget_s == 0.2
+    mc = strength.factory_for("flatmc:4x2", None)()
+    assert (mc.deals, mc.rollouts) == (4, 2)
+    for bad in ("hard:speed=3", "flatmc:4", "medium:1", "nobody"):
+        with pytest.raises(SystemExit):
+            strength.factory_for(bad, None)
+
+
+def test_by_pair_interval_treats_each_pair_as_one_cluster():
+    # Two pairs that disagree completely: the hands within a pair agree, so the
+    # by-pair interval is much wider than the naive one over hands.
+    pairs = [[10.0] * 10, [-10.0] * 10]
+    naive = strength.interval([d for p in pairs for d in p])[1]
+    assert strength.clustered(pairs) > 3 * naive
+    assert math.isnan(strength.clustered([[1.0, 2.0]]))
+
+
+def test_a_run_reports_cpu_per_decision_of_both_sides(capsys):
+    strength.main(["hard:worlds=2", "easy", "--pairs", "1", "--max-hands", "1", "--json"])
+    out = capsys.readouterr().out
+    summary = json.loads(out.strip().splitlines()[-1])
+    hard_cpu, easy_cpu = summary["cpu_ms_per_decision"]
+    assert hard_cpu > easy_cpu > 0  # a search costs more than a rule
+    assert "CPU per decision hard:worlds=2" in out
