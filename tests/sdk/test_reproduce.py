@@ -326,3 +326,26 @@ def test_the_bank_left_at_each_decision_is_recomputed_from_the_recorded_times() 
             assert abs(view.bank_ms - logged["bank_ms"]) <= 1, (k, view.bank_ms, logged["bank_ms"])
             assert abs(view.allowed_ms - logged["allowed_ms"]) <= 1
             assert snapshot(view) | {"bank_ms": 0, "allowed_ms": 0} == logged | {"bank_ms": 0, "allowed_ms": 0}
+
+
+def test_a_tournament_style_game_keyed_seeds_and_given_ids() -> None:
+    """Tournaments and sprt runs give game ids of their own and key the bot seeds by a secret:
+    the record's ``bot_seeds`` still re-seed the bot, and ``game_index`` places the game."""
+    rules = resolve_ruleset("cards4", {"max_hands": 1})
+    spec = MatchSpec(
+        "t-batch-7-t2", rules, tuple(game_seeds("tour", 2)), TC,
+        game_ids=("tour-p001-d003-t2", "tour-p001-d004-t2"), bot_seed_key="secret-of-the-run",
+    )  # fmt: skip
+    bots = [LoggingBot() for _ in range(4)]
+    records = _hosted_records(spec, bots)
+    record = records[1]
+    assert record["game_id"] == "tour-p001-d004-t2"
+    assert RecordedGame(record).game_index == 0, "not a <match>-gN id: 0 unless told"
+    game = RecordedGame(record, clock=CLOCK, game_index=1, games=2)
+    for seat, bot in enumerate(bots):
+        rep = game.reproduce(seat, 0)
+        assert rep.game == bot.games[1] and rep.match.games == 2
+        assert rep.game.bot_seed == record["bot_seeds"]["NESW"[seat]]
+        assert snapshot(rep.view) == bot.views[rep.view.request_id]
+        # The bot re-seeded from the record answers as it did (its log is the only difference).
+        assert not [r for r in game.reask(LoggingBot(), seat) if r.differs]
