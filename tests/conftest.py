@@ -18,6 +18,11 @@ prefer_polling_transport()
 
 REPO = Path(__file__).resolve().parents[1]
 
+# One run secret for every results store the tests make (arena.match.seeds): a test that compares
+# two output directories (a reference run and a resumed one, local and cluster) deals the same cards
+# in both. It is not a bot's to know: test_seeds' attacker does not.
+os.environ.setdefault("ARENA_RUN_SECRET", "tests-" + "5e" * 32)
+
 
 @pytest.fixture
 def run_cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:

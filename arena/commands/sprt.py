@@ -40,6 +40,7 @@ from arena.sprt import (
 from arena.sprt.config import sprt_concurrency
 from arena.sprt.store import stored_seed
 from arena.sprt.view import EXIT_CODES, hypotheses, render, report_json, verdict_text
+from arena.text import safe_text
 
 
 def sprt(
@@ -134,13 +135,15 @@ def sprt(
 
     def on_void(game_id: str, reason: str) -> None:
         if not as_json:
+            # The reason can hold a bot's or an image's text: printed literally, on one line.
             live.console.print(
-                Text(f"void {game_id}: {reason} (its pair will be played again)", style="yellow")
+                f"[yellow]void {safe_text(game_id)}: {safe_text(reason)} (its pair will be played again)[/]",
+                highlight=False,
             )
 
     if not as_json:
         console.print(
-            Text(f"arena sprt: {hypotheses(settings)}; seed {config.seed}; results in {out}")
+            Text(f"arena sprt: {hypotheses(settings)}; seed {safe_text(config.seed)}; results in {safe_text(str(out))}")
         )
     try:
         if as_json:
@@ -161,6 +164,7 @@ def sprt(
         line = verdict_text(report.result, config.names)
         if report.failure:
             line += f": {report.failure}"
-        console.print(Text(line, style="bold"))
-        console.print(Text(f"results: {out}  (arena ratings show {out})"), soft_wrap=True)
+        # Names and failures can hold bots' or images' text: printed literally, without escapes.
+        console.print(f"[bold]{safe_text(line)}[/]", highlight=False)
+        console.print(f"results: {safe_text(str(out))}  (arena ratings show {safe_text(str(out))})", soft_wrap=True, highlight=False)
     raise typer.Exit(code)

@@ -9,6 +9,10 @@ seed (``seed = 31337``) tells it nothing: without the secret neither the deal
 seeds nor other seats' bot seeds can be computed, and a bot seed says nothing
 about the deal it was given with.
 
+The secret is random unless ``ARENA_RUN_SECRET`` is set when the store is
+made (to deal the same cards in two output directories: a reference run,
+another machine, the test suite).
+
 Without a secret (``arena match run --seed``, stores made before secrets) the
 derivation is the plain SHA-256 of the same path: reproducible from the seed
 alone, and guessable if the seed is (:func:`guessable`).  Paths are JSON, so
@@ -20,8 +24,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import re
 import secrets
+
+from arena.errors import ArenaError
 
 #: Bits of randomness in a new run secret.
 SECRET_BITS = 256
@@ -29,8 +36,21 @@ SECRET_BITS = 256
 GUESSABLE_BELOW_BITS = 64
 
 
+#: A new store's secret is this variable's value when it is set: two output directories (two
+#: machines, a test and its reference) then deal the same cards for the same seed.  Keep it as
+#: secret as the secret itself: whoever knows it can compute every deal.
+SECRET_ENV = "ARENA_RUN_SECRET"
+#: The least a secret from the environment must hold (characters), so that it cannot be searched.
+MIN_SECRET_CHARS = 32
+
+
 def new_secret() -> str:
-    """A fresh run secret (hex)."""
+    """A fresh run secret: random (256 bits, hex), or ``ARENA_RUN_SECRET`` when set."""
+    given = os.environ.get(SECRET_ENV)
+    if given:
+        if len(given) < MIN_SECRET_CHARS:
+            raise ArenaError(f"{SECRET_ENV} must hold at least {MIN_SECRET_CHARS} characters (random ones)")
+        return given
     return secrets.token_hex(SECRET_BITS // 8)
 
 
@@ -62,4 +82,4 @@ def guessable(seed: str) -> bool:
     return bits < GUESSABLE_BELOW_BITS
 
 
-__all__ = ["bot_seed_key", "derive_seed", "guessable", "new_secret"]
+__all__ = ["SECRET_ENV", "bot_seed_key", "derive_seed", "guessable", "new_secret"]

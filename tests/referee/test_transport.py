@@ -79,8 +79,8 @@ def test_an_empty_setting_keeps_grpcs_own_transport(tmp_path):
         assert EVENT_ENGINE in text and POLLING not in text
 
 
-@pytest.mark.parametrize("module", ["arena_sdk", "arena.referee"])
-def test_importing_the_sdk_or_the_referee_first_sets_it(module, tmp_path):
+@pytest.mark.parametrize("module", ["arena_sdk.client", "arena.referee"])
+def test_a_client_or_the_referee_sets_it_where_it_starts(module, tmp_path):
     code = f"import os, {module}, grpc; print(os.environ.get({EXPERIMENTS_ENV!r}))"
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=_clean_env(tmp_path), timeout=60,
@@ -88,6 +88,18 @@ def test_importing_the_sdk_or_the_referee_first_sets_it(module, tmp_path):
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == TUNED_EXPERIMENTS
+
+
+@pytest.mark.parametrize("module", ["arena_sdk", "arena_sdk.engine"])
+def test_importing_the_sdk_or_its_engine_changes_nothing(module, tmp_path):
+    """The rules are pure: only a client or a server chooses gRPC's transport (issue 22)."""
+    code = f"import os, {module}; print(os.environ.get({EXPERIMENTS_ENV!r}))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=_clean_env(tmp_path), timeout=60,
+        cwd=REPO,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "None"
 
 
 def test_an_unknown_experiment_is_what_gets_reported(tmp_path):

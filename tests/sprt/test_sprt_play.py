@@ -201,3 +201,21 @@ def test_a_store_that_fails_while_voiding_a_dead_table_stops_with_a_store_error(
     )  # fmt: skip
     with pytest.raises(StoreError, match="disk I/O error"):
         run_sprt(config)
+
+
+def test_a_void_reason_prints_literally_on_one_line(monkeypatch, tmp_path):
+    """A void's reason can hold an image's or a bot's text: escapes and line breaks must not reach the terminal."""
+    fake = "boom\x1b[2J\nH1 accepted [bold]x[/]"
+
+    async def broken(spec, on_game, stop):
+        return TableResult(spec.table_id, [], {}, error=fake)
+
+    monkeypatch.setattr(runner, "LocalTables", lambda: FakeTables(broken))
+    result = CliRunner().invoke(app, [
+        "sprt", "--bot", "cmd:new-bot", "--bot", "cmd:old-bot", "--elo0", "0", "--elo1", "50",
+        "--max-pairs", "1", "--seed", "s3", "--out", str(tmp_path / "cli"),
+    ])  # fmt: skip
+    assert "\x1b" not in result.stdout
+    voids = [line for line in result.stdout.splitlines() if line.startswith("void ")]
+    assert voids and all("H1 accepted [bold]x[/]" in line for line in voids), result.stdout
+    assert not any(line.startswith("H1 accepted") for line in result.stdout.splitlines())

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 from pathlib import Path
 
+import pytest
+from arena_sdk.engine.policy import bot_seed
 from tournament_support import arena, own_bot
 
 from arena.match.seeds import bot_seed_key, derive_seed, guessable
-from arena_sdk.engine.policy import bot_seed
 
 FILE = """\
 [tournament]
@@ -71,7 +73,7 @@ def test_a_guessed_tournament_seed_gives_away_no_deal(tmp_path):
     with sqlite3.connect(_out(tmp_path) / "results.sqlite") as db:
         secret = dict(db.execute("SELECT key, value FROM meta"))["deal_secret"]
         seeds = dict(db.execute("SELECT game_id, deal_seed FROM games"))
-    assert len(secret) == 64
+    assert secret == os.environ["ARENA_RUN_SECRET"], "the test suite's (conftest.py): unknown to the attacker"
     for record in records:
         assert seeds[record["game_id"]] == record["seed"]
         key = bot_seed_key(secret)
@@ -124,3 +126,17 @@ def _out(tmp_path: Path) -> Path:
     candidates = [p.parent for p in tmp_path.rglob("results.sqlite")]
     assert len(candidates) == 1, candidates
     return candidates[0]
+
+
+def test_a_new_secret_is_random_unless_the_organiser_sets_one(monkeypatch):
+    from arena.errors import ArenaError
+    from arena.match.seeds import SECRET_ENV, new_secret
+
+    monkeypatch.delenv(SECRET_ENV, raising=False)
+    first, second = new_secret(), new_secret()
+    assert first != second and len(first) == len(second) == 64
+    monkeypatch.setenv(SECRET_ENV, "x" * 40)
+    assert new_secret() == "x" * 40
+    monkeypatch.setenv(SECRET_ENV, "short")
+    with pytest.raises(ArenaError, match="at least 32"):
+        new_secret()
