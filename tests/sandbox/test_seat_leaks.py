@@ -1,8 +1,9 @@
 """Round 3 of the red team (issue 24): what still leaked out of a seat's container, and what stays shut.
 
 Each test runs real containers under the real Docker engine with the
-platform's own seat settings (:meth:`DockerProcess.start`) and failed on the
-code before the fix (docs/reliability.md, "Containment, round 3"):
+platform's own seat settings (:meth:`DockerProcess.start`); each test of a
+leak failed on the code before the fix (docs/reliability.md, "Containment,
+round 3"):
 
 - host-wide kernel counters partners signalled through (``io_setup`` and
   ``/proc/sys/fs/aio-nr``, ``/proc/sys/kernel/pty/nr``, ``sysinfo``,
@@ -13,7 +14,8 @@ code before the fix (docs/reliability.md, "Containment, round 3"):
 - the static ``/proc`` folder each table process left in the temp directory;
 - a 64 MiB ``/dev/shm`` beyond the ``/tmp`` cap.
 
-What was already contained is checked again: no capabilities, ``EPERM`` for
+What was already contained is checked again (a regression test, it passed
+before too): no capabilities, ``EPERM`` for
 ``mount``/``unshare``/``setns``/``bpf``/``perf_event_open``/``userfaultfd``/
 ``keyctl``, ``noexec`` ``/tmp`` and ``/dev/shm``.
 """
