@@ -67,6 +67,10 @@ def publish(
     replays: Annotated[
         bool, typer.Option("--replays/--no-replays", help="Write games.html and a replay page per game.")
     ] = True,
+    with_notes: Annotated[
+        bool,
+        typer.Option("--with-notes", help="Show the bots' notes on their decisions in the replay pages (off: a seat's own)."),
+    ] = False,
 ) -> None:
     """Write the publishable results; every page works opened from disk.
 
@@ -78,7 +82,7 @@ def publish(
     """
     standings, ratings = rate(directory)
     try:
-        paths = write_outputs(standings, ratings, out, records_dir=directory if replays else None)
+        paths = write_outputs(standings, ratings, out, records_dir=directory if replays else None, with_notes=with_notes)
     except OSError as exc:
         fail(f"cannot write to {out}: {exc.strerror or exc}")
     if as_json:

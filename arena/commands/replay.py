@@ -7,19 +7,19 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from arena_sdk.engine import ReplayReport, RulesError, game_result_to_json, replay_record, team_name
 from rich.table import Table
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
 from arena.match.timing import record_timing
-from arena.text import safe_text
 from arena.publish.steps import game_steps
 from arena.publish.viewer import standalone_html
-from arena_sdk.engine import ReplayReport, RulesError, game_result_to_json, replay_record, team_name
+from arena.text import safe_text
 
 
 def write_replay_page(record: Path, data: object, report: ReplayReport, out: Path) -> None:
     """Write the viewer for a checked record to ``out`` (exit 2 if it cannot be written)."""
-    page = standalone_html(game_steps(data, report))
+    page = standalone_html(game_steps(data, report, with_notes=True))  # the author's own record: notes shown
     tmp = out.with_name(out.name + ".tmp")
     try:
         tmp.write_text(page, encoding="utf-8")

@@ -174,7 +174,9 @@ class LadderService:
             if s is None or s.elo is None:
                 pool.append(MatchStanding(name, 1500.0, float("-inf"), float("inf"), s.pairs if s else 0))
             else:
-                pool.append(MatchStanding(name, s.elo, s.low or s.elo, s.high or s.elo, s.pairs))
+                low = s.low if s.low is not None else float("-inf")  # no interval: not settled
+                high = s.high if s.high is not None else float("inf")
+                pool.append(MatchStanding(name, s.elo, low, high, s.pairs))
         busy = {name for pair in self.busy.values() for name in pair}
         pairing = next_pairing(pool, self._played(), busy, self.rng, self.config.matchmaking)
         if pairing is None:

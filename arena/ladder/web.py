@@ -288,12 +288,20 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
         return JSONResponse({"games": recent_games(max(1, min(limit, 500)))})
 
     @app.get("/api/games/{game_id}")
-    async def api_game(game_id: str) -> Response:
-        """A game's record (docs/record-format.md)."""
+    async def api_game(game_id: str, who: Who) -> JSONResponse:
+        """A game's record (docs/record-format.md); the bots' notes only those of the asking team's seats."""
         path = directory / "records" / f"{game_id}.json"
-        if not GAME_ID.fullmatch(game_id) or not path.is_file():
+        row = next((g for g in results.games() if g.game_id == game_id), None)
+        if not GAME_ID.fullmatch(game_id) or not path.is_file() or row is None:
             raise HTTPException(404, "no such game")
-        return Response(path.read_bytes(), media_type="application/json")
+        record = json.loads(path.read_text())
+        side_of = {"N": row.side0, "S": row.side0, "A": row.side0, "E": row.side1, "W": row.side1, "B": row.side1}
+        for hand in record.get("hands", []):
+            for action in hand.get("actions", []):
+                team = str(side_of.get(action.get("seat"), "")).rpartition("@")[0]
+                if "note" in action and not (team and who.may_see(team)):
+                    del action["note"]  # a seat's notes are its team's own
+        return JSONResponse(record)
 
     @app.get("/api/me")
     async def api_me(who: Who) -> JSONResponse:

@@ -269,6 +269,8 @@ async def _play_out(
         if reply is not None and reply.think_us:
             entry["bot_us"] = reply.think_us
             st.bot_reported_us += reply.think_us
+        if reply is not None and reply.note:
+            entry["note"] = reply.note
         bank[s] = max(0.0, bank[s] - max(0.0, min(elapsed, allowed) - tc.move_s))
 
         strike: str | None = None

@@ -40,6 +40,8 @@ class SeatReply:
     """How long the referee itself stalled while the decision was open (added to the bot's time)."""
     cpu_s: float | None = None
     """CPU time the bot used from request to answer, where the platform can measure it."""
+    note: str = ""
+    """The bot's note on this decision (cleaned and capped by the referee), for its author."""
 
 
 class DecisionTimeout(TimeoutError):

@@ -114,7 +114,7 @@ def _fresh(page: Path, record: Path) -> bool:
 
 
 def build_cluster(
-    games: list[GameRow], source: str, out: str, anchors: Mapping[str, str]
+    games: list[GameRow], source: str, out: str, anchors: Mapping[str, str], with_notes: bool = False, force: bool = False
 ) -> list[PageStatus]:
     """Write the replay pages of one duplicate pair (and its side-by-side page).
 
@@ -126,7 +126,7 @@ def build_cluster(
     pair_path = out_dir / pair_page(games[0].cluster)
     records = {g.game_id: source_dir / g.record for g in games if g.record}
     pages = {g.game_id: out_dir / game_page(g) for g in games}
-    if len(records) == len(games) and all(
+    if not force and len(records) == len(games) and all(
         _fresh(pages[gid], rec) and (len(games) != 2 or _fresh(pair_path, rec))
         for gid, rec in records.items()
     ):
@@ -138,7 +138,7 @@ def build_cluster(
             statuses.append(PageStatus(g.game_id, False, "no record"))
             continue
         try:
-            data[g.game_id] = game_steps(_load(records[g.game_id]))
+            data[g.game_id] = game_steps(_load(records[g.game_id]), with_notes=with_notes)
         except Exception as exc:  # noqa: BLE001 - one bad record must not stop publishing
             reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
             statuses.append(PageStatus(g.game_id, False, f"record not shown: {reason}"))
@@ -174,7 +174,7 @@ def build_cluster(
     return statuses
 
 
-def _build(job: tuple[list[GameRow], str, str, dict[str, str]]) -> list[PageStatus]:
+def _build(job: tuple[list[GameRow], str, str, dict[str, str], bool, bool]) -> list[PageStatus]:
     return build_cluster(*job)
 
 
@@ -195,8 +195,14 @@ def write_games(
     source_dir: Path,
     *,
     workers: int | None = None,
+    with_notes: bool = False,
 ) -> dict[str, Any]:
-    """Write ``games.html`` and ``games/`` for every game; returns counts and the page path."""
+    """Write ``games.html`` and ``games/`` for every game; returns counts and the page path.
+
+    ``with_notes``: the replay pages show the bots' notes on their decisions
+    (a seat's own: off unless the organiser asks).  Pages published the other
+    way are all rebuilt, so no note outlives a publication without them.
+    """
     out_dir = Path(out_dir)
     (out_dir / GAMES_DIR).mkdir(parents=True, exist_ok=True)
     for name in ("replay.js", "replay.css"):
@@ -206,8 +212,11 @@ def write_games(
     clusters = _clusters(standings.games)
     workers = workers if workers is not None else min(4, os.cpu_count() or 1)
     statuses: dict[str, PageStatus] = {}
+    marker = out_dir / GAMES_DIR / ".notes"
+    wanted = "with notes" if with_notes else "without notes"
+    force = not marker.is_file() or marker.read_text() != wanted
     jobs = [
-        (cluster, str(source_dir), str(out_dir), {g.game_id: anchors[g.game_id] for g in cluster})
+        (cluster, str(source_dir), str(out_dir), {g.game_id: anchors[g.game_id] for g in cluster}, with_notes, force)
         for cluster in clusters
     ]
     if workers > 1 and len(clusters) > 8:
@@ -219,6 +228,7 @@ def write_games(
             statuses.update((s.game_id, s) for s in _build(job))
     page = out_dir / GAMES_PAGE
     _write(page, games_html(standings, names, statuses, anchors))
+    _write(marker, wanted)
     return {
         "page": page,
         "replays": sum(1 for s in statuses.values() if s.ok),

@@ -73,7 +73,8 @@ def _cards(cards: Any) -> list[int]:
 class _Timing:
     """The referee's fields of each decision, in play order (empty for version 1)."""
 
-    def __init__(self, record: Mapping[str, Any]) -> None:
+    def __init__(self, record: Mapping[str, Any], *, with_notes: bool = False) -> None:
+        self.with_notes = with_notes
         self.entries: list[Mapping[str, Any]] = [
             a for h in record.get("hands", []) for a in h.get("actions", [])
         ]
@@ -91,7 +92,8 @@ class _Timing:
     def fields(self, index: int) -> dict[str, Any]:
         entry = self.entries[index] if index < len(self.entries) else {}
         out: dict[str, Any] = {}
-        for src, dst in (("ms", "ms"), ("cpu_ms", "cpu"), ("default", "def"), ("answer", "ans")):
+        names = (("ms", "ms"), ("cpu_ms", "cpu"), ("default", "def"), ("answer", "ans"))
+        for src, dst in (*names, ("note", "note")) if self.with_notes else names:
             value = entry.get(src)
             if value is not None and not isinstance(value, (dict, list)):
                 out[dst] = value if isinstance(value, (int, float)) else str(value)
@@ -232,8 +234,12 @@ def _shows_out(state: GameState, seat: int, card: int) -> str | None:
     return SUIT_NAMES[led] if card // 13 != led else None
 
 
-def game_steps(record: Any, report: ReplayReport | None = None) -> dict[str, Any]:
-    """The viewer's data for one record (checked first: a bad record raises ``RecordError``)."""
+def game_steps(record: Any, report: ReplayReport | None = None, *, with_notes: bool = False) -> dict[str, Any]:
+    """The viewer's data for one record (checked first: a bad record raises ``RecordError``).
+
+    ``with_notes``: the bots' notes on their decisions go in too (a seat's own:
+    for its author's page, or a publication whose organiser asked for them).
+    """
     report = report or replay_record(record)
     final = report.state
     rules = final.rules
@@ -246,7 +252,7 @@ def game_steps(record: Any, report: ReplayReport | None = None) -> dict[str, Any
         bags=final.start_bags,
         decks=final.deck_log,
     )
-    timing = _Timing(record)
+    timing = _Timing(record, with_notes=with_notes)
     full: list[dict[str, Any]] = []
     hands: list[dict[str, Any]] = []
 

@@ -15,7 +15,7 @@ from arena.ratings import Ratings
 
 
 def write_outputs(
-    standings: Standings, ratings: Ratings, out_dir: Path, *, records_dir: Path | None = None
+    standings: Standings, ratings: Ratings, out_dir: Path, *, records_dir: Path | None = None, with_notes: bool = False
 ) -> dict[str, Path]:
     """Write ``ratings.json``, ``results.csv``, ``leaderboard.md`` and ``index.html``.
 
@@ -29,7 +29,7 @@ def write_outputs(
     out_dir.mkdir(parents=True, exist_ok=True)
     extra: dict[str, Path] = {}
     if records_dir is not None:
-        extra["games"] = write_games(standings, ratings, out_dir, Path(records_dir))["page"]
+        extra["games"] = write_games(standings, ratings, out_dir, Path(records_dir), with_notes=with_notes)["page"]
     contents = {
         "json": (
             "ratings.json",

@@ -15,15 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from arena.match.seat import (
-    DecisionPrompt,
-    DecisionTimeout,
-    PlatformFault,
-    RunningBot,
-    SeatEvent,
-    SeatLost,
-    SeatReply,
-)
+from arena_sdk.bot import NOTE_MAX_CHARS
 from arena_sdk.engine import GameResult, HandResult, MalformedInputError, Ruleset
 from arena_sdk.engine.state import Trick
 from arena_sdk.protocol import (
@@ -36,6 +28,29 @@ from arena_sdk.protocol import (
     request_message,
 )
 from arena_sdk.wire import arena_pb2 as pb
+
+from arena.match.seat import (
+    DecisionPrompt,
+    DecisionTimeout,
+    PlatformFault,
+    RunningBot,
+    SeatEvent,
+    SeatLost,
+    SeatReply,
+)
+
+#: Notes a seat's answers may carry in one game (one per decision is about 60 a hand); the
+#: rest are dropped and counted once as a ``notes_dropped`` event: a flood is the seat's own loss.
+NOTES_PER_GAME = 1000
+_NOTE_DROP = dict.fromkeys(
+    [*range(0x00, 0x20), *range(0x7F, 0xA0), 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+)
+
+
+def clean_note(text: str) -> str:
+    """A bot's note as the record keeps it: no control or bidi characters, at most NOTE_MAX_CHARS."""
+    return text.translate(_NOTE_DROP)[:NOTE_MAX_CHARS]
+
 
 #: Refused messages (stale, out of turn) a seat may send in one game before
 #: that counts as a protocol violation: it stops floods without punishing a
@@ -116,6 +131,7 @@ class RemoteSeat:
         self._lost: SeatLost | None = None
         self._events: list[SeatEvent] = []
         self._refused_this_game = 0
+        self._notes_this_game = 0
         self._refused_unlisted = 0
         self._timed_out: set[int] = set()
         # Outgoing messages go through one writer task per seat, so that no
@@ -285,17 +301,30 @@ class RemoteSeat:
         received = self._received_at
         lag = self._platform_lag()
         cpu = self._cpu_used
+        note = self._take_note(answer.note)
         try:
             action = answer_from_proto(kind, answer)
         except MalformedInputError as exc:
             return SeatReply(
                 malformed=str(exc), raw=raw, think_us=answer.think_time_us,
-                received_at=received, platform_lag_s=lag, cpu_s=cpu,
+                received_at=received, platform_lag_s=lag, cpu_s=cpu, note=note,
             )  # fmt: skip
         return SeatReply(
             action=action, raw=raw, think_us=answer.think_time_us, received_at=received,
-            platform_lag_s=lag, cpu_s=cpu,
+            platform_lag_s=lag, cpu_s=cpu, note=note,
         )  # fmt: skip
+
+    def _take_note(self, text: str) -> str:
+        """The answer's note, cleaned and capped; past the game's budget dropped and counted once."""
+        if not text:
+            return ""
+        if self._notes_this_game >= NOTES_PER_GAME:
+            if self._notes_this_game == NOTES_PER_GAME:
+                self._events.append(SeatEvent(self.seat, "notes_dropped", f"more than {NOTES_PER_GAME} notes in a game"))
+            self._notes_this_game += 1
+            return ""
+        self._notes_this_game += 1
+        return clean_note(text)
 
     def _refuse(self, code: str, detail: str, rid: int, *, counts: bool = True) -> None:
         if counts:
@@ -526,6 +555,7 @@ class RemoteSeat:
         scores: tuple[int, ...], bags: tuple[int, ...],
     ) -> None:  # fmt: skip
         self._refused_this_game = 0
+        self._notes_this_game = 0
         await self.send(game_start_message(index, game_id, bot_seed, first, scores, bags))
 
     async def end_hand(self, hand: HandResult, tricks: tuple[Trick, ...], rules: Ruleset) -> None:

@@ -37,6 +37,8 @@ from arena_sdk.wire import arena_pb2 as pb
 #: trip is about 0.3 ms p50, 0.7 ms p99 (bench/referee.py).  5 ms covers the
 #: usual case at 0.5% of a 1 s move; a bot sets its own in ``transport_margin_s``.
 TRANSPORT_MARGIN_S = 0.005
+#: The longest note (characters) a bot's answer carries; the referee keeps no more.
+NOTE_MAX_CHARS = 300
 
 
 @dataclasses.dataclass(frozen=True)
@@ -168,6 +170,25 @@ class Bot:
 
     def on_game_end(self, summary: GameSummary) -> None:
         """Called at the end of every game, forfeits and voids included."""
+
+    # ------------------------------------------------------------ notes
+
+    def note(self, text: object) -> None:
+        """Attach a note to your current decision ("expect 3 tricks; partner void in hearts").
+
+        Notes written during ``bid``/``play``/... go with that answer (several
+        are joined with "; "); notes written elsewhere go with the next answer.
+        The referee keeps the first :data:`NOTE_MAX_CHARS` characters
+        (control characters dropped) and stores them in the record beside the
+        decision, where the viewer shows them to you; published results leave
+        them out unless the organiser asks.
+        """
+        self.__dict__.setdefault("_pending_notes", []).append(str(text))
+
+    def take_notes(self) -> str:
+        """The notes written since the last answer, joined (and forgotten here)."""
+        notes = self.__dict__.pop("_pending_notes", None)
+        return "; ".join(notes)[:NOTE_MAX_CHARS] if notes else ""
 
     def on_notice(self, level: str, code: str, message: str) -> None:
         """Called when the referee tells the bot something: a strike, a refused answer.
@@ -365,6 +386,13 @@ class BotDriver:
             self._closed_at = min(self.clock(), view.received_at + view.allowed_ms / 1000.0)
 
     def _answer(self, request: pb.DecisionRequest, view: View, started: float) -> pb.Answer:
+        answer = self._action_answer(request, view, started)
+        note = self.bot.take_notes()
+        if note:
+            answer.note = note
+        return answer
+
+    def _action_answer(self, request: pb.DecisionRequest, view: View, started: float) -> pb.Answer:
         if self._wants_tricks:  # parsing every trick costs time; only for bots that listen
             self._report_tricks(view.hand_number, view.tricks)
         kind = view.kind

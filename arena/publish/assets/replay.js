@@ -256,6 +256,7 @@
     if (a.ms !== undefined) t.push(a.ms + " ms");
     if (a.cpu !== undefined) t.push("cpu " + a.cpu + " ms");
     if (t.length) line.appendChild(el("span", "time", "(" + t.join(", ") + ")"));
+    if (a.note) line.appendChild(el("span", "note", " note: " + a.note));
     if (a.def) {
       var b = el("span", "badge " + (a.def === "timeout" ? "timeout" : "strike"), "default: " + a.def);
       line.appendChild(b);

@@ -43,7 +43,7 @@ class Join(_message.Message):
     def __init__(self, token: _Optional[str] = ..., protocol_version: _Optional[int] = ..., bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ...) -> None: ...
 
 class Answer(_message.Message):
-    __slots__ = ("request_id", "bid", "card", "blind_nil", "keep", "exchange", "think_time_us")
+    __slots__ = ("request_id", "bid", "card", "blind_nil", "keep", "exchange", "think_time_us", "note")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     BID_FIELD_NUMBER: _ClassVar[int]
     CARD_FIELD_NUMBER: _ClassVar[int]
@@ -51,6 +51,7 @@ class Answer(_message.Message):
     KEEP_FIELD_NUMBER: _ClassVar[int]
     EXCHANGE_FIELD_NUMBER: _ClassVar[int]
     THINK_TIME_US_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
     request_id: int
     bid: int
     card: str
@@ -58,7 +59,8 @@ class Answer(_message.Message):
     keep: bool
     exchange: CardList
     think_time_us: int
-    def __init__(self, request_id: _Optional[int] = ..., bid: _Optional[int] = ..., card: _Optional[str] = ..., blind_nil: _Optional[bool] = ..., keep: _Optional[bool] = ..., exchange: _Optional[_Union[CardList, _Mapping]] = ..., think_time_us: _Optional[int] = ...) -> None: ...
+    note: str
+    def __init__(self, request_id: _Optional[int] = ..., bid: _Optional[int] = ..., card: _Optional[str] = ..., blind_nil: _Optional[bool] = ..., keep: _Optional[bool] = ..., exchange: _Optional[_Union[CardList, _Mapping]] = ..., think_time_us: _Optional[int] = ..., note: _Optional[str] = ...) -> None: ...
 
 class CardList(_message.Message):
     __slots__ = ("cards",)
