@@ -48,6 +48,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import BinaryIO
 
+from arena.errors import ArenaError
+
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 DEFAULT_MAX_FILES = 10_000
 DEFAULT_MAX_DEPTH = 32
@@ -62,7 +64,7 @@ _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-class BotDirError(ValueError):
+class BotDirError(ArenaError, ValueError):
     """A bot directory or archive that is refused; the message names the path and the reason."""
 
 

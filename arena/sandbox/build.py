@@ -38,7 +38,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arena.sandbox.bot_dir import BotDirError, DirLimits, check_bot_dir, copy_bot_dir, read_regular_file
+from arena.errors import ArenaError
+from arena.sandbox.bot_dir import (
+    BotDirError,
+    DirLimits,
+    check_bot_dir,
+    copy_bot_dir,
+    read_regular_file,
+)
 from arena.sandbox.docker import LABEL, docker_client
 from arena.sandbox.dockerfile_policy import MAX_DOCKERFILE_CHARS, DockerfileError, check_dockerfile
 
@@ -86,7 +93,7 @@ USER 10001
 REPO = Path(__file__).resolve().parents[2]
 
 
-class BuildError(RuntimeError):
+class BuildError(ArenaError, RuntimeError):
     """A build that cannot start or failed; the message says why (with the log's tail)."""
 
 

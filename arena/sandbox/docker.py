@@ -77,6 +77,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
+
 LABEL = "arena.managed"
 MATCH_LABEL = "arena.match"
 #: The run (a tournament's run id, one ``arena match run``) that started a container.
@@ -89,11 +91,11 @@ DEFAULT_USER = "10001:10001"
 PLATFORM_CHECK_TIMEOUT_S = 5.0
 
 
-class DockerUnavailable(RuntimeError):
+class DockerUnavailable(ArenaError, RuntimeError):
     """No Docker engine answers, or the docker package is missing."""
 
 
-class ImageNotFound(RuntimeError):
+class ImageNotFound(ArenaError, RuntimeError):
     """The image to run does not exist on this engine."""
 
 

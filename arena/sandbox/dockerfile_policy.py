@@ -38,6 +38,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from arena.errors import ArenaError
+
 #: The build arguments the builder passes: each holds an image the organiser chose.
 BASE_ARGS = ("BOT_BASE", "BASE_IMAGE")
 #: The longest Dockerfile read (characters).
@@ -63,7 +65,7 @@ _FLAG = re.compile(r"--([a-z][a-z0-9-]*)(?:=(.*))?")
 _MARKER = {name: f"\0{name}\0" for name in BASE_ARGS}  # a NUL is refused in the text: no Dockerfile can write it
 
 
-class DockerfileError(ValueError):
+class DockerfileError(ArenaError, ValueError):
     """A Dockerfile the policy refuses; the message names the line and the reason."""
 
 

@@ -115,14 +115,14 @@ from arena_sdk.wire import arena_pb2 as pb
 
 #: A bot instance, a Bot subclass, a callable returning a fresh bot, or a
 #: built-in name: ``"random"``, ``"easy"``, ``"medium"``, ``"hard"``.
-BotSpec = Bot | type[Bot] | Callable[[], Bot] | str
+BotArgument = Bot | type[Bot] | Callable[[], Bot] | str
 
 DEFAULT_MOVE_MS = 1000
 DEFAULT_BANK_MS = 30_000
 STRIKES_TO_FORFEIT = 3
 
 __all__ = [
-    "BotAnswerError", "BotSpec", "ClockSettings", "LocalGameResult", "RandomBot", "ReaskRow",
+    "BotAnswerError", "BotArgument", "ClockSettings", "LocalGameResult", "RandomBot", "ReaskRow",
     "RecordedDecision", "RecordedGame", "Reproduction", "bot_seed_for", "default_action",
     "load_record", "main", "play_game", "play_match", "reproduce_decision",
 ]  # fmt: skip
@@ -231,7 +231,7 @@ def bot_seed_for(game_seed: int | str, seat: int) -> int:
 # ---------------------------------------------------------------------- seats
 
 
-def _make_bot(spec: BotSpec) -> Bot:
+def _make_bot(spec: BotArgument) -> Bot:
     """A fresh bot from a class or factory, a tier name, or the instance itself."""
     if isinstance(spec, Bot):
         return spec
@@ -262,7 +262,7 @@ def _copy_bot(bot: Bot) -> Bot:
         ) from exc
 
 
-def _seat_bots(specs: Sequence[BotSpec], players: int) -> list[Bot]:
+def _seat_bots(specs: Sequence[BotArgument], players: int) -> list[Bot]:
     """One bot object per seat, following the module's seating rules."""
     specs = list(specs)
     if players == 4 and len(specs) == 2:
@@ -311,7 +311,7 @@ class _Table:
 
     def __init__(
         self,
-        specs: Sequence[BotSpec],
+        specs: Sequence[BotArgument],
         rules: Ruleset,
         *,
         games: int,
@@ -509,7 +509,7 @@ def _legal_text(state: GameState) -> str:
 
 
 def play_match(
-    bots: Sequence[BotSpec],
+    bots: Sequence[BotArgument],
     rules: Ruleset | str = "pagat",
     games: int = 1,
     seed: int = 0,
@@ -542,7 +542,7 @@ def play_match(
 
 
 def play_game(
-    bots: Sequence[BotSpec],
+    bots: Sequence[BotArgument],
     rules: Ruleset | str = "pagat",
     seed: int | str = 0,
     *,
