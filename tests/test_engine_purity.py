@@ -64,7 +64,7 @@ def test_the_probe_can_fail():
 def test_a_bot_still_imports_everything_from_the_package():
     code = (
         "import json, arena_sdk\n"
-        "from arena_sdk import Bot, Card, Decision, GameInfo, MatchInfo, Suit, View, play_match, run\n"
+        "from arena_sdk import Bot, Card, Decision, GameInfo, MatchInfo, Suit, View, join_match, run\n"
         "print(json.dumps([arena_sdk.__version__, sorted(n for n in arena_sdk.__all__ if not hasattr(arena_sdk, n))]))"
     )
     done = _probe(code)

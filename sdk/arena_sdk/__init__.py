@@ -29,7 +29,7 @@ _EXPORTS = {
     "GameSummary": "arena_sdk.bot",
     "HandSummary": "arena_sdk.bot",
     "MatchInfo": "arena_sdk.bot",
-    "play_match": "arena_sdk.client",
+    "join_match": "arena_sdk.client",
     "run": "arena_sdk.client",
     "Card": "arena_sdk.engine",
     "Decision": "arena_sdk.engine",
@@ -39,12 +39,21 @@ _EXPORTS = {
 
 if TYPE_CHECKING:
     from arena_sdk.bot import Bot, GameInfo, GameSummary, HandSummary, MatchInfo
-    from arena_sdk.client import play_match, run
+    from arena_sdk.client import join_match, run
     from arena_sdk.engine import Card, Decision, Suit
     from arena_sdk.view import View
 
 
 def __getattr__(name: str) -> Any:
+    if name == "play_match":  # its name until round 3: one name, one thing (arena_sdk.testing.play_match is local)
+        import warnings
+
+        warnings.warn(
+            "arena_sdk.play_match is now arena_sdk.join_match (arena_sdk.testing.play_match plays locally)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        name = "join_match"
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'arena_sdk' has no attribute {name!r}")
@@ -59,5 +68,5 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "Bot", "Card", "Decision", "GameInfo", "GameSummary", "HandSummary", "MatchInfo",
-    "Suit", "View", "__version__", "play_match", "run",
+    "Suit", "View", "__version__", "join_match", "run",
 ]  # fmt: skip

@@ -69,7 +69,7 @@ def grpc_target(address: str) -> str:
     return address
 
 
-async def play_match(
+async def join_match(
     bot: Bot,
     address: str,
     token: str,
@@ -216,7 +216,7 @@ def run(bot: Bot, argv: Sequence[str] | None = None) -> None:
     """
     args, bot.argv = sdk_arguments(str(bot.name), argv)
     try:
-        asyncio.run(play_match(bot, args.address, args.token))
+        asyncio.run(join_match(bot, args.address, args.token))
     except JoinRefused as exc:
         print(f"{bot.name}: the referee refused to seat this bot: {exc}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -194,7 +194,7 @@ time.sleep(60)  # keep the helper flooding (it stops with its parent) until the 
 
 HONEST_AFTER_FLOOD = """\
 import asyncio, json, os, runpy, sys, time
-from arena_sdk.client import play_match, token_from_env
+from arena_sdk.client import join_match, token_from_env
 
 # Join only once the flood holds its connections (and so the join slots).
 deadline = time.monotonic() + 10
@@ -210,7 +210,7 @@ time.sleep(0.3)
 print("joining during the flood:", counts, flush=True)
 bot = runpy.run_path({bot!r}, run_name="honest")["ScriptBot"]()
 # No SDK retry: a bot in another language may not retry, so the referee alone must seat it.
-asyncio.run(play_match(bot, os.environ["ARENA_ADDRESS"], token_from_env(), retry_join=False))
+asyncio.run(join_match(bot, os.environ["ARENA_ADDRESS"], token_from_env(), retry_join=False))
 """
 
 

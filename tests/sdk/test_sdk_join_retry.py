@@ -18,7 +18,7 @@ import grpc
 import pytest
 
 from arena_sdk import Bot
-from arena_sdk.client import JoinRefused, play_match
+from arena_sdk.client import JoinRefused, join_match
 from arena_sdk.engine import resolve_ruleset
 from arena_sdk.wire import arena_pb2 as pb
 from arena_sdk.wire import arena_pb2_grpc as pb_grpc
@@ -69,7 +69,7 @@ def serve_and_play(address: str, stand_in: StandIn, **kw: object) -> object:
         server.add_insecure_port(address)
         await server.start()
         try:
-            return await asyncio.wait_for(play_match(Idle(), address, "token", **kw), 10)  # type: ignore[arg-type]
+            return await asyncio.wait_for(join_match(Idle(), address, "token", **kw), 10)  # type: ignore[arg-type]
         finally:
             await server.stop(0)
 

@@ -21,7 +21,7 @@ from arena.referee.host import host_match
 from arena.referee.server import RefereeServer
 from arena.referee.session import RemoteSeat
 from arena_sdk.bot import TRANSPORT_MARGIN_S, Bot, BotDriver
-from arena_sdk.client import play_match
+from arena_sdk.client import join_match
 from arena_sdk.engine import resolve_ruleset
 
 from test_sdk_driver import FakeClock, timed_request, welcome
@@ -65,7 +65,7 @@ def test_over_grpc_time_left_starts_below_the_allowance_by_the_margin() -> None:
                 host_match(server, spec, [None, None], server.addresses[0], seats=seats, start_timeout=30)
             )
             await asyncio.sleep(0)  # the match is open for joining
-            await asyncio.gather(*(play_match(b, server.addresses[0], s.token) for b, s in zip(bots, seats)))
+            await asyncio.gather(*(join_match(b, server.addresses[0], s.token) for b, s in zip(bots, seats)))
             return await hosting
         finally:
             await server.stop(0.5)
