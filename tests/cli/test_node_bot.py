@@ -40,7 +40,7 @@ def node() -> str:
 def test_node_bot_plays_clean_matches(run_cli, tmp_path, node, preset):
     result = run_cli(
         "match", "run", "--bot", f"cmd:{node} {NODE_BOT / 'bot.js'}", "--bot", RANDOM,
-        "--rules", preset, "--games", "2", "--set", "max_hands=4", "--seed", "node-bot",
+        "--rules", preset, "--games", "2", "--set", "max_hands=4", "--seed", "node-bot-1",
         "--out", "m", "--json", timeout=300,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
