@@ -378,10 +378,12 @@ def host_files(entry: Entry) -> tuple[str, bool]:
 
 
 def log_spam(entry: Entry) -> tuple[str, bool]:
-    sizes = [len(text.encode()) for g in entry.games for text in g.logs]
-    notes = [("[arena:" in text and "dropped" in text) for g in entry.games for text in g.logs]
-    ok = len(sizes) == 8 and all(s <= LOG_BYTES + 200 for s in sizes) and all(notes)
-    return f"each saved log ≤ {max(sizes, default=0)} bytes (cap {LOG_BYTES}) with a “dropped” note", ok
+    # Past its log cap a seat's output is read at 64 KiB/s (issue 24.7): the spammer's writes block on its own clock.
+    observed, ok = forfeits("timeout", "3 strikes; last: timeout")(entry)
+    sizes = [len(text.encode()) for g in entry.played for text in g.logs]
+    notes = [("[arena:" in text and "dropped" in text) for g in entry.played for text in g.logs]
+    ok = ok and bool(sizes) and all(s <= LOG_BYTES + 200 for s in sizes) and all(notes)
+    return f"{observed}; each saved log ≤ {max(sizes, default=0)} bytes (cap {LOG_BYTES}) with a “dropped” note", ok
 
 
 CASES = [
@@ -439,8 +441,8 @@ CASES = [
          "processes' tokens; writes outside /tmp", "nothing of the host but the referee's socket; writes "
          "refused; games played out", played_out(host_files)),
     Case("log-spam", "SDK", "writes 256 KiB to stdout (and more to stderr) at every decision, ~7 MiB a game",
-         f"the saved log is cut at `log_bytes` ({LOG_BYTES >> 10} KiB) with a note; games played out",
-         played_out(log_spam)),
+         f"the saved log is cut at `log_bytes` ({LOG_BYTES >> 10} KiB) with a note; past the cap its output is "
+         "read at 64 KiB/s, its writes block: `forfeit:timeout`; disqualified", log_spam),
 ]  # fmt: skip
 
 
