@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from arena_sdk.bot import Bot, GameInfo, MatchInfo
-from arena_sdk.client import play_match
+from arena_sdk.client import join_match
 from arena_sdk.engine import Card, resolve_ruleset
 from arena_sdk.testing import ClockSettings, RecordedGame, main, reproduce_decision
 from arena_sdk.view import View
@@ -100,7 +100,7 @@ def play_through_referee(preset: str, games: int, **options: object) -> tuple[li
                 host_match(server, spec, [None] * rules.players, server.addresses[0], seats=seats, start_timeout=30)
             )
             await asyncio.sleep(0)
-            await asyncio.gather(*(play_match(b, server.addresses[0], s.token) for b, s in zip(bots, seats)))
+            await asyncio.gather(*(join_match(b, server.addresses[0], s.token) for b, s in zip(bots, seats)))
             return await hosting
         finally:
             await server.stop(0.5)
@@ -231,7 +231,7 @@ def _hosted_records(spec: MatchSpec, bots: list[Bot]) -> list[dict[str, Any]]:
                 host_match(server, spec, [None] * len(bots), server.addresses[0], seats=seats, start_timeout=30)
             )
             await asyncio.sleep(0)
-            await asyncio.gather(*(play_match(b, server.addresses[0], s.token) for b, s in zip(bots, seats)))
+            await asyncio.gather(*(join_match(b, server.addresses[0], s.token) for b, s in zip(bots, seats)))
             return await hosting
         finally:
             await server.stop(0.5)
