@@ -370,31 +370,36 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
         store.set_meta("paused", "0")
         return JSONResponse({"paused": False})
 
+    def set_team_disabled(team: str, disabled: bool) -> None:
+        """The organiser's switch for a team (the API's and the admin page's); 404 for no such team."""
+        try:
+            store.set_team_disabled(team, disabled)
+        except LadderError as exc:
+            raise HTTPException(404, str(exc)) from None
+
+    def disable_version(entry: str) -> None:
+        """The organiser takes one version out; 404 for no such version."""
+        version = store.version_by_entry(entry)
+        if version is None:
+            raise HTTPException(404, "no such version")
+        store.set_status(version.id, DISABLED)
+
     @app.post("/api/admin/teams/{team}/disable")
     async def api_disable_team(team: str, who: Who) -> JSONResponse:
         admin_only(who)
-        try:
-            store.set_team_disabled(team, True)
-        except LadderError as exc:
-            raise HTTPException(404, str(exc)) from None
+        set_team_disabled(team, True)
         return JSONResponse({"team": team, "disabled": True})
 
     @app.post("/api/admin/teams/{team}/enable")
     async def api_enable_team(team: str, who: Who) -> JSONResponse:
         admin_only(who)
-        try:
-            store.set_team_disabled(team, False)
-        except LadderError as exc:
-            raise HTTPException(404, str(exc)) from None
+        set_team_disabled(team, False)
         return JSONResponse({"team": team, "disabled": False})
 
     @app.post("/api/admin/versions/{entry}/disable")
     async def api_disable_version(entry: str, who: Who) -> JSONResponse:
         admin_only(who)
-        version = store.version_by_entry(entry)
-        if version is None:
-            raise HTTPException(404, "no such version")
-        store.set_status(version.id, DISABLED)
+        disable_version(entry)
         return JSONResponse({"entry": entry, "status": DISABLED})
 
     # ------------------------------------------------------------ pages
@@ -489,15 +494,9 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
         elif action == "resume":
             store.set_meta("paused", "0")
         elif action in ("disable-team", "enable-team"):
-            try:
-                store.set_team_disabled(target, action == "disable-team")
-            except LadderError as exc:
-                raise HTTPException(404, str(exc)) from None
+            set_team_disabled(target, action == "disable-team")
         elif action == "disable-version":
-            version = store.version_by_entry(target)
-            if version is None:
-                raise HTTPException(404, "no such version")
-            store.set_status(version.id, DISABLED)
+            disable_version(target)
         else:
             raise HTTPException(404, "no such action")
         return RedirectResponse("/admin", status_code=303)
