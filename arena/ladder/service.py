@@ -38,7 +38,7 @@ from arena.ladder.standings import Standing, standings
 from arena.ladder.store import ACTIVE, QUEUED, LadderStore, Version
 from arena.match.seeds import bot_seed_key, derive_seed
 from arena.referee.botspec import BotSpec
-from arena.results.store import ResultsStore
+from arena.results.store import ResultsStore, StoredGame
 from arena.tables.containers import prune_run
 from arena.tables.pairs import PairBatch, play_pairs
 from arena.tables.players import TablePlayer
@@ -96,6 +96,7 @@ class LadderService:
         #: The id of the version being built (set back to queued if the server stops meanwhile).
         self.building_version: int | None = None
         self.state = LadderState()
+        self.games: list[StoredGame] = []
         self.refresh()
 
     # ------------------------------------------------------------ standings
@@ -104,7 +105,8 @@ class LadderService:
         """Refit the standings from the stored games of the active versions."""
         active = [v.entry for v in self.store.active_versions()]
         start = {s.entry: s.elo for s in self.state.standings if s.elo is not None}
-        rows = standings(self.results.games(), active, start=start)
+        self.games = self.results.games()  # read once per refresh: the standings and _played use it
+        rows = standings(self.games, active, start=start)
         self.state = LadderState(tuple(rows), tuple(self.busy.values()), self.building)
         self.on_change(self.state)
 
@@ -187,7 +189,7 @@ class LadderService:
     def _played(self) -> dict[frozenset[str], int]:
         counts: dict[frozenset[str], int] = {}
         seen: set[str] = set()
-        for g in self.results.games():
+        for g in self.games:
             if g.cluster in seen:
                 continue
             seen.add(g.cluster)
