@@ -67,6 +67,9 @@ SEAT_MAX_CONNECTIONS = 8
 #: and an honest bot, which sends its Join at once, is never starved.
 MAX_PENDING_JOINS = 8
 CROWDED_JOIN_TIMEOUT_S = 1.0
+#: How long a stream refused unread (a second stream on a joined seat's socket)
+#: may take to deliver its first message before the refusal is sent.
+REFUSAL_DRAIN_S = 0.5
 #: A connection must finish its HTTP/2 handshake within this, and one with no
 #: stream open is closed after CONNECTION_IDLE_MS.
 HANDSHAKE_TIMEOUT_MS = 10_000
@@ -225,6 +228,12 @@ class RefereeService(pb_grpc.RefereeServicer):
             # A seat has one stream: any other on its own socket after its Welcome is
             # refused unread (it cannot become the seat's) and charged to it.
             why = f"seat {guard.seat.seat} has already joined this match (one stream per seat)"
+            # Its first message is taken (briefly) before the answer: a grpc.aio client
+            # whose write is still in flight when the status arrives reports INTERNAL
+            # instead of the referee's status (grpc/grpc#36066), and the bot must read
+            # why it was refused.  A stream that sends nothing waits REFUSAL_DRAIN_S.
+            with contextlib.suppress(Exception):  # a timeout, garbage, a reset: refused all the same
+                await asyncio.wait_for(context.read(), REFUSAL_DRAIN_S)
             await self._refuse(context, grpc.StatusCode.ALREADY_EXISTS, why, gate, "join_refused")
             return
         # The token decides, not the count: every stream's first message is

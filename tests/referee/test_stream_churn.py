@@ -36,7 +36,7 @@ from referee_support import arun, make_spec, python_launcher, running_referee, w
 from arena.match import TimeControl
 from arena.referee.botspec import BotSpec
 from arena.referee.local_match import play_seated
-from arena.referee.seat_guard import STREAM_BURST
+from arena.referee.seat_guard import STREAM_BURST, STREAM_RATE
 from arena.referee.session import MAX_REFUSED_PER_GAME, RemoteSeat
 
 HERE = Path(__file__).resolve().parent
@@ -250,6 +250,54 @@ def test_a_second_stream_after_the_welcome_is_refused_at_once_and_counted(sock_d
     assert len(refused) == 2 and all("one stream per seat" in e.detail for e in refused), events_a
     assert health == health_pb2.HealthCheckResponse.SERVING
     assert events_b == []
+
+
+def test_a_rejoin_with_the_seats_own_token_reads_as_already_exists_every_time(sock_dir: Path) -> None:
+    # A bot that joins again with its own token while joined must read
+    # ALREADY_EXISTS, every time.  On the old referee the stream was refused
+    # before its Join was read; when the bot's write of the Join landed after
+    # the status, grpc.aio reported INTERNAL instead of the referee's status
+    # (grpc/grpc#36066): the hostile tournament saw it once in eight rejoins.
+    spec = make_spec()
+    attempts = 24
+
+    async def rejoin(address: str, token: str, delay: float) -> str:
+        async with grpc.aio.insecure_channel(address) as channel:
+            call = pb_grpc.RefereeStub(channel).Play()
+            try:
+                # A bot on a busy machine: its Join is written a moment after the stream opened.
+                await call.wait_for_connection()
+                await asyncio.sleep(delay)
+                await call.write(pb.BotMessage(join=pb.Join(token=token, protocol_version=PROTOCOL_VERSION)))
+                message = await asyncio.wait_for(call.read(), 3.0)
+                return "message" if message is not grpc.aio.EOF else (await call.code()).name
+            except grpc.aio.AioRpcError as exc:
+                return exc.code().name
+            except asyncio.InvalidStateError:  # the referee answered before the Join was written
+                return (await call.code()).name
+            except TimeoutError:
+                call.cancel()
+                return "no answer within 3 s"
+
+    async def scenario() -> list[str]:
+        async with running_referee() as server:
+            seats = [RemoteSeat(s, spec.match_id) for s in range(2)]
+            server.add_match(spec.match_id, spec.rules, spec.time_control, 1, seats)
+            (sock_dir / "seat-A").mkdir()
+            address = await server.add_seat_listener(f"unix:{sock_dir}/seat-A/referee.sock", seats[0])
+            async with grpc.aio.insecure_channel(address) as channel:
+                call = pb_grpc.RefereeStub(channel).Play()
+                await call.write(pb.BotMessage(join=pb.Join(token=seats[0].token, protocol_version=PROTOCOL_VERSION)))
+                assert (await call.read()).WhichOneof("message") == "welcome"
+                codes = []
+                for attempt in range(attempts):
+                    codes.append(await rejoin(address, seats[0].token, attempt * 0.0005))
+                    await asyncio.sleep(1.5 / STREAM_RATE)  # under the socket's rate limit
+                call.cancel()
+            return codes
+
+    codes = arun(scenario(), 60)
+    assert codes == ["ALREADY_EXISTS"] * attempts, codes
 
 
 def test_new_streams_on_a_seats_socket_are_rate_limited_and_charged(sock_dir: Path) -> None:
