@@ -16,7 +16,7 @@ from arena_sdk.engine.policy import bot_seed
 from arena.match.seeds import derive_seed
 
 __all__ = [
-    "DEFAULT_HARD_CAP_S", "MAX_SECONDS", "MatchSpec", "TimeControl", "bot_seed", "check_seconds", "default_hard_cap",
+    "CLOCKS", "DEFAULT_HARD_CAP_S", "MAX_SECONDS", "MatchSpec", "TimeControl", "bot_seed", "check_seconds", "default_hard_cap",
     "game_seeds",
 ]  # fmt: skip
 
@@ -49,20 +49,35 @@ def default_hard_cap(move_s: float) -> float:
     return max(DEFAULT_HARD_CAP_S, move_s)
 
 
+#: What a decision is charged by: ``wall`` (elapsed time, the default) or ``cpu``
+#: (the seat's CPU time, with ``hard_cap_s`` still a wall cap): docs/time-control.md.
+CLOCKS = ("wall", "cpu")
+
+
 @dataclasses.dataclass(frozen=True)
 class TimeControl:
-    """Per-decision limit, per-game bank, hard cap, and strikes that forfeit a game.
+    """Per-decision limit, per-game bank, hard cap, strikes that forfeit a game, and the clock.
 
     Every value is checked: finite, in range, and small enough for the
     millisecond fields of the protocol's Welcome (see :data:`MAX_SECONDS`).
+    With ``clock="cpu"`` the move time and bank count the seat's CPU time and
+    the hard cap stays wall time (a sleeping bot is still struck).
     """
 
     move_s: float = 1.0
     bank_s: float = 30.0
     hard_cap_s: float = DEFAULT_HARD_CAP_S
     strikes_to_forfeit: int = 3
+    clock: str = "wall"
+
+    @property
+    def cpu(self) -> bool:
+        """True when decisions are charged CPU time (``clock == "cpu"``)."""
+        return self.clock == "cpu"
 
     def __post_init__(self) -> None:
+        if self.clock not in CLOCKS:
+            raise ValueError(f"clock must be one of {', '.join(CLOCKS)}, got {self.clock!r}")
         check_seconds(self.move_s, "move time", minimum=0.001)  # at least 1 ms: the wire counts ms
         check_seconds(self.bank_s, "time bank")
         check_seconds(self.hard_cap_s, "hard cap", minimum=0.001)

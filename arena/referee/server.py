@@ -127,6 +127,7 @@ class _Match:
             self.match_id, seat.seat, self.rules,
             move_ms=int(tc.move_s * 1000), bank_ms=int(tc.bank_s * 1000), hard_cap_ms=int(tc.hard_cap_s * 1000),
             strikes_to_forfeit=tc.strikes_to_forfeit, games=self.games, seat_names=[s.name for s in self.seats],
+            clock=tc.clock,
         )  # fmt: skip
 
 

@@ -58,6 +58,9 @@ class MatchInfo:
     """No decision may take longer than this, whatever the bank holds (0: no cap said)."""
     strikes_to_forfeit: int = 0
     """Strikes in one game that forfeit it."""
+    clock: str = "wall"
+    """What the move time and bank count: ``wall`` or ``cpu`` (this process's CPU time;
+    the hard cap stays wall time).  ``View.time_left()`` counts the same clock."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -235,6 +238,8 @@ class BotDriver:
         self._hand = 0
         self.finished = False
         self._hard_cap_ms = 0
+        #: The CPU clock views count by when the match is charged CPU time (set by the Welcome).
+        self._cpu_clock: Callable[[], float] | None = None
         # When the referee closed our latest decision (at our answer or its
         # deadline), and the latest arrival time known of a message read: a
         # request that was already waiting when read cannot have arrived
@@ -336,8 +341,10 @@ class BotDriver:
             seat_names=tuple(w.seat_names),
             hard_cap_ms=w.time_control.hard_cap_ms,
             strikes_to_forfeit=w.time_control.strikes_to_forfeit,
+            clock="cpu" if w.time_control.clock == pb.CLOCK_CPU else "wall",
         )
         self._hard_cap_ms = info.hard_cap_ms
+        self._cpu_clock = time.process_time if info.clock == "cpu" else None
         self.bot.match = info
         self._guarded("on_match_start", self.bot.on_match_start, info)
 
@@ -377,6 +384,7 @@ class BotDriver:
         view = View(
             self.rules, request, known, received_at=received - self.transport_margin_s,
             hard_cap_ms=self._hard_cap_ms, clock=self.clock,
+            cpu_clock=self._cpu_clock, cpu_margin_s=self.transport_margin_s,
         )  # fmt: skip
         self.last_view = view
         try:

@@ -195,8 +195,12 @@ def welcome_message(
     strikes_to_forfeit: int,
     games: int,
     seat_names: Sequence[str],
+    clock: str = "wall",
 ) -> pb.Welcome:
-    """The Welcome a seat gets when it joins: its seat, partner, the rules and the clock."""
+    """The Welcome a seat gets when it joins: its seat, partner, the rules and the clock.
+
+    ``clock``: ``wall`` or ``cpu``, what the time control counts (docs/time-control.md).
+    """
     n = rules.players
     return pb.Welcome(
         match_id=match_id,
@@ -206,7 +210,8 @@ def welcome_message(
         ruleset_json=json.dumps(rules.to_dict(), separators=(",", ":")),
         ruleset_hash=rules.hash,
         time_control=pb.TimeControl(
-            move_ms=move_ms, bank_ms=bank_ms, hard_cap_ms=hard_cap_ms, strikes_to_forfeit=strikes_to_forfeit
+            move_ms=move_ms, bank_ms=bank_ms, hard_cap_ms=hard_cap_ms, strikes_to_forfeit=strikes_to_forfeit,
+            clock=pb.CLOCK_CPU if clock == "cpu" else pb.CLOCK_WALL,
         ),
         games=games,
         seat_names=list(seat_names),

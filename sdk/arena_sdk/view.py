@@ -62,10 +62,22 @@ class View:
         received_at: float | None = None,
         hard_cap_ms: int = 0,
         clock: Callable[[], float] = time.monotonic,
+        *,
+        cpu_clock: Callable[[], float] | None = None,
+        cpu_margin_s: float = 0.0,
     ) -> None:
+        """``cpu_clock``: set when the match is charged CPU time (``MatchInfo.clock == "cpu"``):
+        this process's CPU clock (``time.process_time``), read now; ``cpu_margin_s`` is
+        taken off what is left for the CPU the request cost before it reached the bot."""
         self.rules = rules
         #: What :meth:`time_left` counts by (the driver's clock; injectable for tests).
         self.clock = clock
+        #: The CPU clock this decision is charged by, or None: it is charged wall time.
+        self.cpu_clock = cpu_clock
+        #: This process's CPU time when the decision began (less the margin), under the CPU clock.
+        self.cpu_started_at: float = cpu_clock() - max(0.0, cpu_margin_s) if cpu_clock is not None else 0.0
+        #: The wall hard cap in ms (0: not said); under the CPU clock it still counts wall time.
+        self.hard_cap_ms: int = hard_cap_ms
         self._message = request.view
         self._known_tricks = known_tricks
         self.kind: Decision = KIND_FROM_PROTO[request.kind]
@@ -301,13 +313,38 @@ class View:
 
         What the referee enforces: move time plus bank, but never beyond the
         hard cap; counted from when the request arrived.  Negative once it is
-        too late (the referee has already played the default move).
+        too late (the referee has already played the default move).  Under
+        the CPU clock the move time and bank count this process's CPU time
+        (``time.process_time``) and the hard cap still counts wall time: the
+        smaller of the two is left.
         """
-        return self.allowed_ms / 1000.0 - (self.clock() - self.received_at)
+        return self._left(self.allowed_ms)
 
     def move_time_left(self) -> float:
-        """Seconds left before the bank is touched."""
-        return min(self.move_ms, self.allowed_ms) / 1000.0 - (self.clock() - self.received_at)
+        """Seconds left before the bank is touched (on the same clock as :meth:`time_left`)."""
+        return self._left(min(self.move_ms, self.allowed_ms))
+
+    @property
+    def time_clock(self) -> Callable[[], float]:
+        """The clock this decision is charged by: CPU time under the CPU clock, else :attr:`clock`.
+
+        With :attr:`time_start`, for a search's own budget (``deadline = time_start + budget``).
+        """
+        return self.cpu_clock if self.cpu_clock is not None else self.clock
+
+    @property
+    def time_start(self) -> float:
+        """When this decision began, on :attr:`time_clock`."""
+        return self.cpu_started_at if self.cpu_clock is not None else self.received_at
+
+    def _left(self, limit_ms: int) -> float:
+        wall_used = self.clock() - self.received_at
+        if self.cpu_clock is None:
+            return limit_ms / 1000.0 - wall_used
+        left = limit_ms / 1000.0 - (self.cpu_clock() - self.cpu_started_at)
+        if self.hard_cap_ms:
+            left = min(left, self.hard_cap_ms / 1000.0 - wall_used)
+        return left
 
 
 def _allowed_ms(move_ms: int, bank_ms: int, hard_cap_ms: int) -> int:

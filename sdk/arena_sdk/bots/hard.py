@@ -23,7 +23,8 @@ Objective
     game when the hand ends it (target or floor): so bags near the
     threshold, the target and the floor count as they do.
 Budget
-    Seconds (``budget_s``, default 0.35 s) or worlds per decision
+    Seconds (``budget_s``, default 0.35 s, on the clock the referee charges:
+    CPU time under the CPU clock) or worlds per decision
     (``worlds``: deterministic, each decision's random numbers come from
     the game's bot seed and where the hand stands); never more than half the
     referee's move time, checked before every world and inside the exact
@@ -102,11 +103,15 @@ class HardBot(MediumBot):
     # ------------------------------------------------------------ budget
 
     def _deadline(self, view: View) -> float:
-        """When the search must stop: the budget, never over half the referee's move time."""
+        """When the search must stop, on ``view.time_clock``: the budget, never over half the move time.
+
+        The budget counts the clock the referee charges (CPU time under the
+        CPU clock), so a busy machine does not shrink the search.
+        """
         budget = math.inf if self.budget_s is None else self.budget_s
         if view.move_ms:
             budget = min(budget, view.move_ms / 1000.0 * 0.5)
-        return view.received_at + budget
+        return view.time_start + budget
 
     def _max_worlds(self) -> int | float:
         return math.inf if self.worlds is None else self.worlds
@@ -143,7 +148,7 @@ class HardBot(MediumBot):
         exact = tricks_left <= exact_from
         cards = [int(c) for c in legal]
         diffs: dict[int, list[float]] = {c: [] for c in cards if c != prior}
-        clock = time.monotonic
+        clock = view.time_clock
         scorer: Scorer | None = None
         bids = [b if b is not None else 0 for b in view.bids]
         worlds = 0
@@ -198,7 +203,8 @@ class HardBot(MediumBot):
         totals = dict.fromkeys(candidates, 0.0)
         scorers: dict[tuple[int | None, ...], Scorer] = {}
         worlds = 0
-        while worlds < limit and time.monotonic() < deadline:
+        clock = view.time_clock
+        while worlds < limit and clock() < deadline:
             world = sampler.sample(rng)
             luck = [rng.random() for _ in range(LUCK)]  # the same rollout choices for every bid
             for b in candidates:

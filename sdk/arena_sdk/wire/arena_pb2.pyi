@@ -7,6 +7,11 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class Clock(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CLOCK_WALL: _ClassVar[Clock]
+    CLOCK_CPU: _ClassVar[Clock]
+
 class DecisionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     DECISION_KIND_UNSPECIFIED: _ClassVar[DecisionKind]
@@ -15,6 +20,8 @@ class DecisionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EXCHANGE: _ClassVar[DecisionKind]
     BID: _ClassVar[DecisionKind]
     PLAY: _ClassVar[DecisionKind]
+CLOCK_WALL: Clock
+CLOCK_CPU: Clock
 DECISION_KIND_UNSPECIFIED: DecisionKind
 BLIND_NIL: DecisionKind
 DRAW: DecisionKind
@@ -111,16 +118,18 @@ class Welcome(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., partner: _Optional[int] = ..., players: _Optional[int] = ..., ruleset_json: _Optional[str] = ..., ruleset_hash: _Optional[str] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., games: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ..., protocol_version: _Optional[int] = ...) -> None: ...
 
 class TimeControl(_message.Message):
-    __slots__ = ("move_ms", "bank_ms", "hard_cap_ms", "strikes_to_forfeit")
+    __slots__ = ("move_ms", "bank_ms", "hard_cap_ms", "strikes_to_forfeit", "clock")
     MOVE_MS_FIELD_NUMBER: _ClassVar[int]
     BANK_MS_FIELD_NUMBER: _ClassVar[int]
     HARD_CAP_MS_FIELD_NUMBER: _ClassVar[int]
     STRIKES_TO_FORFEIT_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
     move_ms: int
     bank_ms: int
     hard_cap_ms: int
     strikes_to_forfeit: int
-    def __init__(self, move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., hard_cap_ms: _Optional[int] = ..., strikes_to_forfeit: _Optional[int] = ...) -> None: ...
+    clock: Clock
+    def __init__(self, move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., hard_cap_ms: _Optional[int] = ..., strikes_to_forfeit: _Optional[int] = ..., clock: _Optional[_Union[Clock, str]] = ...) -> None: ...
 
 class GameStart(_message.Message):
     __slots__ = ("game_index", "game_id", "bot_seed", "first", "scores", "bags")
