@@ -296,6 +296,10 @@ async def _play_out(
             state.apply(fallback)
             st.strikes += 1
             entry["default"] = strike
+            # Which of the seat's decisions (0-based, its own count in this game: the
+            # index `python -m arena_sdk.testing ... --decision K` takes), and why.
+            entry["decision"] = st.decisions - 1
+            entry["reason"] = detail[:300]
             if reply is not None and reply.raw:
                 entry["answer"] = reply.raw[:200]
             await seat.notice("strike", strike, f"{detail}; played {action_to_json(kind, fallback)}", rid)
