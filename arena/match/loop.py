@@ -222,6 +222,7 @@ async def _play_out(
     """Ask for decisions until the game is over; raises _Forfeit to stop it."""
     tc = spec.time_control
     move_ms = int(tc.move_s * 1000)
+    cpu_clock = tc.cpu
     hands_reported = 0
     thread_time = time.thread_time
     while not state.is_over:
@@ -231,13 +232,19 @@ async def _play_out(
         seat = seats[s]
         rid = next(request_ids)
         allowed = min(tc.move_s + bank[s], tc.hard_cap_s)
-        prompt = DecisionPrompt(rid, state.view(s), move_ms, int(bank[s] * 1000), int(allowed * 1000))
+        # Under the CPU clock `allowed` is CPU time and the seat waits up to the
+        # wall hard cap (a sleeping bot is still struck); else both are `allowed`.
+        wall_limit = tc.hard_cap_s if cpu_clock else allowed
+        prompt = DecisionPrompt(
+            rid, state.view(s), move_ms, int(bank[s] * 1000), int(allowed * 1000),
+            cpu_limit_s=allowed if cpu_clock else None,
+        )  # fmt: skip
         started = clock.now()
         reply: SeatReply | None
         lag = 0.0
         cpu: float | None = None
         try:
-            reply = await seat.decide(prompt, allowed)
+            reply = await seat.decide(prompt, wall_limit)
         except TimeoutError as exc:
             reply = None
             lag = getattr(exc, "platform_lag_s", 0.0)
@@ -252,7 +259,10 @@ async def _play_out(
                 ended = reply.received_at  # judged by when it arrived (docs/protocol.md "Time")
         # The referee's own stalls are the platform's time, never the bot's.
         elapsed = max(0.0, ended - started - lag)
-        late = reply is None or elapsed > allowed
+        # What the decision is charged: its wall time, or under the CPU clock
+        # its CPU time (wall time where the seat's CPU cannot be read: never less).
+        charged = cpu if cpu_clock and cpu is not None else elapsed
+        late = reply is None or charged > allowed or elapsed > wall_limit
         st = stats[s]
         st.decisions += 1
         st.think_s += elapsed
@@ -271,12 +281,12 @@ async def _play_out(
             st.bot_reported_us += reply.think_us
         if reply is not None and reply.note:
             entry["note"] = reply.note
-        bank[s] = max(0.0, bank[s] - max(0.0, min(elapsed, allowed) - tc.move_s))
+        bank[s] = max(0.0, bank[s] - max(0.0, min(charged, allowed) - tc.move_s))
 
         strike: str | None = None
         detail = ""
         if late:
-            strike, detail = "timeout", f"no answer within {allowed:.3f} s"
+            strike, detail = "timeout", _timeout_detail(cpu_clock, cpu, elapsed, allowed, wall_limit)
             st.timeouts += 1
             if reply is not None and reply.think_us and reply.think_us / 1e6 <= allowed:
                 st.timeouts_in_time_by_bot_clock += 1
@@ -316,6 +326,17 @@ async def _play_out(
         ref_s = thread_time() - ref_started
         entry["ref_us"] = int(ref_s * 1e6)
         st.ref_s += ref_s
+
+
+def _timeout_detail(cpu_clock: bool, cpu: float | None, elapsed: float, allowed: float, wall_limit: float) -> str:
+    """Why a decision timed out, in the clock's terms."""
+    if not cpu_clock:
+        return f"no answer within {allowed:.3f} s"
+    if cpu is None:
+        return f"no answer within {allowed:.3f} s (its CPU could not be read: wall time counted)"
+    if cpu > allowed:
+        return f"used {cpu:.3f} s of CPU, more than the {allowed:.3f} s allowed"
+    return f"no answer within the hard cap of {wall_limit:.3f} s wall time (it used {cpu:.3f} s of CPU)"
 
 
 def _record(

@@ -19,6 +19,9 @@ class DecisionPrompt:
     bank_ms: int
     allowed_ms: int = 0
     """What the referee enforces for this decision: min(move + bank, hard cap) (0: not said)."""
+    cpu_limit_s: float | None = None
+    """Under the CPU clock: the CPU seconds this decision may use, min(move + bank, hard cap);
+    the seat's own wait (``decide``'s timeout) is then the wall hard cap.  None: the wall clock."""
 
 
 @dataclasses.dataclass(slots=True)
@@ -117,6 +120,20 @@ class Seat(Protocol):
 
     def lost(self) -> SeatLost | None:
         """Why the seat is gone, if it is."""
+        ...
+
+
+class CpuMeter(Protocol):
+    """A seat's CPU clock: what the CPU move clock charges (docs/time-control.md).
+
+    A :class:`RunningBot` that can measure its CPU has this method: a
+    container reads its cgroup, a local process its process tree.  The
+    referee reads it when a request is sent, polls it while the decision is
+    open and reads it when the answer arrives.
+    """
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds the bot has used so far (monotonic), or None where it cannot be read."""
         ...
 
 

@@ -166,6 +166,8 @@ class RemoteSeat:
         self._cpu: Callable[[], float | None] | None = None
         self._cpu_start: float | None = None
         self._cpu_used: float | None = None
+        # Under the CPU clock, the CPU seconds the open decision may use (polled by the tick).
+        self._cpu_limit: float | None = None
         #: Set by the match host: the bot's process or container, to tell a
         #: crash from a disconnect.
         self.process: RunningBot | None = None
@@ -412,9 +414,15 @@ class RemoteSeat:
         self._backlog = 0.0
         self._churn_mark = self.churn_seen()
         self._cpu_mark = time.process_time()
-        cpu = self._cpu = getattr(self.process, "cpu_seconds", None)
+        cpu = self._cpu = getattr(self.process, "cpu_seconds", None)  # a CpuMeter (arena.match.seat)
         self._cpu_start = cpu() if cpu is not None else None
         self._cpu_used = None
+        self._cpu_limit = prompt.cpu_limit_s
+        if self._cpu_limit is not None and self._cpu_start is None:
+            # The CPU clock, but this seat's CPU cannot be read: it is charged
+            # wall time (never less), so its wait ends at the allowance.
+            timeout = min(timeout, self._cpu_limit)
+            self._cpu_limit = None
         # The seat's clock runs from here: a request its transport has not
         # taken yet is still its time.
         now = self._clock()  # by default the event loop's own clock (loop.time()), read directly
@@ -504,7 +512,7 @@ class RemoteSeat:
         self._note_backlog()
         lag = self._platform_lag()
         deadline = self._deadline + lag
-        if now >= deadline:
+        if now >= deadline or self._cpu_over():
             future.set_exception(DecisionTimeout(lag))
             if self._inline is not None:  # the request itself is held back: stop waiting for it
                 self._inline_expired = True
@@ -513,6 +521,15 @@ class RemoteSeat:
             return
         self._tick_due = self._timer_due = min(now + LAG_TICK_S, deadline)
         self._timer = self._call_at(loop, self._tick_due, now)
+
+    def _cpu_over(self) -> bool:
+        """Under the CPU clock: the open decision has used more CPU than it may (struck at once,
+        not at the wall hard cap).  The referee's own stalls do not count here: they are not the bot's CPU."""
+        limit = self._cpu_limit
+        if limit is None:
+            return False
+        used = self._cpu_since_request()
+        return used is not None and used > limit
 
     def _call_at(self, loop: asyncio.AbstractEventLoop, due: float, now: float) -> asyncio.TimerHandle:
         """Run the seat's tick at ``due`` on the seat's clock (``now`` is that clock's time)."""

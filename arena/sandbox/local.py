@@ -34,6 +34,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from arena.sandbox.cpu import ProcessTreeCpu
+
 #: The environment variable that marks every process a local bot started (inherited).
 MARK_ENV = "ARENA_PROCESS_MARK"
 #: Every variable the SDK reads (arena_sdk.client, arena_sdk.bots): removed from the
@@ -83,6 +85,7 @@ class LocalProcess:
         self.log_bytes_dropped = 0
         self.mark = mark
         self._started = _start_time(process.pid)
+        self._cpu_meter: ProcessTreeCpu | None = None
         self._pump = asyncio.ensure_future(self._copy_output())
 
     @classmethod
@@ -203,16 +206,16 @@ class LocalProcess:
             os.killpg(self.process.pid, sig)
 
     def cpu_seconds(self) -> float | None:
-        """CPU time the bot's process has used so far (all its threads), or None if unreadable.
+        """CPU time the bot's process tree has used so far, or None if unreadable.
 
-        The kernel's per-process CPU clock: nanosecond resolution, about 2 µs a
-        read.  Processes the bot started are not counted (local mode is for
-        development; a container counts everything in it).
+        Its own threads by the kernel's per-process CPU clock (nanoseconds),
+        plus the processes it started, from /proc (:class:`~arena.sandbox.cpu.ProcessTreeCpu`):
+        what the CPU move clock charges a local seat.
         """
-        try:
-            return time.clock_gettime((~self.process.pid << 3) | 2)  # CPUCLOCK_SCHED of that pid
-        except OSError:
-            return None
+        meter = self._cpu_meter
+        if meter is None:
+            meter = self._cpu_meter = ProcessTreeCpu(self.process.pid, self._started)
+        return meter.read()
 
 
 # ---------------------------------------------------------------- a bot's processes, from /proc
