@@ -26,6 +26,7 @@ the path or the line, and leaves nothing behind.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
@@ -34,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -107,33 +109,73 @@ class BuiltImage:
 
 
 def wheel_dir() -> Path:
-    """Where wheels are built: one cache per machine, rebuilt when the sources change."""
+    """Where wheels are built: one cache per machine, one folder per version of the sources."""
     return Path(os.environ.get("ARENA_WHEEL_CACHE", Path.home() / ".cache" / "arena" / "wheels"))
 
 
-def build_wheels(dest: Path) -> list[Path]:
-    """Wheels of arena-sdk, arena and all their dependencies into ``dest``.
+#: Folders of other source versions older than this are removed from the cache.
+STALE_WHEELS_S = 24 * 3600.0
 
-    Dependencies come from the package index through pip's cache; the two
-    local distributions are always rebuilt so the image has this checkout's code.
+
+def build_wheels(cache: Path) -> list[Path]:
+    """Wheels of arena-sdk, arena and all their dependencies, from ``cache`` or built into it.
+
+    Each version of the sources (their hash) has its own folder, built in a
+    private staging folder and renamed into place when complete: two checkouts
+    (or two processes of one test run) building at once never delete or
+    half-write the wheels the other is copying.  Dependencies come from the
+    package index through pip's cache.
     """
     sources = [REPO / "sdk", REPO]
     if not all((s / "pyproject.toml").exists() for s in sources):
         raise BuildError(f"cannot find the arena sources to package (looked in {REPO})")
-    dest.mkdir(parents=True, exist_ok=True)
-    stamp = dest / "sources.sha256"
     fingerprint = _source_fingerprint()
-    if stamp.exists() and stamp.read_text() == fingerprint and list(dest.glob("arena*.whl")):
+    dest = cache / fingerprint[:24]
+    if (dest / COMPLETE_MARK).exists():
+        with contextlib.suppress(OSError):
+            os.utime(dest)  # in use: not stale for another checkout's clean-up
         return sorted(dest.glob("*.whl"))  # this checkout's wheels are already there
-    for old in dest.glob("arena*.whl"):
-        old.unlink()
+    cache.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".building-", dir=cache))
+    try:
+        _pip_wheel(sources, staging)
+        (staging / COMPLETE_MARK).write_text(fingerprint)
+        try:
+            staging.rename(dest)
+        except OSError:
+            if not (dest / COMPLETE_MARK).exists():  # not "another process finished first"
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    _remove_stale(cache, keep=dest)
+    return sorted(dest.glob("*.whl"))
+
+
+#: The file that marks a cache folder as complete (written last, before the rename).
+COMPLETE_MARK = "sources.sha256"
+
+
+def _pip_wheel(sources: list[Path], dest: Path) -> None:
     command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(dest), *map(str, sources)]
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:
         tail = "\n".join((proc.stderr or proc.stdout).splitlines()[-15:])
         raise BuildError(f"could not build the wheels for the image:\n{tail}")
-    stamp.write_text(fingerprint)
-    return sorted(dest.glob("*.whl"))
+
+
+def _remove_stale(cache: Path, keep: Path) -> None:
+    """Remove other source versions' folders (and the old flat layout's files) not used for a day."""
+    cutoff = time.time() - STALE_WHEELS_S
+    for entry in cache.iterdir():
+        if entry == keep:
+            continue
+        with contextlib.suppress(OSError):  # another process may be removing it too
+            if entry.lstat().st_mtime >= cutoff:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink()
 
 
 def _source_fingerprint(*, sdk_only: bool = False) -> str:
