@@ -32,7 +32,8 @@ _TOP_KEYS = {"format", "version", "game_id", "ruleset", "ruleset_hash", "seed", 
 _TOP_KEYS_V2 = {"match_id", "seats", "events", "strikes", "bot_seeds"}
 _HAND_KEYS = {"number", "first", "deck", "actions", "result"}
 _ACTION_KEYS = {"seat", "kind", "action"}
-_ACTION_KEYS_V2 = {"ms", "bot_us", "default", "answer", "request_id", "lag_ms", "cpu_ms", "ref_us", "note"}
+_ACTION_KEYS_V2 = {"ms", "bot_us", "default", "answer", "request_id", "lag_ms", "cpu_ms", "ref_us", "note",
+                   "decision", "reason"}  # decision, reason: with default (the strike)
 _RESULT_KEYS_V2 = {"forfeit", "void"}
 
 
