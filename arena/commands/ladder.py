@@ -19,7 +19,7 @@ from arena_sdk.engine import RulesError, parse_overrides, resolve_ruleset
 from rich.table import Table
 
 from arena.commands.common import console, err_console, fail, print_json
-from arena.commands.options import PresetOption, SetOption
+from arena.commands.options import PresetOption, SetOption, warn_if_oversubscribed
 from arena.errors import ArenaError
 from arena.ladder.builds import source_dir
 from arena.ladder.config import CONFIG_NAME, LadderConfig, load_ladder_config, template
@@ -230,6 +230,7 @@ def serve(
             fail(str(exc))
     else:
         player = LocalTables()
+        warn_if_oversubscribed(2 * config.concurrency, config.time_control)  # two tables a pair
     service = LadderService(config, store, results, player)
     app = create_app(config, lambda: service.state)
     server = uvicorn.Server(

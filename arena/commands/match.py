@@ -17,6 +17,7 @@ from rich.table import Table
 from arena.commands.common import bad_input_exits, console, fail, print_json
 from arena.commands.options import (
     BotOption,
+    ClockOption,
     GamesOption,
     HardCapOption,
     JsonOption,
@@ -49,6 +50,7 @@ def run(
     time_bank: TimeBankOption = 30.0,
     hard_cap: HardCapOption = None,
     strikes: StrikesOption = 3,
+    clock: ClockOption = "wall",
     start_timeout: StartTimeoutOption = 20.0,
     out: Annotated[Path, typer.Option(help="Directory for game records, bot logs and match.json.")] = Path("matches/latest"),
     as_json: JsonOption = False,
@@ -70,7 +72,7 @@ def run(
             rules=rules,
             games=games,
             seed=match_seed(seed),
-            time_control=time_control(move_time, time_bank, hard_cap, strikes),
+            time_control=time_control(move_time, time_bank, hard_cap, strikes, clock),
             out_dir=out,
             start_timeout=start_seconds(start_timeout),
         )

@@ -16,10 +16,11 @@ import typer
 
 from arena.commands.common import err_console, fail
 from arena.commands.rules import SetOption
-from arena.match import TimeControl
+from arena.match import TimeControl, oversubscribed_warning
 from arena.match.seeds import guessable
 from arena.match.spec import DEFAULT_HARD_CAP_S, check_seconds, default_hard_cap
 from arena.text import safe_text
+from arena.tournament.cores import usable_cores
 
 BotOption = Annotated[
     list[str],
@@ -83,17 +84,27 @@ def start_seconds(start_timeout: float) -> float:
     return start_timeout
 
 
-def time_control(move_time: float, time_bank: float, hard_cap: float | None, strikes: int) -> TimeControl:
-    """A TimeControl from CLI options; bad values (nan, inf, negative, over a day) exit 2."""
+def time_control(
+    move_time: float, time_bank: float, hard_cap: float | None, strikes: int, clock: str = "wall"
+) -> TimeControl:
+    """A TimeControl from CLI options; bad values (nan, inf, negative, over a day, an unknown clock) exit 2."""
     try:
         return TimeControl(
             move_s=move_time,
             bank_s=time_bank,
             hard_cap_s=hard_cap if hard_cap is not None else default_hard_cap(move_time),
             strikes_to_forfeit=strikes,
+            clock=clock,
         )
     except ValueError as exc:
         fail(str(exc))
+
+
+def warn_if_oversubscribed(tables: int, tc: TimeControl) -> None:
+    """One warning line on stderr when more seats can think at once (one per table) than there are cores."""
+    warning = oversubscribed_warning(tables, usable_cores(), tc.clock, tc.hard_cap_s)
+    if warning is not None:
+        err_console.print(f"[yellow]warning:[/] {safe_text(warning)}", highlight=False)
 
 
 HardCapOption = Annotated[
@@ -103,11 +114,20 @@ HardCapOption = Annotated[
         help=f"Most seconds any one decision may take \\[default: max({DEFAULT_HARD_CAP_S:g}, move time)].",
     ),
 ]
+ClockOption = Annotated[
+    str,
+    typer.Option(
+        "--clock",
+        metavar="wall|cpu",
+        help="What a decision is charged: wall time, or the seat's CPU time (its container's or process "
+        "tree's; the hard cap stays wall time). See docs/time-control.md.",
+    ),
+]
 StartTimeoutOption = Annotated[float, typer.Option("--start-timeout", help="Seconds the bots get to join.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON for scripts.")]
 
 __all__ = [
-    "MAX_GAMES", "BotOption", "GamesOption", "HardCapOption", "JsonOption", "MoveTimeOption", "PresetOption",
+    "MAX_GAMES", "BotOption", "ClockOption", "GamesOption", "HardCapOption", "JsonOption", "MoveTimeOption", "PresetOption",
     "SeedOption", "SetOption", "StartTimeoutOption", "StrikesOption", "TimeBankOption", "check_games",
-    "match_seed", "start_seconds", "time_control",
+    "match_seed", "start_seconds", "time_control", "warn_if_oversubscribed",
 ]  # fmt: skip

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
 from arena.commands.options import (
+    ClockOption,
     HardCapOption,
     JsonOption,
     MoveTimeOption,
@@ -25,6 +26,7 @@ from arena.commands.options import (
     match_seed,
     start_seconds,
     time_control,
+    warn_if_oversubscribed,
 )
 from arena.errors import ArenaError
 from arena.ratings.sprt import Settings
@@ -70,6 +72,7 @@ def sprt(
     time_bank: TimeBankOption = 30.0,
     hard_cap: HardCapOption = None,
     strikes: StrikesOption = 3,
+    clock: ClockOption = "wall",
     start_timeout: StartTimeoutOption = 20.0,
     concurrency: Annotated[
         str,
@@ -116,7 +119,7 @@ def sprt(
         settings = Settings(elo0, elo1, alpha, beta)
         config = SprtConfig(
             new=new, old=old, settings=settings, rules=rules,
-            time_control=time_control(move_time, time_bank, hard_cap, strikes),
+            time_control=time_control(move_time, time_bank, hard_cap, strikes, clock),
             seed=seed if seed is not None else stored_seed(out) or match_seed(None),
             out=out, concurrency=sprt_concurrency(concurrency), max_pairs=max_pairs,
             pairs_per_table=pairs_per_table,
@@ -126,6 +129,7 @@ def sprt(
         fail(str(exc))
     except StoreError as exc:
         fail(str(exc))
+    warn_if_oversubscribed(config.concurrency, config.time_control)
     started = time.monotonic()
     live = Live(console=console, refresh_per_second=4, transient=False, auto_refresh=not as_json)
 

@@ -19,6 +19,7 @@ from rich.progress import (
 )
 
 from arena.commands.common import console, err_console, fail, print_json
+from arena.commands.options import warn_if_oversubscribed
 from arena.errors import ArenaError
 from arena.text import safe_text
 from arena.tournament import ConfigError, load_config, run_tournament
@@ -89,6 +90,8 @@ def run(
         except ConfigError as exc:
             fail(str(exc))
     scheduler = scheduler or config.scheduler
+    if not scheduler:
+        warn_if_oversubscribed(config.concurrency, config.time_control)
     publish = f"arena ratings publish {shlex.quote(str(config.output))}"
     if not as_json:
         where = f" on the cluster at {scheduler}" if scheduler else f" ({_tables(config.concurrency)} at a time)"

@@ -109,7 +109,7 @@ def validate(config: LadderConfig, image: str, entry: str) -> tuple[bool, str]:
             rules=rules,
             games=1,
             seed=f"validate-{entry}",
-            time_control=TimeControl(move_s=tc.move_s, bank_s=tc.bank_s, hard_cap_s=tc.hard_cap_s),
+            time_control=TimeControl(move_s=tc.move_s, bank_s=tc.bank_s, hard_cap_s=tc.hard_cap_s, clock=tc.clock),
             out_dir=Path(tmp),
             match_id=f"validate-{entry}",
             start_timeout=config.start_timeout,

@@ -27,7 +27,7 @@ CONFIG_NAME = "ladder.toml"
 _SECTIONS: dict[str, set[str]] = {
     "ladder": {"name", "concurrency", "pairs_per_batch", "start_timeout"},
     "rules": {"preset", "set"},
-    "time": {"move", "bank", "hard_cap", "strikes"},
+    "time": {"move", "bank", "hard_cap", "strikes", "clock"},
     "limits": {"memory", "cpus", "pids", "tmpfs", "log_bytes"},
     "matchmaking": {"settle_pairs", "target_half_width", "explore"},
     "submissions": {"max_bytes", "max_files", "build_timeout", "daily_quota", "validation_hands", "base_image"},
@@ -100,6 +100,7 @@ move = 1.0                     # seconds per decision before the bank is used
 bank = 30.0                    # seconds of bank per seat per game
 # hard_cap = 60.0              # most seconds any one decision may take (default: max(60, move))
 strikes = 3                    # late, illegal or malformed answers that forfeit a game
+# clock = "cpu"                # charge decisions CPU time, not wall time (docs/time-control.md)
 
 [limits]                       # each seat's container
 memory = "512m"                # memory (= memory + swap): a whole number and k, m or g
@@ -177,6 +178,7 @@ def load_ladder_config(directory: Path) -> LadderConfig:
             bank_s=float(_get(tm, "bank", (int, float), 30.0, "time")),
             hard_cap_s=float(_get(tm, "hard_cap", (int, float), default_hard_cap(move), "time")),
             strikes_to_forfeit=_get(tm, "strikes", int, 3, "time"),
+            clock=_get(tm, "clock", str, "wall", "time"),
         )
     except ValueError as exc:
         raise ConfigError(f"[time] {exc}") from None

@@ -106,6 +106,8 @@ class SprtConfig:
             "--hard-cap": self.time_control.hard_cap_s,
             "--strikes": self.time_control.strikes_to_forfeit,
             "--seed": self.seed,
+            # Only when not the default: tests started before the clock existed resume.
+            **({"--clock": self.time_control.clock} if self.time_control.clock != "wall" else {}),
         }
 
     def identity_hash(self) -> str:

@@ -87,7 +87,7 @@ class TournamentConfig:
 _SECTIONS: dict[str, set[str]] = {
     "tournament": {"name", "seed", "deals_per_pairing", "concurrency", "output", "start_timeout"},
     "rules": {"preset", "set"},
-    "time": {"move", "bank", "hard_cap"},
+    "time": {"move", "bank", "hard_cap", "clock"},
     "limits": {"memory", "cpus", "pids", "tmpfs", "log_bytes"},
     "faults": {"strikes_per_game", "disqualify_share", "disqualify_min_games", "void_retries"},
     "entry": {"name", "bot", "env", "opponents"},
@@ -303,6 +303,7 @@ def parse_config(
             bank_s=bank,
             hard_cap_s=float(_get(tm, "hard_cap", (int, float), default_hard_cap(move), "time")),
             strikes_to_forfeit=3,
+            clock=_get(tm, "clock", str, "wall", "time"),
         )
     except ValueError as exc:
         raise ConfigError(f"[time] {exc}") from None
