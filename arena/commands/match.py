@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import shlex
 import statistics
 from collections.abc import Iterable
 from pathlib import Path
@@ -32,9 +33,12 @@ from arena.commands.options import (
     start_seconds,
     time_control,
 )
+from arena.commands.preflight import EXIT_PLATFORM, check_images_start
 from arena.match import GameOutcome
-from arena.referee.botspec import BotSpecError, parse_bot_spec
+from arena.match.output import StruckDecision, reproduce_command, struck_decisions
+from arena.referee.botspec import BotSpec, BotSpecError, parse_bot_spec
 from arena.referee.local_match import MatchConfig, MatchReport, run_match
+from arena.sandbox.docker import SeatStartError
 from arena.text import safe_text
 
 app = typer.Typer(help="Play matches between bots.", no_args_is_help=True)
@@ -78,6 +82,7 @@ def run(
         )
     except BotSpecError as exc:
         fail(str(exc))
+    check_images_start(specs)  # an image that cannot start: one line, exit 2 (issue 24, item 5)
     progress = Progress(
         TextColumn("[bold]match[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
         TimeRemainingColumn(), console=console, transient=True, disable=as_json,
@@ -92,10 +97,17 @@ def run(
             report = asyncio.run(run_match(config, advance))
         except BotSpecError as exc:
             fail(str(exc))
+        except SeatStartError as exc:  # the platform (the Docker engine) failed: not the bots'
+            fail(str(exc), EXIT_PLATFORM)
         except OSError as exc:  # e.g. OUT cannot be created or written
             fail(f"cannot write the match's files under {out}: {exc.strerror or exc}")
     if as_json:
-        print_json(report.to_json())
+        data = report.to_json()
+        for game, row in zip(report.games, data["games"], strict=True):
+            row["struck"] = [
+                {**dataclasses.asdict(st), "reproduce": command} for st, command in struck_with_commands(report, game)
+            ]
+        print_json(data)
     else:
         show_report(report)
 
@@ -139,6 +151,7 @@ def show_report(report: MatchReport) -> None:
         )  # fmt: skip
     console.print(totals)
     console.print(timing_table(report))
+    show_strikes(report)
     console.print(
         safe_text(
             f"records and logs: {report.out_dir}  (check one with: arena replay "
@@ -146,6 +159,56 @@ def show_report(report: MatchReport) -> None:
         ),
         soft_wrap=True,
     )
+
+
+def bot_source(spec: BotSpec) -> str:
+    """How ``python -m arena_sdk.testing`` names a seat's bot: its ``.py`` file, a tier, or ``BOT.py``.
+
+    A ``cmd:`` bot is named by the last ``.py`` word of its command (relative
+    paths stay relative to where the match ran); a container's source is not
+    known here, so ``BOT.py`` stands for it.
+    """
+    if spec.kind == "builtin":
+        return spec.target
+    if spec.kind == "cmd":
+        try:
+            words = shlex.split(spec.target)
+        except ValueError:
+            words = spec.target.split()
+        script = next((w for w in reversed(words) if w.endswith(".py")), None)
+        if script is not None:
+            return script
+    return "BOT.py"
+
+
+def struck_with_commands(report: MatchReport, game: GameOutcome) -> list[tuple[StruckDecision, str]]:
+    """The game's struck decisions, each with the command that asks its bot that decision again."""
+    n = report.config.rules.players
+    tc = report.config.time_control
+    clock = (round(tc.move_s * 1000), round(tc.bank_s * 1000), round(tc.hard_cap_s * 1000))
+    path = report.out_dir / f"{game.game_id}.json"
+    out = []
+    for st in struck_decisions(game.record):
+        seat = next((s for s in range(n) if seat_name(n, s) == st.seat), None)
+        bot = "BOT.py" if seat is None else bot_source(report.config.bots[report.seat_bots[seat]])
+        out.append((st, reproduce_command(bot, path, st.seat, st.decision, clock)))
+    return out
+
+
+def show_strikes(report: MatchReport) -> None:
+    """One line per struck decision: where, why, and the command that reproduces it (issue 26)."""
+    lines = [
+        f"{game.game_id} {st.describe()} — reproduce: {command}"
+        for game in report.games
+        for st, command in struck_with_commands(report, game)
+    ]
+    if not lines:
+        return
+    console.print(f"[bold]strikes[/] ({len(lines)}; decisions count from 0, per seat and game):")
+    for line in lines:
+        console.print(safe_text("  " + line), soft_wrap=True)
+    if any(spec.kind == "docker" for spec in report.config.bots):
+        console.print("  (BOT.py stands for a container bot's source file)")
 
 
 @dataclasses.dataclass(frozen=True)

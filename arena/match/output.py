@@ -2,13 +2,75 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from arena.match.loop import GameOutcome
+
+
+@dataclasses.dataclass(frozen=True)
+class StruckDecision:
+    """A decision where the referee played the default move: which, why, and the bot's note."""
+
+    seat: str
+    decision: int
+    """0-based among the seat's own decisions in the game (``--decision K`` of the reproduce command)."""
+    code: str
+    """``timeout``, ``illegal`` or ``malformed``."""
+    reason: str
+    """The referee's reason ("" in records written before reasons were kept)."""
+    note: str
+    answer: str
+    """What the bot sent, in short ("" for nothing)."""
+
+    def describe(self) -> str:
+        """``seat N, decision K: code (reason; note: ...)``."""
+        why = [x for x in (self.reason, f"sent {self.answer}" if self.answer not in ("", "no action") else "",
+                           f"its note: {self.note}" if self.note else "") if x]  # fmt: skip
+        return f"seat {self.seat}, decision {self.decision}: {self.code}" + (f" ({'; '.join(why)})" if why else "")
+
+
+def struck_decisions(record: Mapping[str, Any]) -> list[StruckDecision]:
+    """The record's struck decisions, in play order.
+
+    The index is the entry's ``decision`` where the referee recorded it, else
+    counted from the actions (the seat's earlier entries in the game).
+    """
+    out: list[StruckDecision] = []
+    seen: dict[str, int] = {}
+    for hand in record.get("hands") or []:
+        actions = hand.get("actions") if isinstance(hand, Mapping) else None
+        for action in actions if isinstance(actions, list) else []:
+            if not isinstance(action, Mapping):
+                continue
+            seat = str(action.get("seat", "?"))
+            k = seen.get(seat, 0)
+            seen[seat] = k + 1
+            if not action.get("default"):
+                continue
+            recorded = action.get("decision")
+            index = recorded if isinstance(recorded, int) and not isinstance(recorded, bool) else k
+            out.append(StruckDecision(
+                seat, index, str(action["default"]), str(action.get("reason") or ""),
+                str(action.get("note") or ""), str(action.get("answer") or ""),
+            ))  # fmt: skip
+    return out
+
+
+def reproduce_command(
+    bot: str, record: Path | str, seat: str, decision: int, clock_ms: tuple[int, int, int] | None = None
+) -> str:
+    """The command that asks ``bot`` (``path/bot.py[:Class]`` or a tier) that decision of the record again."""
+    argv = ["python", "-m", "arena_sdk.testing", bot, "--replay", str(record), "--seat", seat]
+    argv += ["--decision", str(decision)]
+    if clock_ms is not None and clock_ms != (1000, 30_000, 60_000):  # the command's default
+        argv += ["--clock", ",".join(str(x) for x in clock_ms)]
+    return shlex.join(argv)
 
 
 def record_path(out_dir: Path, game: GameOutcome) -> Path:

@@ -12,7 +12,9 @@ client and the in-process harness share it.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
+import os
 import random
 import sys
 import time
@@ -20,7 +22,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from arena_sdk.engine import Card, Decision, MalformedInputError, Ruleset, Suit
+from arena_sdk.engine import Card, Decision, MalformedInputError, Ruleset, Suit, seat_name
 from arena_sdk.engine.state import Trick
 from arena_sdk.protocol import answer_to_proto, cards_from_text
 from arena_sdk.view import View
@@ -251,6 +253,15 @@ class BotDriver:
         self._last_hand = 0  # the hand number of last_view's request
         #: Why the last answer could not be encoded (``None`` when it could).
         self.last_error: str | None = None
+        #: Log, with a failed or struck decision, the command that reproduces it
+        #: (off where the decisions are already being reproduced).
+        self.reproduce_hints = True
+        self._seat_label = ""
+        self._game_id = ""
+        self._decisions = 0  # this game's decisions so far: the index of the next one
+        self._decision_of: dict[int, int] = {}  # request id -> its decision index, this game
+        self._hinted: set[int] = set()  # decisions of this game already logged with a hint
+        self._exception: BaseException | None = None
 
     def handle(
         self, message: pb.RefereeMessage, queued: bool = False, read_at: float | None = None
@@ -286,6 +297,10 @@ class BotDriver:
             # at the game's end from the overrun's start, not its deadline.
             self._tricks_reported = 0
             self._hand = 0
+            self._game_id = g.game_id
+            self._decisions = 0
+            self._decision_of = {}
+            self._hinted = set()
             self._guarded(
                 "on_game_start", self.bot.on_game_start,
                 GameInfo(g.game_index, g.game_id, g.bot_seed, g.first, tuple(g.scores), tuple(g.bags))
@@ -315,6 +330,8 @@ class BotDriver:
             n = message.notice
             level = pb.Notice.Level.Name(n.level).lower()
             self._guarded("on_notice", self.bot.on_notice, level, n.code, n.message)
+            if n.level == pb.Notice.STRIKE and n.request_id in self._decision_of:
+                self._hint(self._decision_of[n.request_id], f"strike {n.code}: {n.message}")
         return None
 
     def _guarded(self, what: str, fn: Any, *args: Any) -> Any:
@@ -323,13 +340,33 @@ class BotDriver:
             return fn(*args)
         try:
             return fn(*args)
-        except Exception:
+        except Exception as exc:  # noqa: BLE001 - the bot's code may raise anything; logged, not lost
             print(f"{self.bot.name}: exception in {what}():", file=sys.stderr)
             traceback.print_exc(file=sys.stderr)
+            self._exception = exc
             return _FAILED
+
+    def _hint(self, k: int, what: str) -> None:
+        """Log a failed or struck decision with the command that asks the bot it again.
+
+        The bot cannot know where the referee keeps the record (inside a
+        container a host path means nothing): it names the record by its file
+        name, ``<game id>.json``, which ``arena match run``, tournaments and
+        sprt runs use; the match's output prints the full path.
+        """
+        if not self.reproduce_hints or k in self._hinted:
+            return
+        self._hinted.add(k)
+        where = f"decision {k} of seat {self._seat_label} in game {self._game_id or '?'}"
+        command = (
+            f"python -m arena_sdk.testing {bot_source(self.bot)} --replay {self._game_id or 'RECORD'}.json "
+            f"--seat {self._seat_label} --decision {k}"
+        )
+        print(f"{self.bot.name}: {where}: {what}; reproduce: {command}", file=sys.stderr, flush=True)
 
     def _welcome(self, w: pb.Welcome) -> None:
         self.rules = Ruleset.from_dict(json.loads(w.ruleset_json))
+        self._seat_label = seat_name(self.rules.players, w.seat) if 0 <= w.seat < self.rules.players else str(w.seat)
         info = MatchInfo(
             match_id=w.match_id,
             seat=w.seat,
@@ -387,6 +424,9 @@ class BotDriver:
             cpu_clock=self._cpu_clock, cpu_margin_s=self.transport_margin_s,
         )  # fmt: skip
         self.last_view = view
+        k = self._decisions
+        self._decisions += 1
+        self._decision_of[request.request_id] = k
         try:
             return self._answer(request, view, started)
         finally:
@@ -409,6 +449,11 @@ class BotDriver:
         think_us = int((time.perf_counter() - started) * 1e6)
         if action is _FAILED:
             self.last_error = f"{method}() raised an exception (traceback above)"
+            exc = self._exception
+            what = f"{method}() raised {type(exc).__name__}: {exc}"
+            self._hint(self._decision_of.get(request.request_id, self._decisions - 1), what)
+            # The answer goes without an action (a strike); the note tells the record why.
+            self.bot.note(what)
             return pb.Answer(request_id=request.request_id, think_time_us=think_us)
         try:
             answer = answer_to_proto(request.request_id, kind, action, think_us)
@@ -424,6 +469,28 @@ class BotDriver:
 
 
 _FAILED = object()  # what _guarded returns when the bot's code raised
+
+
+def bot_source(bot: Bot) -> str:
+    """How ``python -m arena_sdk.testing`` names this bot: ``path/to/bot.py:ClassName``, or a tier.
+
+    The path is relative to the working directory when the file is under it.
+    """
+    cls = type(bot)
+    if cls.__module__.startswith("arena_sdk.bots."):
+        from arena_sdk.bots import TIERS  # only for the built-in bots (it imports their modules)
+
+        for tier, tier_cls in TIERS.items():
+            if tier_cls is cls:
+                return tier
+    try:
+        path = inspect.getsourcefile(cls) or ""
+    except TypeError:  # defined in the interpreter, not in a file
+        path = ""
+    if not path:
+        return f"BOT.py:{cls.__name__}"
+    relative = os.path.relpath(path)
+    return f"{path if relative.startswith('..') else relative}:{cls.__name__}"
 
 
 def _overrides(bot: Bot, hook: str) -> bool:

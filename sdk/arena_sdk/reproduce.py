@@ -35,7 +35,7 @@ import dataclasses
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +53,7 @@ from arena_sdk.engine import (
     seat_name,
     team_name,
 )
-from arena_sdk.engine.errors import RulesError
+from arena_sdk.engine.errors import MalformedInputError, RulesError
 from arena_sdk.protocol import (
     answer_from_proto,
     game_end_message,
@@ -66,8 +66,8 @@ from arena_sdk.view import View
 from arena_sdk.wire import arena_pb2 as pb
 
 __all__ = [
-    "ClockSettings", "RecordedDecision", "RecordedGame", "Reproduction", "load_record",
-    "reproduce_decision",
+    "ClockSettings", "ReaskOne", "ReaskRow", "RecordedDecision", "RecordedGame", "Reproduction",
+    "load_record", "reproduce_decision", "time_budget_warning",
 ]  # fmt: skip
 
 _GAME_INDEX = re.compile(r"-g(\d+)$")
@@ -374,6 +374,7 @@ class RecordedGame:
         (its traceback printed) and shown as the answer.
         """
         driver = BotDriver(bot, catch_errors=True)
+        driver.reproduce_hints = False  # this is the reproduction
         rows: list[ReaskRow] = []
         for message, decision in self.messages(seat):
             answer = driver.handle(message)
@@ -388,6 +389,106 @@ class RecordedGame:
                 problem = driver.last_error or str(exc) or "no answer"
             rows.append(ReaskRow(decision, now, problem))
         return rows
+
+
+    def state_before(self, number: int) -> GameState:
+        """The engine state just before the game's decision ``number`` (0-based among all seats')."""
+        state = self._new_state()
+        done = 0
+        for hand in self.record["hands"]:
+            for entry in hand["actions"]:
+                if done == number:
+                    return state
+                state.apply(action_from_json(parse_decision(entry["kind"]), entry["action"]))
+                done += 1
+        if done == number:
+            return state
+        raise IndexError(f"the game has {done} decisions, not {number + 1}")
+
+    def reask_one(
+        self, bot: Bot, seat: int | str, k: int, *, before: Callable[[], None] | None = None
+    ) -> ReaskOne:
+        """Ask ``bot`` the seat's ``k``-th decision again, after feeding it every message before it.
+
+        The earlier decisions are asked too (answers ignored, exceptions
+        caught and printed), so a bot that keeps state has the state it had.
+        At decision ``k`` the bot is called with nothing caught: an exception
+        it raises propagates to the caller, as in a debugger.  The answer is
+        checked against the rules at that point of the game.  ``before`` is
+        called just before decision ``k`` is asked (``--pdb`` sets its
+        breakpoint there).
+        """
+        decisions = self.decisions(seat)
+        if not 0 <= k < len(decisions):
+            raise IndexError(
+                f"seat {seat_name(self.players, self.seat(seat))} has {len(decisions)} decisions "
+                f"in this game (0..{len(decisions) - 1}), not {k}"
+            )
+        driver = BotDriver(bot, catch_errors=True)
+        driver.reproduce_hints = False
+        for message, decision in self.messages(seat):
+            if decision is not None and decision.index == k:
+                driver.catch_errors = False  # the exception, if any, is the caller's to see
+                if before is not None:
+                    before()
+                answer = driver.handle(message)
+                driver.catch_errors = True
+                view = driver.last_view
+                assert view is not None and answer is not None
+                try:
+                    now = answer_from_proto(decision.kind, answer)
+                except RulesError as exc:  # no action (an exception caught inside the bot's code) or malformed
+                    return ReaskOne(decision, view, None, f"malformed: {driver.last_error or exc}", answer.note)
+                try:
+                    self.state_before(decision.number).apply(now)
+                except RulesError as exc:
+                    kind = "malformed" if isinstance(exc, MalformedInputError) else "illegal"
+                    return ReaskOne(decision, view, now, f"{kind}: {exc}", answer.note)
+                return ReaskOne(decision, view, now, None, answer.note)
+            driver.handle(message)
+        raise AssertionError("unreachable: decision k is in the stream")  # pragma: no cover
+
+
+@dataclasses.dataclass(frozen=True)
+class ReaskOne:
+    """One decision asked again on its own (:meth:`RecordedGame.reask_one`)."""
+
+    decision: RecordedDecision
+    view: View
+    """The view the bot was given (the recorded one)."""
+    now: Any
+    """The engine action the bot answers now (``None`` if it sent none)."""
+    problem: str | None
+    """``malformed: ...`` or ``illegal: ...`` when the referee would strike the answer."""
+    note: str = ""
+    """The bot's note on the answer."""
+
+    @property
+    def now_text(self) -> str:
+        """The answer now as the record would write it."""
+        if self.now is None:
+            return "no action"
+        try:
+            return json.dumps(action_to_json(self.decision.kind, self.now))
+        except (RulesError, TypeError, ValueError):
+            return repr(self.now)
+
+
+def time_budget_warning(bot: Bot) -> str | None:
+    """Why re-asking ``bot`` may not give the recorded answer: a search budget in seconds.
+
+    Checks the ``budget_s`` attribute (the built-in Hard bot's, and the
+    convention of docs/sampling.md): a search stopped by the clock sees more or
+    fewer worlds on another run, so it can answer differently.
+    """
+    budget = getattr(bot, "budget_s", None)
+    if isinstance(budget, (int, float)) and not isinstance(budget, bool) and budget > 0:
+        return (
+            f"{bot.name} searches for {budget:g} s a decision (budget_s): it can answer differently "
+            "when asked again; give it a budget in worlds (the built-in Hard: HardBot(worlds=N)) to "
+            "re-ask it deterministically (docs/sampling.md)"
+        )
+    return None
 
 
 @dataclasses.dataclass(frozen=True)

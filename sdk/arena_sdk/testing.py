@@ -109,6 +109,7 @@ from arena_sdk.reproduce import (
     Reproduction,
     load_record,
     reproduce_decision,
+    time_budget_warning,
 )
 from arena_sdk.view import View
 from arena_sdk.wire import arena_pb2 as pb
@@ -326,6 +327,8 @@ class _Table:
         # Strict: a bug in the bot surfaces as an exception, as an author wants
         # while testing; lenient: it is a strike, as in the arena.
         self.drivers = [BotDriver(bot, catch_errors=not strict) for bot in self.bots]
+        for driver in self.drivers:  # the harness writes no record to reproduce from
+            driver.reproduce_hints = False
         self.names = tuple(str(bot.name) for bot in self.bots)
         self.strict = strict
         self.move_ms = move_ms
@@ -735,6 +738,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     replay = parser.add_argument_group("re-asking a recorded game")
     replay.add_argument("--replay", metavar="RECORD", help="a game record (JSON) to ask the bot again on")
     replay.add_argument("--seat", help="the seat the bot plays in the record: N, E, S, W, A, B or 0-3")
+    replay.add_argument(
+        "--decision", type=int, default=None, metavar="K",
+        help="ask only the seat's decision K (0-based, as strikes name it): print the view and the "
+        "answer; an exception in the bot shows its traceback",
+    )  # fmt: skip
+    replay.add_argument(
+        "--pdb", action="store_true",
+        help="with --decision: stop in the debugger at the bot's method for that decision "
+        "(and after an exception in it)",
+    )  # fmt: skip
     replay.add_argument("--json", action="store_true", help="print the decisions as JSON")
     replay.add_argument("--all", action="store_true", help="list every decision, not only the differing ones")
     replay.add_argument(
@@ -748,8 +761,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.replay is not None:
         return _replay_main(parser, args)
-    if args.seat is not None or args.json:
-        parser.error("--seat and --json go with --replay")
+    if args.seat is not None or args.json or args.decision is not None or args.pdb:
+        parser.error("--seat, --decision, --pdb and --json go with --replay")
     try:
         from arena_sdk.engine import parse_overrides
 
@@ -811,6 +824,13 @@ def _replay_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> i
         print(f"error: {exc}", file=sys.stderr)
         return 2
     bot = _make_bot(load_bot(args.bot))
+    warning = time_budget_warning(bot)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
+    if args.decision is not None:
+        return _decision_main(game, bot, seat, args)
+    if args.pdb:
+        parser.error("--pdb goes with --decision K")
     rows = game.reask(bot, seat)
     changed = [r for r in rows if r.differs]
     name = seat_name(game.players, seat)
@@ -833,6 +853,77 @@ def _replay_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> i
             mark = "*" if row.differs else " "
             print(f"{mark} {d.index:>4} {d.hand:>4}  {d.kind.value:<9} {d.played_text:<22} {row.now_text}")
     return 0
+
+
+def _decision_main(game: RecordedGame, bot: Bot, seat: int, args: argparse.Namespace) -> int:
+    """``--replay RECORD --seat SEAT --decision K``: that one decision asked again, shown in full.
+
+    Exit 0 for an answer the referee would take, 1 for an exception in the bot
+    or an answer it would strike.
+    """
+    import json
+    import traceback
+
+    name = seat_name(game.players, seat)
+    try:
+        decisions = game.decisions(seat)
+        if not 0 <= args.decision < len(decisions):
+            raise IndexError(
+                f"seat {name} has {len(decisions)} decisions in this game (0..{len(decisions) - 1}), "
+                f"not {args.decision}"
+            )
+    except IndexError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    d = decisions[args.decision]
+    recorded = d.played_text + (f" (the referee's default move: {d.default})" if d.default else "")
+    v = game.reproduce(seat, d.index).view  # the view the bot is about to get (the recorded one)
+    print(f"{bot.name}: decision {d.index} of seat {name} in {game.game_id or args.replay} ({d.path})")
+    print(f"  hand {d.hand}, {d.kind.value}; recorded: {recorded}")
+    print(f"  view: {v!r}")
+    if d.kind is Decision.PLAY:
+        trick = " ".join(f"{seat_name(game.players, s)}:{c.name}" for s, c in v.current_trick) or "(leading)"
+        print(f"  trick: {trick}; bids: {json.dumps(v.bids)}")
+    sys.stdout.flush()  # before a traceback on stderr
+    debugger = None
+    before = None
+    if args.pdb:
+        import pdb  # noqa: T100 - the debugger is what --pdb asks for
+
+        debugger = pdb.Pdb()
+        method = _DECISION_METHOD[d.kind]
+
+        def before() -> None:  # at decision K only: the earlier ones are asked without stopping
+            original = getattr(bot, method)
+
+            def stop_in(view: View) -> Any:
+                print(f"  stopping in {type(bot).__name__}.{method}(view); 'c' lets it answer", flush=True)
+                return debugger.runcall(original, view)  # type: ignore[union-attr]
+
+            setattr(bot, method, stop_in)  # the driver calls it through the instance
+
+    try:
+        one = game.reask_one(bot, seat, args.decision, before=before)
+    except Exception as exc:  # noqa: BLE001 - the bot's own exception at that decision: the point of the command
+        traceback.print_exc()
+        print(f"  answer now: {bot.name} raised {type(exc).__name__}: {exc}")
+        if debugger is not None:
+            import pdb  # noqa: T100
+
+            pdb.post_mortem(exc.__traceback__)
+        return 1
+    same = one.now is not None and not ReaskRow(d, one.now).differs
+    verdict = f" -> {one.problem}" if one.problem else " (as recorded)" if same else " (differs from the record)"
+    print(f"  answer now: {one.now_text}{verdict}")
+    if one.note:
+        print(f"  note: {one.note}")
+    return 1 if one.problem else 0
+
+
+_DECISION_METHOD: dict[Decision, str] = {
+    Decision.PLAY: "play", Decision.BID: "bid", Decision.BLIND_NIL: "blind_nil",
+    Decision.DRAW: "draw", Decision.EXCHANGE: "exchange",
+}  # fmt: skip
 
 
 if __name__ == "__main__":
