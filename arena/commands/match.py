@@ -33,12 +33,10 @@ from arena.commands.options import (
     start_seconds,
     time_control,
 )
-from arena.commands.preflight import EXIT_PLATFORM, check_images_start
 from arena.match import GameOutcome
 from arena.match.output import StruckDecision, reproduce_command, struck_decisions
 from arena.referee.botspec import BotSpec, BotSpecError, parse_bot_spec
 from arena.referee.local_match import MatchConfig, MatchReport, run_match
-from arena.sandbox.docker import SeatStartError
 from arena.text import safe_text
 
 app = typer.Typer(help="Play matches between bots.", no_args_is_help=True)
@@ -82,7 +80,6 @@ def run(
         )
     except BotSpecError as exc:
         fail(str(exc))
-    check_images_start(specs)  # an image that cannot start: one line, exit 2 (issue 24, item 5)
     progress = Progress(
         TextColumn("[bold]match[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
         TimeRemainingColumn(), console=console, transient=True, disable=as_json,
@@ -97,8 +94,6 @@ def run(
             report = asyncio.run(run_match(config, advance))
         except BotSpecError as exc:
             fail(str(exc))
-        except SeatStartError as exc:  # the platform (the Docker engine) failed: not the bots'
-            fail(str(exc), EXIT_PLATFORM)
         except OSError as exc:  # e.g. OUT cannot be created or written
             fail(f"cannot write the match's files under {out}: {exc.strerror or exc}")
     if as_json:
