@@ -23,11 +23,18 @@ WORLDS_ENV = "ARENA_HARD_WORLDS"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m arena_sdk.bots", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m arena_sdk.bots", description=__doc__.splitlines()[0], allow_abbrev=False
+    )
     parser.add_argument("tier", help=f"one of: {', '.join(TIERS)}")
     parser.add_argument("--budget", type=float, default=None, help="Hard: seconds per move")
     parser.add_argument("--worlds", type=int, default=None, help="Hard: sampled worlds per move")
-    args, rest = parser.parse_known_args(argv)  # --address/--token go to run()
+    parser.add_argument("--address", help="referee address (env ARENA_ADDRESS)")
+    parser.add_argument("--token", help="this seat's token (env ARENA_TOKEN or ARENA_TOKEN_FILE)")
+    # Strict: a built-in bot takes no arguments of its own, so a typo
+    # (``--budgte 0.1``) is an error, not an option silently ignored.
+    args = parser.parse_args(argv)
+    rest = [f"--{name}={value}" for name in ("address", "token") if (value := getattr(args, name)) is not None]
     try:
         bot = make_bot(args.tier)
     except ValueError as exc:
