@@ -32,7 +32,8 @@ hr     at a hand's end: the score breakdown per team
 a      the decision that led here: ``{"s", "k", "x" (public text; none for a play
        or a bid), "c" (public cards), "v" (the bid), "px"/"pc"/"pdx"/"pd" (text and
        cards only the acting seat knew), "ms", "cpu" (milliseconds), "def" (default
-       move), "ans" (what was sent)}``; ``null`` for the deal and end steps
+       move), "ans" (what was sent), "dn" (with "def": the seat's decision index),
+       "why" (with "def": the referee's reason)}``; ``null`` for the deal and end steps
 e      marks at this step: ``[kind, seat or null, text]`` (strike, timeout,
        default, event, voidsuit, forfeit, void)
 end    the final result, on the last step only
@@ -92,7 +93,10 @@ class _Timing:
     def fields(self, index: int) -> dict[str, Any]:
         entry = self.entries[index] if index < len(self.entries) else {}
         out: dict[str, Any] = {}
-        names = (("ms", "ms"), ("cpu_ms", "cpu"), ("default", "def"), ("answer", "ans"))
+        names = (
+            ("ms", "ms"), ("cpu_ms", "cpu"), ("default", "def"), ("answer", "ans"),
+            ("decision", "dn"), ("reason", "why"),
+        )  # fmt: skip
         for src, dst in (*names, ("note", "note")) if self.with_notes else names:
             value = entry.get(src)
             if value is not None and not isinstance(value, (dict, list)):
@@ -314,9 +318,12 @@ def _marks(act: Mapping[str, Any], seat: int, void_suit: str | None,
     default = act.get("def")
     if default:
         kind = "timeout" if default == "timeout" else "strike"
-        text = f"default move ({default})"
+        # The seat's decision index (as `python -m arena_sdk.testing ... --decision K` takes it) and why.
+        text = f"decision {act['dn']}: " if isinstance(act.get("dn"), int) else ""
+        text += f"default move ({default}"
+        text += f": {act['why']})" if act.get("why") else ")"
         if act.get("ans"):
-            text += f": sent {act['ans']}"
+            text += f"; sent {act['ans']}"
         marks.append([kind, seat, text])
     if void_suit:
         marks.append(["voidsuit", seat, f"void in {void_suit}"])

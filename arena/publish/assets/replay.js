@@ -259,7 +259,10 @@
     if (a.note) line.appendChild(el("span", "note", " note: " + a.note));
     if (a.def) {
       var b = el("span", "badge " + (a.def === "timeout" ? "timeout" : "strike"), "default: " + a.def);
+      if (a.why) b.title = a.why;
       line.appendChild(b);
+      // The seat's decision index: what `python -m arena_sdk.testing ... --decision K` takes.
+      if (typeof a.dn === "number") line.appendChild(el("span", "struck", " decision " + a.dn + (a.why ? ": " + a.why : "")));
     }
     return line;
   };
