@@ -69,8 +69,13 @@ class PairBatch:
     bot_seed_key: str = ""
     """Keys the bots' seeds (from the test's secret, never shown to bots)."""
 
-    def table(self, number: int) -> TableSpec:
-        """Table ``number`` (1: NEW is the first side; 2: OLD is) as the kernel's table spec."""
+    def table(self, number: int, *, local: bool = True) -> TableSpec:
+        """Table ``number`` (1: NEW is the first side; 2: OLD is) as the kernel's table spec.
+
+        ``local``: the table is played on this machine, so its bots write
+        their logs straight into :meth:`table_log_dir`; a remote table (a Dask
+        worker) returns them with its result instead.
+        """
         bots = (self.new, self.old)
         first, second = (
             SeatSpec(self.names[i], bots[i].kind, bots[i].target, bots[i].env, self.images[i])
@@ -89,8 +94,12 @@ class PairBatch:
             bot_seed_key=self.bot_seed_key,
             seats=seat_specs(self.rules, (first, second)),
             # Absolute: the table process is forked from a server, whatever the coordinator's cwd is later.
-            log_dir=str((self.log_dir / f"{Path(self.batch_id).name}-t{number}").resolve()),
+            log_dir=str(self.table_log_dir(number).resolve()) if local else None,
         )
+
+    def table_log_dir(self, number: int) -> Path:
+        """Where table ``number``'s bots' logs are kept on the coordinator's machine."""
+        return self.log_dir / f"{Path(self.batch_id).name}-t{number}"
 
 
 async def play_pairs(
@@ -106,7 +115,7 @@ async def play_pairs(
     results: dict[int, TableResult] = {}
 
     async def one(number: int) -> None:
-        spec = batch.table(number)
+        spec = batch.table(number, local=player.local)
         own: list[BaseException] = []  # an error of on_game is the coordinator's, not the table's
 
         def report(game: TableGame) -> None:
@@ -125,6 +134,8 @@ async def play_pairs(
                 raise
             # A platform fault of this table (it could not start): its pairs are played again.
             results[number] = TableResult(spec.table_id, [], {}, error=f"{type(exc).__name__}: {exc}")
+        if results[number].logs:  # a remote table's logs, kept where a local one writes them
+            write_logs(batch.table_log_dir(number), results[number].logs)
 
     async with trio.open_nursery() as nursery:
         for number in (1, 2):
@@ -132,4 +143,14 @@ async def play_pairs(
     return results[1], results[2]
 
 
-__all__ = ["OnGame", "PairBatch", "play_pairs"]
+def write_logs(directory: Path, logs: dict[str, bytes]) -> None:
+    """Write the bots' logs a remote table returned (file names only: a worker names no paths)."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        for name, data in logs.items():
+            (directory / Path(name).name).write_bytes(data)
+    except OSError:
+        pass  # logs are a courtesy; the results are what must not be lost
+
+
+__all__ = ["OnGame", "PairBatch", "play_pairs", "write_logs"]

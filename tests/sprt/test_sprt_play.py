@@ -3,6 +3,7 @@ runner's handling of platform failures."""
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 import sqlite3
 import threading
@@ -219,3 +220,26 @@ def test_a_void_reason_prints_literally_on_one_line(monkeypatch, tmp_path):
     voids = [line for line in result.stdout.splitlines() if line.startswith("void ")]
     assert voids and all("H1 accepted [bold]x[/]" in line for line in voids), result.stdout
     assert not any(line.startswith("H1 accepted") for line in result.stdout.splitlines())
+
+
+def test_a_remote_tables_logs_come_back_to_the_coordinators_log_directory(tmp_path):
+    # A table on a Dask worker runs on another machine: it must not be told a
+    # coordinator path to write to (it would write on the worker, where no one
+    # reads them: the ladder's teams saw "(no log)"); its logs come back with
+    # its result and land where a local table's would.
+    seen_dirs = []
+
+    async def remote_table(spec, on_game, stop):
+        seen_dirs.append(spec.log_dir)
+        return TableResult(spec.table_id, [], {"seat0.log": b"hello from " + spec.table_id.encode(), "../x.log": b"y"})
+
+    remote = FakeTables(remote_table)
+    remote.local = False
+    b = dataclasses.replace(batch(), log_dir=tmp_path / "logs")
+    trio.run(play.play_pairs, b, lambda t, g: None, threading.Event(), remote)
+    assert seen_dirs == [None, None]
+    for number in (1, 2):
+        directory = b.table_log_dir(number)
+        assert (directory / "seat0.log").read_bytes() == b"hello from " + b.table(number).table_id.encode()
+        assert (directory / "x.log").exists(), "a worker's file name is a name, not a path"
+    assert not (tmp_path / "logs" / "x.log").exists()
