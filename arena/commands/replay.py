@@ -51,6 +51,28 @@ def load_record(path: Path) -> object:
         fail(f"{path} is not a usable record: {_first_line(exc)}")
 
 
+def reask_main(
+    record: Path, bot: str, seat: str | None, decision: int | None, pdb: bool, show_all: bool,
+    clock: str | None, as_json: bool,
+) -> int:
+    """``--reask``: hand over to ``python -m arena_sdk.testing BOT --replay RECORD ...`` (its exit code)."""
+    # The SDK's command does the work; this is its door.
+    from arena_sdk.testing import main as sdk_main
+
+    if seat is None:
+        fail("--reask needs --seat (the seat the bot played)")
+    argv = [bot, "--replay", str(record), "--seat", seat]
+    argv += ["--decision", str(decision)] if decision is not None else []
+    argv += ["--clock", clock] if clock is not None else []
+    argv += [flag for flag, on in (("--pdb", pdb), ("--all", show_all), ("--json", as_json)) if on]
+    try:
+        return sdk_main(argv)
+    except SystemExit as exc:  # its argument errors and a bot file that cannot be loaded
+        if isinstance(exc.code, str):
+            fail(exc.code)
+        return int(exc.code or 0)
+
+
 def _first_line(exc: BaseException) -> str:
     return (str(exc).splitlines() or [type(exc).__name__])[0][:200]
 
@@ -82,6 +104,25 @@ def replay(
             help="Also write a self-contained HTML replay viewer to this file (docs/replay.md).",
         ),
     ] = None,
+    reask: Annotated[
+        str | None,
+        typer.Option(
+            "--reask", metavar="BOT",
+            help="Ask BOT (path/to/bot.py[:Class], or easy, medium, hard) again at every decision of --seat "
+            "and list where its answer now differs (python -m arena_sdk.testing BOT --replay RECORD).",
+        ),
+    ] = None,
+    seat: Annotated[str | None, typer.Option("--seat", help="With --reask: the seat the bot played (N, E, A, 0...).")] = None,
+    decision: Annotated[
+        int | None,
+        typer.Option("--decision", metavar="K", help="With --reask: only the seat's decision K (0-based, as strikes name it)."),
+    ] = None,
+    pdb: Annotated[bool, typer.Option("--pdb", help="With --reask and --decision: stop in the debugger there.")] = False,
+    show_all: Annotated[bool, typer.Option("--all", help="With --reask: list every decision.")] = False,
+    clock: Annotated[
+        str | None,
+        typer.Option("--clock", metavar="MOVE_MS,BANK_MS,HARD_CAP_MS", help="With --reask: the match's time control."),
+    ] = None,
 ) -> None:
     """Re-simulate RECORD: every action must be legal and every stored score must match.
 
@@ -89,11 +130,18 @@ def replay(
     message naming the first bad entry, e.g. ``hands[2].actions[14]``.
     With ``--html OUT.html`` it also writes the game as one HTML page to step
     through card by card, per seat or with every hand shown (docs/replay.md).
+    With ``--reask BOT --seat S`` it asks a bot again at the seat's decisions
+    (``--decision K``: only that one), as ``python -m arena_sdk.testing BOT
+    --replay RECORD --seat S`` does (docs/writing-a-bot.md, "Debugging your bot").
     """
     data = load_record(record)
     report = check_record(record, data)
+    if reask is None and (seat is not None or decision is not None or pdb or show_all or clock is not None):
+        fail("--seat, --decision, --pdb, --all and --clock go with --reask BOT")
     if html is not None:
         write_replay_page(record, data, report, html)
+    if reask is not None:
+        raise typer.Exit(reask_main(record, reask, seat, decision, pdb, show_all, clock, as_json))
     n = report.rules.players
     if as_json:
         print_json(

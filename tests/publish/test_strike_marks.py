@@ -37,7 +37,7 @@ def _struck_record() -> tuple[dict[str, Any], int]:
 
 
 def test_the_struck_decision_is_named_at_its_step_with_the_reason(tmp_path: Path) -> None:
-    rec, index = _struck_record()
+    rec, _ = _struck_record()
     data = game_steps(rec)
     # The step whose mark is the strike (steps are deltas: a step without "e" keeps none).
     struck = [i for i, st in enumerate(data["steps"]) if any(m[0] == "strike" for m in st.get("e") or [])]
