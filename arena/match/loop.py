@@ -359,6 +359,9 @@ def _record(
         for action in hand["actions"]:
             action.update(next(entries, {}))
     record["match_id"] = spec.match_id
+    if spec.time_control.cpu:
+        # Which clock judged the decisions (their ``ms`` may pass the move time unstruck).
+        record["meta"] = {**record.get("meta", {}), "clock": "cpu"}
     record["seats"] = {
         seat_name(n, s): {"name": seat.name, "version": seat.version} for s, seat in enumerate(seats)
     }
