@@ -13,13 +13,16 @@ import typer
 
 from arena.commands.common import console, fail, print_json
 from arena.commands.match import start_seconds
+from arena.commands.preflight import EXIT_PLATFORM, start_problem
 from arena.text import safe_text
 from arena.match import TimeControl
 from arena.referee.botspec import BotSpec, BotSpecError
 from arena.referee.local_match import MatchConfig, run_match
 from arena.sandbox.bot_dir import MAX_BYTES_ENV, MAX_FILES_ENV, BotDirError, DirLimits, human_size, parse_size
 from arena.sandbox.build import DEFAULT_BASE_IMAGE, DEFAULT_BOT_BASE, BuildError, build_image, ensure_bot_base
-from arena.sandbox.docker import DockerUnavailable, ImageNotFound, docker_client, image_id, image_volumes
+from arena.sandbox.docker import (
+    DockerUnavailable, ImageNotFound, SeatStartError, docker_client, image_id, image_volumes,
+)  # fmt: skip
 from arena.sandbox.dockerfile_policy import image_config_warnings
 from arena_sdk.engine import resolve_ruleset
 
@@ -162,10 +165,18 @@ def check(
         image_id(client, image)
         volumes = image_volumes(client, image)
         warnings = image_config_warnings(client.images.get(image).attrs.get("Config"))
+        cannot_start = start_problem(client, image)  # started once before the game (issue 24, item 5)
     except ImageNotFound as exc:
         fail(str(exc))
     finally:
         client.close()
+    if cannot_start is not None:
+        if as_json:
+            print_json({"image": image, "pass": False, "bot": None, "problems": [cannot_start], "ending": None,
+                        "volumes": volumes, "warnings": warnings})  # fmt: skip
+        else:
+            console.print(f"[red]FAIL[/] {safe_text(image)}: {safe_text(cannot_start)}", soft_wrap=True, highlight=False)
+        raise typer.Exit(1)
     with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
         config = MatchConfig(
             bots=(BotSpec("docker", image), BotSpec("cmd", f"python {RANDOM_BOT}")),
@@ -181,6 +192,8 @@ def check(
             report = asyncio.run(run_match(config))
         except BotSpecError as exc:
             fail(str(exc))
+        except SeatStartError as exc:  # the platform (the Docker engine) failed: no verdict on the image
+            fail(str(exc), EXIT_PLATFORM)
         logs = {p.name: p.read_text(errors="replace")[-2000:] for p in (Path(tmp) / "logs").glob("*.log")}
     game = report.games[0]
     mine = report.totals[0]

@@ -16,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
+from arena.commands.preflight import EXIT_PLATFORM, check_images_start
 from arena.commands.options import (
     BotOption,
     ClockOption,
@@ -37,6 +38,7 @@ from arena.match import GameOutcome
 from arena.match.output import StruckDecision, reproduce_command, struck_decisions
 from arena.referee.botspec import BotSpec, BotSpecError, parse_bot_spec
 from arena.referee.local_match import MatchConfig, MatchReport, run_match
+from arena.sandbox.docker import SeatStartError
 from arena.text import safe_text
 
 app = typer.Typer(help="Play matches between bots.", no_args_is_help=True)
@@ -80,6 +82,7 @@ def run(
         )
     except BotSpecError as exc:
         fail(str(exc))
+    check_images_start(specs)  # an image that cannot start: one line, exit 2 (issue 24, item 5)
     progress = Progress(
         TextColumn("[bold]match[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
         TimeRemainingColumn(), console=console, transient=True, disable=as_json,
@@ -94,6 +97,8 @@ def run(
             report = asyncio.run(run_match(config, advance))
         except BotSpecError as exc:
             fail(str(exc))
+        except SeatStartError as exc:  # the platform (the Docker engine) failed: not the bots'
+            fail(str(exc), EXIT_PLATFORM)
         except OSError as exc:  # e.g. OUT cannot be created or written
             fail(f"cannot write the match's files under {out}: {exc.strerror or exc}")
     if as_json:

@@ -49,6 +49,12 @@ Learned from red teams (docs/reliability.md, "Containment"):
   win, so an image's ``com.docker.compose.project=x`` or ``arena.run=y``
   matches nobody's ``key=value`` filter.  The key itself stays: a filter on
   the key alone (``label=com.docker.compose.project``) still finds the seat;
+- an image whose own configuration stops every container of it from
+  starting (``VOLUME /sys/x``: the tmpfs over that path cannot be mounted
+  under ``/sys``) makes the daemon answer 500, as for a fault of its own:
+  the same seat settings are then tried on a known-good image
+  (:data:`CONTROL_IMAGES`), and if that starts the failure is the seat's
+  crash (:class:`BotStartFailed`), not a void the image could force forever;
 - the static ``/proc`` files live in ``arena-proc-<pid>-*`` in the temp
   directory while seats use them and are removed when the last seat of the
   process stops (table processes end without ``atexit``); folders of
@@ -70,6 +76,7 @@ import functools
 import importlib.resources
 import json
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -100,7 +107,7 @@ class ImageNotFound(ArenaError, RuntimeError):
 
 
 class BotStartFailed(OSError):
-    """The engine could not start the image's command: the bot's fault, like a missing executable.
+    """The engine could not start the image: the bot's fault, like a missing executable or a ``VOLUME /sys/x``.
 
     An ``OSError`` so that the match host charges it to the seat as a crash
     (as for a local command that cannot run).  Every other failure to start a
@@ -422,24 +429,21 @@ def _create_and_start(
     """Create the seat's container (masked paths added), attach to its output, start it.
 
     The container is removed if anything fails; the static ``/proc`` folder
-    taken for it is given back then (else when the seat stops).
+    taken for it is given back then (else when the seat stops).  A failure
+    is :class:`BotStartFailed` (the seat's crash) when the engine refuses the
+    request (4xx) or when the image's own configuration is the cause
+    (:func:`_fault_of_image`); anything else is raised as it is (the caller
+    makes it a :class:`SeatStartError`: void, not charged).
     """
     import docker.errors
-    from docker.models.containers import _create_container_args
 
     config = client.images.get(image).attrs
     proc_dir = static_proc_dir(limits)
+    all_labels = {**env_labels(), **labels}
     container_id = None
     pipe = None
     try:
-        settings = container_settings(
-            image, env, socket_dir, limits, {**env_labels(), **labels},
-            hidden_volumes=_volumes(config), proc_dir=proc_dir,
-            image_labels=(config.get("Config") or {}).get("Labels") or {},
-        )  # fmt: skip
-        settings.pop("detach")
-        kwargs = _create_container_args({**settings, "version": client.api._version})
-        kwargs["host_config"]["MaskedPaths"] = list(masked_paths())
+        kwargs = _create_kwargs(client, image, config, env, socket_dir, limits, all_labels, proc_dir)
         container_id = client.api.create_container(**kwargs)["Id"]
         if log_path is not None:
             # Attached before the start: the output is read from its first byte.
@@ -452,10 +456,104 @@ def _create_and_start(
         if container_id is not None:
             with contextlib.suppress(Exception):
                 client.api.remove_container(container_id, force=True, v=True)
-        release_proc_dir()
-        if isinstance(exc, docker.errors.APIError) and exc.is_client_error():
-            raise BotStartFailed(f"the container did not start: {exc.explanation or exc}") from None
-        raise
+        try:
+            if isinstance(exc, docker.errors.APIError):
+                if exc.is_client_error():
+                    raise BotStartFailed(f"the container did not start: {exc.explanation or exc}") from None
+                if _fault_of_image(client, exc, socket_dir, limits, all_labels, proc_dir):
+                    raise BotStartFailed(f"its image cannot start a container: {_daemon_reason(exc)}") from None
+            raise
+        finally:
+            release_proc_dir()
+
+
+def _daemon_reason(exc: Exception) -> str:
+    """The part of the daemon's error that says what failed (after the runtime's boilerplate)."""
+    text = str(getattr(exc, "explanation", None) or exc)
+    text = text.rpartition("error during container init: ")[2] or text
+    # The daemon's own storage path of the container's root (``/var/lib/docker/overlay2/<id>/merged``) is noise.
+    return re.sub(r"/\S*/merged(?=/)", "", text.removesuffix(": unknown"))
+
+
+def _create_kwargs(
+    client: Any, image: str, config: Mapping[str, Any], env: Mapping[str, str], socket_dir: Path,
+    limits: ContainerLimits, labels: Mapping[str, str], proc_dir: Path,
+) -> dict[str, Any]:
+    """The ``create_container`` arguments of one seat of ``image`` (whose ``inspect`` is ``config``)."""
+    from docker.models.containers import _create_container_args
+
+    settings = container_settings(
+        image, env, socket_dir, limits, labels,
+        hidden_volumes=_volumes(config), proc_dir=proc_dir,
+        image_labels=(config.get("Config") or {}).get("Labels") or {},
+    )  # fmt: skip
+    settings.pop("detach")
+    kwargs = _create_container_args({**settings, "version": client.api._version})
+    kwargs["host_config"]["MaskedPaths"] = list(masked_paths())
+    return kwargs
+
+
+#: Images known to start with a seat's settings, tried in this order (the first the engine has)
+#: as the control when a seat's image cannot start; ``ARENA_BASE_IMAGE`` (the organiser's base
+#: image, which bot images are built on) comes first.
+CONTROL_IMAGES = ("arena-base:bookworm", "python:3.11-slim")
+#: Words of the daemon's error that say the machine ran out of something: the platform's fault, whatever the image.
+RESOURCE_FAULTS = (
+    "no space left", "disk quota", "cannot allocate memory", "out of memory", "too many open files",
+    "resource temporarily unavailable",
+)  # fmt: skip
+
+
+def control_images() -> list[str]:
+    """The names :func:`_fault_of_image` tries as the control, in order (``ARENA_BASE_IMAGE`` first)."""
+    return [name for name in dict.fromkeys([os.environ.get("ARENA_BASE_IMAGE", "").strip(), *CONTROL_IMAGES]) if name]
+
+
+def _fault_of_image(
+    client: Any, exc: Exception, socket_dir: Path, limits: ContainerLimits, labels: Mapping[str, str], proc_dir: Path
+) -> bool:
+    """Whether the image's own configuration, not the platform, made the daemon fail (5xx) to start its seat.
+
+    The daemon answers 500 for a container the runtime could not set up,
+    whatever the reason: an image's ``VOLUME /sys/x`` (the sandbox's tmpfs
+    over a VOLUME path cannot be mounted there), a ``WORKDIR`` that is a
+    file ... or a full disk.  So the same seat settings are tried with a
+    known-good image (:func:`control_images`, running ``true``; it has no
+    ``VOLUME`` of its own): if that starts, the daemon and the machine are
+    fine and what differs is the image.  The error's text alone never
+    charges the seat; a machine out of disk, memory or files never does,
+    and neither does a failure with no control image to compare with.
+    """
+    text = str(exc).lower()
+    if any(marker in text for marker in RESOURCE_FAULTS):
+        return False
+    for name in control_images():
+        try:
+            config = client.images.get(name).attrs
+        except Exception:  # noqa: BLE001 - not on this engine: the next one
+            continue
+        return _control_starts(client, name, config, socket_dir, limits, labels, proc_dir)
+    return False
+
+
+def _control_starts(
+    client: Any, image: str, config: Mapping[str, Any], socket_dir: Path, limits: ContainerLimits,
+    labels: Mapping[str, str], proc_dir: Path,
+) -> bool:
+    """Whether a container of ``image`` running ``true`` starts with a seat's settings; it is removed."""
+    kwargs = _create_kwargs(client, image, config, {}, socket_dir, limits, labels, proc_dir)
+    kwargs.update(entrypoint=["true"], command=None, name=None)
+    control_id = None
+    try:
+        control_id = client.api.create_container(**kwargs)["Id"]
+        client.api.start(control_id)
+        return True
+    except Exception:  # noqa: BLE001 - the platform fails for a known-good image too (or cannot tell)
+        return False
+    finally:
+        if control_id is not None:
+            with contextlib.suppress(Exception):
+                client.api.remove_container(control_id, force=True, v=True)
 
 
 #: How fast a seat's output is read (and dropped) once its log is full: the work the daemon and
@@ -620,8 +718,10 @@ class DockerProcess:
         """Start one seat's container.
 
         :class:`BotStartFailed` when the engine refuses to start the image's
-        command (the bot's own fault, e.g. its entrypoint does not exist); the
-        container it created is removed either way.
+        command (the bot's own fault, e.g. its entrypoint does not exist) or
+        the image's own configuration stops it (a known-good image starts with
+        the same settings); :class:`SeatStartError` for the platform's faults.
+        The container it created is removed either way.
         """
         limits = limits or ContainerLimits()
         try:

@@ -31,7 +31,8 @@ from arena.ratings.pairs import PairOutcome, PairSummary, PointsTally, pentanomi
 from arena.ratings.sprt import SequentialTest, Status
 from arena.referee.botspec import BotSpecError
 from arena.results.store import ResultsStore, StoreError, storage_error
-from arena.sandbox.docker import DockerUnavailable, ImageNotFound, docker_client
+from arena.sandbox.docker import DockerUnavailable, ImageNotFound, SeatStartError, docker_client
+from arena.sandbox.preflight import preflight_images
 from arena.sprt.config import SprtConfig, deal_seed, game_id
 from arena.sprt.store import open_store, stored_pairs
 from arena.tables.containers import prune_run, resolve_image_ids
@@ -94,7 +95,7 @@ def run_sprt(
 
     ``player`` plays one table (default: in its own process on this machine;
     tests pass fakes). Raises :class:`BotSpecError` for a bot that cannot be
-    used (a missing image) and :class:`StoreError` for an output directory
+    used (a missing image, or one that cannot start: each is started once first) and :class:`StoreError` for an output directory
     that holds another test or cannot be written.
     """
     client, images = _images(config)
@@ -121,6 +122,16 @@ def _images(config: SprtConfig) -> tuple[Any, dict[str, str | None]]:
         ids = resolve_image_ids(specs, client)
     except (DockerUnavailable, ImageNotFound) as exc:
         raise BotSpecError(str(exc)) from None
+    # Each image started once before any pair: one that cannot start stops the test here, naming
+    # its side, instead of forfeiting (or voiding) every pair (issue 24, item 5).
+    try:
+        refused = preflight_images(ids, client=client, limits=config.limits)
+    except SeatStartError:
+        refused = {}  # the platform's fault says nothing of the images: the pairs will void and replay
+    for name, role in ((new, "NEW (the candidate)"), (old, "OLD (the baseline)")):
+        if name in refused:
+            client.close()
+            raise BotSpecError(f"{role} {name} cannot be tested: {refused[name]}")
     return client, ids
 
 

@@ -34,6 +34,7 @@ from arena.tables.spec import SeatSpec, TableGame, TableSpec, seat_specs
 from arena.tables.task import ImageMismatch
 from arena.tournament.config import Entry, TournamentConfig
 from arena.tournament.disqualify import DISQUALIFIED, forfeit_unplayed, mark_disqualified
+from arena.tournament.preflight import preflight_entries
 from arena.tournament.schedule import ScheduledGame, Table, schedule, tables
 
 
@@ -192,6 +193,8 @@ async def _run(
     by_id = {g.game_id: g for g in games}
     images = await trio.to_thread.run_sync(resolve_images, config, store)
     run_id = store.run_id
+    # Each image started once: one that cannot start is disqualified before its games are scheduled.
+    await trio.to_thread.run_sync(preflight_entries, store, images, config.limits, progress.on_notice)
     entries = {e.name: e for e in config.entries}
     done_before = store.finished_ids()
     progress.on_start(len(games), len(done_before & set(by_id)))
