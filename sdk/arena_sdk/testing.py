@@ -103,6 +103,7 @@ from arena_sdk.protocol import (
 )
 from arena_sdk.reproduce import (
     ClockSettings,
+    ReaskOne,
     ReaskRow,
     RecordedDecision,
     RecordedGame,
@@ -123,9 +124,9 @@ DEFAULT_BANK_MS = 30_000
 STRIKES_TO_FORFEIT = 3
 
 __all__ = [
-    "BotAnswerError", "BotArgument", "ClockSettings", "LocalGameResult", "RandomBot", "ReaskRow",
+    "BotAnswerError", "BotArgument", "ClockSettings", "LocalGameResult", "RandomBot", "ReaskOne", "ReaskRow",
     "RecordedDecision", "RecordedGame", "Reproduction", "bot_seed_for", "default_action",
-    "load_record", "main", "play_game", "play_match", "reproduce_decision",
+    "load_record", "main", "play_game", "play_match", "reproduce_decision", "time_budget_warning",
 ]  # fmt: skip
 
 
