@@ -18,41 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from arena_sdk.wire import arena_pb2 as pb
+from helpers import CPU_BOT
 from referee_support import host, make_spec, python_launcher, task_launcher, write_sdk_bot
 
 from arena.match import TimeControl
 from arena.referee.host import command_launcher
 from arena.tournament.cores import usable_cores
-from arena_sdk.wire import arena_pb2 as pb
-
-#: A bot that burns CPU (``BURN_S``) and/or sleeps (``SLEEP_S``) on its plays listed in
-#: ``ON_PLAYS`` ("all" for every play); the environment says which, so one script serves all.
-CPU_BOT = """\
-import os, time
-from arena_sdk import Bot, run
-
-BURN = float(os.environ.get("BURN_S", "0"))
-SLEEP = float(os.environ.get("SLEEP_S", "0"))
-ON = os.environ.get("ON_PLAYS", "")
-
-class CpuBot(Bot):
-    name = "cpu-test"
-    plays = 0
-
-    def bid(self, view):
-        return 3
-
-    def play(self, view):
-        self.plays += 1
-        if ON == "all" or str(self.plays) in ON.split(","):
-            until = time.process_time() + BURN
-            while time.process_time() < until:
-                pass
-            time.sleep(SLEEP)
-        return view.legal_cards()[0]
-
-run(CpuBot())
-"""
 
 
 def cpu_bot(bot_dir: Path, **env: object) -> Any:

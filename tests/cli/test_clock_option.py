@@ -1,0 +1,111 @@
+"""``--clock`` and ``[time] clock`` (issue 23 item 9): checked, passed through, warned about.
+
+The CPU move clock itself is tested with real bots in tests/referee/test_cpu_clock.py
+and tests/sandbox/test_container_cpu_clock.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.ladder.config import load_ladder_config, template
+from arena.match import TimeControl, oversubscribed_warning
+from arena.tournament import ConfigError, load_config
+from arena.tournament.cores import usable_cores
+
+REPO = Path(__file__).resolve().parents[2]
+RANDOM = f"cmd:python {REPO / 'example_bots' / 'random' / 'bot.py'}"
+
+TOURNAMENT = """
+[tournament]
+name = "t"
+seed = "1"
+deals_per_pairing = 1
+{extra}
+
+[rules]
+preset = "two-player"
+set = {{ max_hands = 1 }}
+
+[time]
+{time}
+
+[[entry]]
+name = "a"
+bot = "{bot}"
+
+[[entry]]
+name = "b"
+bot = "{bot}"
+"""
+
+
+def _one_clean_line(result, what: str) -> None:
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and what in lines[0], result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_time_control_refuses_an_unknown_clock() -> None:
+    with pytest.raises(ValueError, match="clock must be one of wall, cpu"):
+        TimeControl(clock="cycles")
+    assert TimeControl().clock == "wall" and TimeControl(clock="cpu").cpu
+
+
+def test_match_run_refuses_an_unknown_clock(run_cli) -> None:
+    result = run_cli("match", "run", "--bot", RANDOM, "--bot", RANDOM, "--games", "1", "--clock", "cycles")
+    _one_clean_line(result, "clock must be one of wall, cpu")
+
+
+def test_match_run_plays_under_the_cpu_clock(run_cli, tmp_path: Path) -> None:
+    result = run_cli(
+        "match", "run", "--bot", RANDOM, "--bot", RANDOM, "--games", "1", "--rules", "two-player",
+        "--set", "max_hands=1", "--clock", "cpu", "--out", "out", "--seed", "clock-" + "ab" * 12,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    [path] = (tmp_path / "out").glob("*-g1.json")
+    record = json.loads(path.read_text())
+    assert record["meta"] == {"clock": "cpu"}
+    actions = [a for h in record["hands"] for a in h["actions"]]
+    assert actions and all("cpu_ms" in a for a in actions)  # what each decision was charged
+
+
+def test_tournament_file_clock(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(TOURNAMENT.format(extra="", time='clock = "cpu"', bot=RANDOM))
+    assert load_config(path).time_control.clock == "cpu"
+    path.write_text(TOURNAMENT.format(extra="", time="", bot=RANDOM))
+    assert load_config(path).time_control.clock == "wall"  # nothing changes for a file that does not say
+    path.write_text(TOURNAMENT.format(extra="", time='clock = "cycles"', bot=RANDOM))
+    with pytest.raises(ConfigError, match=r"\[time\] clock must be one of wall, cpu"):
+        load_config(path)
+
+
+def test_ladder_file_clock(tmp_path: Path) -> None:
+    text = template("lad", "pagat", {})
+    (tmp_path / "ladder.toml").write_text(text)
+    assert load_ladder_config(tmp_path).time_control.clock == "wall"
+    (tmp_path / "ladder.toml").write_text(text.replace('# clock = "cpu"', 'clock = "cpu"'))
+    assert load_ladder_config(tmp_path).time_control.clock == "cpu"
+
+
+def test_the_warning_when_more_tables_think_than_there_are_cores() -> None:
+    assert oversubscribed_warning(2, 2) is None
+    wall = oversubscribed_warning(8, 2)
+    assert wall is not None and "8 tables can think at once on 2 cores" in wall and "use the CPU clock" in wall
+    cpu = oversubscribed_warning(8, 2, "cpu", 60.0)
+    assert cpu is not None and "0.25 of a core" in cpu and "hard cap (60 s)" in cpu
+
+
+def test_tournament_run_warns_when_oversubscribed(run_cli, tmp_path: Path) -> None:
+    tables = usable_cores() + 2
+    path = tmp_path / "t.toml"
+    path.write_text(TOURNAMENT.format(extra=f"concurrency = {tables}", time='clock = "cpu"', bot=RANDOM))
+    result = run_cli("tournament", "run", str(path), "--out", "res", timeout=300)
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and f"{tables} tables can think at once" in warnings[0], result.stderr
