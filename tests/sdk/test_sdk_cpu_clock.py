@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from arena_sdk.bot import Bot, BotDriver
 from arena_sdk.bots.hard import HardBot
 from arena_sdk.engine import Decision, GameState, resolve_ruleset
