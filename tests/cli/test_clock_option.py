@@ -109,3 +109,21 @@ def test_tournament_run_warns_when_oversubscribed(run_cli, tmp_path: Path) -> No
     assert result.returncode == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1 and f"{tables} tables can think at once" in warnings[0], result.stderr
+
+
+def test_a_tables_deadline_allows_the_hard_cap_per_decision_on_the_cpu_clock() -> None:
+    # A table past its deadline is voided; on the CPU clock a decision may take up to the
+    # wall hard cap on a busy machine, so the deadline must allow that.
+    from arena.sandbox.docker import ContainerLimits
+    from arena.tables.spec import SeatSpec, TableSpec
+    from arena_sdk.engine import resolve_ruleset
+
+    rules = resolve_ruleset("two-player", {"max_hands": 2})
+    seats = (SeatSpec("a", "cmd", "bot"), SeatSpec("b", "cmd", "bot"))
+
+    def deadline(clock: str) -> float:
+        tc = TimeControl(move_s=1.0, bank_s=10.0, hard_cap_s=20.0, clock=clock)
+        return TableSpec("t", "m", "run", rules, ("g",), ("s",), tc, ContainerLimits(), 5.0, seats).deadline_s
+
+    decisions = 2 * 2 * 16  # players × max_hands × decisions a hand, at most
+    assert deadline("cpu") >= decisions * 20.0 > deadline("wall")
