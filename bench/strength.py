@@ -35,6 +35,15 @@ sampled worlds per decision; otherwise ``--budget``/``--worlds`` apply; also
 ``z=`` the margin over Medium's card and ``exact=`` the tricks solved exactly,
 for experiments; settings are joined with commas) and
 ``flatmc:5x5`` (deals x rollouts per card, default 30x30).
+
+Paired comparisons: ``--per-pair FILE`` writes one JSON line per finished pair
+(``seed``, ``deals``, ``points``: the sum of its per-table-hand differences,
+``share``).  Two runs from the same ``--seed`` play the same deals, so
+``python bench/strength.py compare A.jsonl B.jsonl`` prints A's per-table-hand
+mean minus B's over the seeds both played, with a 95% interval that treats
+each pair as one cluster: two settings of a bot against the same opponent are
+compared on the same cards, which separates them with far fewer pairs than two
+independent intervals.
 """
 
 from __future__ import annotations
@@ -200,8 +209,58 @@ def tally_hands(record: dict[str, Any], team_bot: dict[str, Tally], seats: list[
     return out
 
 
+def paired_difference(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> tuple[int, float, float]:
+    """Two runs' per-pair rows (``--per-pair``) compared on the seeds both played.
+
+    Returns the number of common pairs, A's per-table-hand mean minus B's (each
+    pair's difference of means, weighted by its deals), and the 95% half-width
+    with pairs as independent clusters (NaN with fewer than two pairs).
+    ``ValueError`` when the runs share no seed.
+    """
+    by_seed = {row["seed"]: row for row in b}
+    common = [(row, by_seed[row["seed"]]) for row in a if row["seed"] in by_seed and row["deals"] and by_seed[row["seed"]]["deals"]]
+    if not common:
+        raise ValueError("the two runs have no seed in common (run both with the same --seed)")
+    diffs = [ra["points"] / ra["deals"] - rb["points"] / rb["deals"] for ra, rb in common]
+    weights = [(ra["deals"] + rb["deals"]) / 2 for ra, rb in common]
+    total = sum(weights)
+    diff = sum(d * w for d, w in zip(diffs, weights)) / total
+    k = len(common)
+    if k < 2:
+        return k, diff, math.nan
+    resid = sum((w * (d - diff)) ** 2 for d, w in zip(diffs, weights))
+    return k, diff, 1.96 * math.sqrt(k / (k - 1) * resid) / total
+
+
+def compare(argv: list[str]) -> int:
+    """``strength.py compare A.jsonl B.jsonl [--json]``: the paired difference of two runs."""
+    parser = argparse.ArgumentParser(prog="strength.py compare", description="Paired difference of two --per-pair files.")
+    parser.add_argument("a")
+    parser.add_argument("b")
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON line too")
+    args = parser.parse_args(argv)
+    rows = []
+    for path in (args.a, args.b):
+        try:
+            with open(path, encoding="utf-8") as f:
+                rows.append([json.loads(line) for line in f if line.strip()])
+        except (OSError, ValueError) as exc:
+            parser.error(f"{path}: {exc}")
+    try:
+        pairs, diff, half = paired_difference(*rows)
+    except (ValueError, KeyError, TypeError) as exc:
+        parser.error(str(exc))
+    print(f"{args.a} minus {args.b}: {diff:+.2f} ± {half:.2f} points per table-hand over {pairs} common pairs")
+    if args.json:
+        print(json.dumps({"pairs": pairs, "difference": diff, "halfwidth": half}))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Duplicate-game strength of two bots.")
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["compare"]:
+        return compare(argv[1:])
+    parser = argparse.ArgumentParser(description="Duplicate-game strength of two bots (or: compare A.jsonl B.jsonl).")
     parser.add_argument("a")
     parser.add_argument("b")
     parser.add_argument("--pairs", type=int, default=100, help="game pairs (default 100)")
@@ -214,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=10, help="progress line every N pairs")
     parser.add_argument("--jobs", type=int, default=1, help="pairs played at once, one process each (default 1)")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON line too")
+    parser.add_argument("--per-pair", metavar="FILE", help="write one JSON line per finished pair (see compare)")
     args = parser.parse_args(argv)
     if args.pairs < 1:
         parser.error("--pairs must be at least 1")
@@ -228,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     per_hand: list[float] = []
     per_pair: list[list[float]] = []
     pair_share: list[float] = []
+    per_pair_file = open(args.per_pair, "w", encoding="utf-8") if args.per_pair else None  # noqa: SIM115
     started = time.monotonic()
     stop_at = started + args.minutes * 60 if args.minutes else math.inf
     pairs = 0
@@ -254,12 +315,20 @@ def main(argv: list[str] | None = None) -> int:
                 per_hand.extend(result.per_hand)
                 per_pair.append(result.per_hand)
                 pair_share.append(result.share)
+                if per_pair_file is not None:
+                    per_pair_file.write(json.dumps({
+                        "seed": result.seed, "deals": len(result.per_hand),
+                        "points": float(sum(result.per_hand)), "share": result.share,
+                    }) + "\n")  # fmt: skip
+                    per_pair_file.flush()  # a stopped run keeps the pairs it finished
                 ta.merge(result.a)
                 tb.merge(result.b)
                 pairs += 1
                 if pairs % args.every == 0:
                     report(args, pairs, per_pair, pair_share, ta, tb, time.monotonic() - started, progress=True)
             top_up()
+    if per_pair_file is not None:
+        per_pair_file.close()
     report(args, pairs, per_pair, pair_share, ta, tb, time.monotonic() - started, progress=False)
     return 0
 
@@ -272,6 +341,7 @@ class PairResult:
     share: float
     a: Tally
     b: Tally
+    seed: int = 0
 
 
 def play_pair(spec: tuple[str, str, float | None, int | None, str, int | None], seed: int) -> PairResult:
@@ -295,7 +365,7 @@ def play_pair(spec: tuple[str, str, float | None, int | None, str, int | None], 
         elif res.winner == team_a:
             points += 1.0
     per_hand = [(diffs[0][k] + diffs[1][k]) / 2 for k in sorted(set(diffs[0]) & set(diffs[1]))]
-    return PairResult(per_hand, points / 2, ta, tb)
+    return PairResult(per_hand, points / 2, ta, tb, seed)
 
 
 def clustered(per_pair: list[list[float]]) -> float:

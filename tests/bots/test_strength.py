@@ -42,3 +42,31 @@ def test_a_run_reports_cpu_per_decision_of_both_sides(capsys):
     hard_cpu, easy_cpu = summary["cpu_ms_per_decision"]
     assert hard_cpu > easy_cpu > 0  # a search costs more than a rule
     assert "CPU per decision hard:worlds=2" in out
+
+
+def test_per_pair_file_and_a_paired_comparison_of_two_runs(tmp_path, capsys):
+    # Two runs on the same seeds write one line per pair; "compare" pairs them by seed.
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    common = ["--pairs", "2", "--max-hands", "1", "--seed", "40"]
+    strength.main(["medium", "random", *common, "--per-pair", str(a)])
+    strength.main(["random", "medium", *common, "--per-pair", str(b)])
+    rows = [json.loads(line) for line in a.read_text().splitlines()]
+    assert sorted(r["seed"] for r in rows) == [40, 41]
+    assert all(r["deals"] == 1 and isinstance(r["points"], float) for r in rows)
+    capsys.readouterr()
+    strength.main(["compare", str(a), str(b), "--json"])
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["pairs"] == 2
+    # The same deals from the other side: medium-vs-random minus random-vs-medium is
+    # twice medium's lead, well above 0.
+    assert result["difference"] == pytest.approx(2 * sum(r["points"] for r in rows) / len(rows))
+    assert result["difference"] > 0
+
+
+def test_compare_pairs_only_the_common_seeds():
+    a = [{"seed": 1, "deals": 2, "points": 10.0}, {"seed": 2, "deals": 1, "points": 4.0}]
+    b = [{"seed": 2, "deals": 1, "points": -2.0}, {"seed": 3, "deals": 5, "points": 0.0}]
+    pairs, diff, half = strength.paired_difference(a, b)
+    assert (pairs, diff) == (1, 6.0) and math.isnan(half)
+    with pytest.raises(ValueError, match="no seed in common"):
+        strength.paired_difference(a[:1], b[1:])
