@@ -5,6 +5,7 @@
 >>> rep = game.reproduce("E", 12)                            # E's 13th decision (0-based)
 >>> rep.view, rep.match, rep.game                            # View, MatchInfo, GameInfo
 >>> MyBot().play(rep.view)                                   # ask it again, in a debugger
+>>> game.reask_one(MyBot(), "E", 12)                         # the same, its state rebuilt first
 
 The record is replayed in the rules engine up to the decision, and the
 request is built from ``state.view(seat)`` by the same function the referee

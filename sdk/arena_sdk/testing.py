@@ -56,6 +56,7 @@ Command line::
 
     python -m arena_sdk.testing path/to/bot.py:MyBot [--against random|easy|medium|hard] [--games 10] [--rules pagat] [--jobs 4]
     python -m arena_sdk.testing path/to/bot.py:MyBot --replay RECORD.json --seat E [--json]
+    python -m arena_sdk.testing path/to/bot.py:MyBot --replay RECORD.json --seat E --decision 17 [--pdb]
 
 Built-in opponents: pass ``"easy"``, ``"medium"`` or ``"hard"`` (or
 ``"builtin:hard"``) wherever a bot is expected, or the classes of
