@@ -16,7 +16,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
-from arena.commands.preflight import EXIT_PLATFORM, check_images_start
 from arena.commands.options import (
     BotOption,
     ClockOption,
@@ -34,6 +33,7 @@ from arena.commands.options import (
     start_seconds,
     time_control,
 )
+from arena.commands.preflight import EXIT_PLATFORM, check_images_start
 from arena.match import GameOutcome
 from arena.match.output import StruckDecision, reproduce_command, struck_decisions
 from arena.referee.botspec import BotSpec, BotSpecError, parse_bot_spec
