@@ -12,7 +12,6 @@ from arena_sdk.engine import parse_overrides, resolve_ruleset, seat_name, team_n
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
 from arena.commands.options import (
-    ClockOption,
     GamesOption,
     MoveTimeOption,
     PresetOption,
@@ -60,7 +59,6 @@ def serve(
     move_time: MoveTimeOption = 1.0,
     time_bank: TimeBankOption = 30.0,
     strikes: StrikesOption = 3,
-    clock: ClockOption = "wall",
     start_timeout: Annotated[float, typer.Option("--start-timeout", help="Seconds the bots get to join.")] = 300.0,
     match_id: Annotated[str, typer.Option("--match-id", help="Name of the match (record file names).")] = "served",
     out: Annotated[Path, typer.Option(help="Directory for the game records.")] = Path("matches/served"),
@@ -74,7 +72,7 @@ def serve(
     """
     with bad_input_exits():
         rules = resolve_ruleset(preset, parse_overrides(overrides or []))
-    tc = time_control(move_time, time_bank, None, strikes, clock)
+    tc = time_control(move_time, time_bank, None, strikes)
     start_seconds(start_timeout)
     n = rules.players
     tokens, generated = seat_tokens(n)

@@ -127,3 +127,9 @@ def test_a_tables_deadline_allows_the_hard_cap_per_decision_on_the_cpu_clock() -
 
     decisions = 2 * 2 * 16  # players × max_hands × decisions a hand, at most
     assert deadline("cpu") >= decisions * 20.0 > deadline("wall")
+
+
+def test_serve_has_no_clock_option(run_cli, tmp_path: Path) -> None:
+    # Its bots join from outside: their CPU cannot be read, so the CPU clock cannot be offered there.
+    result = run_cli("serve", "--listen", f"unix:{tmp_path}/s.sock", "--clock", "cpu", timeout=30)
+    assert result.returncode == 2 and "No such option" in result.stderr and "--clock" in result.stderr, result.stderr
