@@ -71,6 +71,14 @@ def publish(
         bool,
         typer.Option("--with-notes", help="Show the bots' notes on their decisions in the replay pages (off: a seat's own)."),
     ] = False,
+    with_logs: Annotated[
+        bool,
+        typer.Option(
+            "--with-logs",
+            help="Publish the bots' logs (as plain .txt, the last 1 MiB of each) and link them from each game's "
+            "replay page. Off by default: logs can hold anything a bot printed.",
+        ),
+    ] = False,
 ) -> None:
     """Write the publishable results; every page works opened from disk.
 
@@ -82,7 +90,10 @@ def publish(
     """
     standings, ratings = rate(directory)
     try:
-        paths = write_outputs(standings, ratings, out, records_dir=directory if replays else None, with_notes=with_notes)
+        paths = write_outputs(
+            standings, ratings, out, records_dir=directory if replays else None, with_notes=with_notes,
+            with_logs=with_logs,
+        )
     except OSError as exc:
         fail(f"cannot write to {out}: {exc.strerror or exc}")
     if as_json:

@@ -68,12 +68,25 @@ def run(
             "(the results do not depend on it). With --scheduler the cluster's workers decide.",
         ),
     ] = None,
+    accept_rebuilt: Annotated[
+        bool,
+        typer.Option(
+            "--accept-rebuilt",
+            help="An entry whose docker image was rebuilt since it played plays on as a new version, NAME@2 "
+            "(its pairings played anew; the earlier version's games are kept and rated apart). Without it such "
+            "an entry is refused.",
+        ),
+    ] = False,
 ) -> None:
     """Play every missing game of FILE's round robin and show the leaderboard.
 
     Each pairing plays duplicate tables (the same deals with the partnerships
     swapped).  Results go to OUTPUT/results.sqlite as games finish; stopping
     (Ctrl-C) and running again resumes with only the missing games.
+
+    Entries added to FILE (after the run, or while it runs: the file is read
+    again after each batch of tables) are played too, only their new pairings;
+    an entry removed keeps its stored games, left out of the standings.
 
     cmd: entries are local processes for development, NOT a sandbox: they run
     as you, with your files and network.  Run entries you did not write as docker:.
@@ -121,7 +134,9 @@ def run(
     try:
         with bar:
             progress = RunProgress(on_start, on_game, on_void, on_notice)
-            report = run_tournament(config, progress, scheduler=scheduler, insecure=insecure)
+            report = run_tournament(
+                config, progress, scheduler=scheduler, insecure=insecure, accept_rebuilt=accept_rebuilt
+            )
     except ArenaError as exc:
         fail(str(exc))
     summary = {

@@ -8,6 +8,10 @@ Records are read from the tournament directory; a game whose record is missing o
 does not replay is listed with the reason instead of a link (publishing never stops
 for one bad record).  Pages are rebuilt only when their record is newer, so
 publishing again after more games only does the new ones.
+
+With ``with_logs`` the bots' logs of each game's table are copied under
+``games/logs/`` as ``.txt`` files (text only, capped, never inline HTML) and
+linked from the game's replay page; publishing without it removes them.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -35,6 +40,12 @@ SORT_SCRIPT = "sort.js"
 #: Records larger than this are not turned into pages (a real game is well under 1 MB).
 MAX_RECORD_BYTES = 50 * 1024 * 1024
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
+#: Where published logs go, under ``games/``.
+LOGS_DIR = "logs"
+#: The most of one log that is published: its end (where a bot's last words are), this many bytes.
+MAX_LOG_BYTES = 1 << 20
+#: Per duplicate pair, the digest of its log links when its pages were written (``games/.logs.json``).
+LOG_LINKS = ".logs.json"
 
 
 def file_stem(text: str) -> str:
@@ -114,13 +125,15 @@ def _fresh(page: Path, record: Path) -> bool:
 
 
 def build_cluster(
-    games: list[GameRow], source: str, out: str, anchors: Mapping[str, str], with_notes: bool = False, force: bool = False
+    games: list[GameRow], source: str, out: str, anchors: Mapping[str, str], with_notes: bool = False,
+    force: bool = False, logs: Mapping[str, list[tuple[str, str]]] | None = None,
 ) -> list[PageStatus]:
     """Write the replay pages of one duplicate pair (and its side-by-side page).
 
     All or nothing per pair: when every page is newer than its record the pair is
     kept as it is; otherwise each record is replayed again and the pages rewritten.
     The side-by-side page (and links to it) exists only when both games replay.
+    ``logs``: per game, the (who, href from ``games/``) of its published logs.
     """
     source_dir, out_dir = Path(source), Path(out)
     pair_path = out_dir / pair_page(games[0].cluster)
@@ -154,6 +167,7 @@ def build_cluster(
                 listing=GAMES_PAGE,
                 anchor=anchors[g.game_id],
                 pair_href=pair_page(g.cluster) if pair_ok else None,
+                logs=(logs or {}).get(g.game_id, []),
             )
             _write(pages[g.game_id], page)
     if pair_ok:
@@ -174,8 +188,57 @@ def build_cluster(
     return statuses
 
 
-def _build(job: tuple[list[GameRow], str, str, dict[str, str], bool, bool]) -> list[PageStatus]:
+def _build(
+    job: tuple[list[GameRow], str, str, dict[str, str], bool, bool, dict[str, list[tuple[str, str]]]],
+) -> list[PageStatus]:
     return build_cluster(*job)
+
+
+def publish_log(source: Path, target: Path) -> None:
+    """Copy one bot log as text: its last :data:`MAX_LOG_BYTES`, undecodable bytes replaced, as ``.txt``.
+
+    Skipped when the copy is newer than the log.  The ``.txt`` name makes
+    servers and browsers show it as plain text, whatever a bot wrote in it.
+    """
+    if _fresh(target, source):
+        return
+    size = source.stat().st_size
+    with source.open("rb") as f:
+        if size > MAX_LOG_BYTES:
+            f.seek(size - MAX_LOG_BYTES)
+        data = f.read(MAX_LOG_BYTES)
+    text = data.decode("utf-8", errors="replace")
+    if size > MAX_LOG_BYTES:
+        text = f"[the first {size - MAX_LOG_BYTES} bytes of this log are not published]\n" + text
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _write(target, text)
+
+
+def publish_logs(games: Iterable[GameRow], source_dir: Path, out_dir: Path) -> dict[str, list[tuple[str, str]]]:
+    """Copy every game's table logs under ``games/logs/``; per game, (who, href from ``games/``).
+
+    A log that cannot be read is left out (publishing never stops for one file).
+    """
+    links: dict[str, list[tuple[str, str]]] = {}
+    copied: dict[str, str | None] = {}
+    for g in games:
+        for who, relative in g.logs:
+            if relative not in copied:
+                href = "/".join([LOGS_DIR, *(file_stem(part) for part in Path(relative).parts[1:])]) + ".txt"
+                try:
+                    publish_log(source_dir / relative, out_dir / GAMES_DIR / href)
+                    copied[relative] = href
+                except (OSError, ValueError):
+                    copied[relative] = None
+            href = copied[relative]
+            if href is not None:
+                links.setdefault(g.game_id, []).append((who, href))
+    return links
+
+
+def _links_digest(cluster: list[GameRow], links: Mapping[str, list[tuple[str, str]]]) -> str:
+    text = json.dumps([links.get(g.game_id, []) for g in cluster])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _clusters(games: Iterable[GameRow]) -> list[list[GameRow]]:
@@ -196,12 +259,15 @@ def write_games(
     *,
     workers: int | None = None,
     with_notes: bool = False,
+    with_logs: bool = False,
 ) -> dict[str, Any]:
     """Write ``games.html`` and ``games/`` for every game; returns counts and the page path.
 
     ``with_notes``: the replay pages show the bots' notes on their decisions
-    (a seat's own: off unless the organiser asks).  Pages published the other
-    way are all rebuilt, so no note outlives a publication without them.
+    (a seat's own: off unless the organiser asks).  ``with_logs``: the bots'
+    logs are published too and linked from each game's page (off unless the
+    organiser asks: logs can hold anything).  Pages published the other way
+    are all rebuilt, so no note or log outlives a publication without them.
     """
     out_dir = Path(out_dir)
     (out_dir / GAMES_DIR).mkdir(parents=True, exist_ok=True)
@@ -213,10 +279,27 @@ def write_games(
     workers = workers if workers is not None else min(4, os.cpu_count() or 1)
     statuses: dict[str, PageStatus] = {}
     marker = out_dir / GAMES_DIR / ".notes"
-    wanted = "with notes" if with_notes else "without notes"
+    wanted = ("with notes" if with_notes else "without notes") + ("; with logs" if with_logs else "")
     force = not marker.is_file() or marker.read_text() != wanted
+    links_file = out_dir / GAMES_DIR / LOG_LINKS
+    if with_logs:
+        links = publish_logs(standings.games, Path(source_dir), out_dir)
+        try:
+            written = {} if force else json.loads(links_file.read_text())
+        except (OSError, ValueError):
+            written = {}
+    else:
+        links, written = {}, {}
+        shutil.rmtree(out_dir / GAMES_DIR / LOGS_DIR, ignore_errors=True)
+        links_file.unlink(missing_ok=True)
+    digests = {c[0].cluster: _links_digest(c, links) for c in clusters} if with_logs else {}
     jobs = [
-        (cluster, str(source_dir), str(out_dir), {g.game_id: anchors[g.game_id] for g in cluster}, with_notes, force)
+        (
+            cluster, str(source_dir), str(out_dir), {g.game_id: anchors[g.game_id] for g in cluster}, with_notes,
+            # A pair whose log links changed (its table's logs came since) is written again.
+            force or (with_logs and written.get(cluster[0].cluster) != digests[cluster[0].cluster]),
+            {g.game_id: links[g.game_id] for g in cluster if g.game_id in links},
+        )
         for cluster in clusters
     ]
     if workers > 1 and len(clusters) > 8:
@@ -229,6 +312,8 @@ def write_games(
     page = out_dir / GAMES_PAGE
     _write(page, games_html(standings, names, statuses, anchors))
     _write(marker, wanted)
+    if with_logs:
+        _write(links_file, json.dumps(digests, sort_keys=True))
     return {
         "page": page,
         "replays": sum(1 for s in statuses.values() if s.ok),

@@ -37,6 +37,9 @@ class GameRow:
     deal: int | None = None
     table: int | None = None
     record: str | None = None
+    logs: tuple[tuple[str, str], ...] = ()
+    """The bots' logs of the game's table: (who, e.g. ``greedy, seat 0``; the file relative to the
+    tournament directory).  A table's bots play all its games, so its logs cover them all."""
 
     @property
     def is_void(self) -> bool:

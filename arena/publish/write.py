@@ -15,7 +15,8 @@ from arena.ratings import Ratings
 
 
 def write_outputs(
-    standings: Standings, ratings: Ratings, out_dir: Path, *, records_dir: Path | None = None, with_notes: bool = False
+    standings: Standings, ratings: Ratings, out_dir: Path, *, records_dir: Path | None = None, with_notes: bool = False,
+    with_logs: bool = False,
 ) -> dict[str, Path]:
     """Write ``ratings.json``, ``results.csv``, ``leaderboard.md`` and ``index.html``.
 
@@ -23,13 +24,15 @@ def write_outputs(
     relative to) also ``games.html`` and a replay page per game under ``games/``, and
     the crosstable links to them.  Returns the paths keyed ``json``, ``csv``, ``md``,
     ``html`` (and ``games``). Each file is written atomically (a temporary file
-    renamed into place).
+    renamed into place).  ``with_notes`` and ``with_logs``: see :func:`~arena.publish.games.write_games`.
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     extra: dict[str, Path] = {}
     if records_dir is not None:
-        extra["games"] = write_games(standings, ratings, out_dir, Path(records_dir), with_notes=with_notes)["page"]
+        extra["games"] = write_games(
+            standings, ratings, out_dir, Path(records_dir), with_notes=with_notes, with_logs=with_logs
+        )["page"]
     contents = {
         "json": (
             "ratings.json",

@@ -3,7 +3,10 @@
 A game is written once, in one transaction, when it has finished (its record
 file is written first, atomically), so a run killed at any moment loses at
 most the games in progress and never counts one twice.  The store remembers
-the hash of the tournament file and refuses to resume under another one.
+the hash and the content of the tournament file and refuses to resume under
+another one (a file that only grew is rebound by the tournament runner, see
+:mod:`arena.tournament.growth`), and numbers each pairing once, by its two
+entries' names, so entries added later never renumber the games stored.
 """
 
 from __future__ import annotations
@@ -79,6 +82,12 @@ CREATE TABLE IF NOT EXISTS side_times (
     timeouts INTEGER NOT NULL,
     PRIMARY KEY (game_id, side)
 );
+CREATE TABLE IF NOT EXISTS pairings (
+    pairing INTEGER PRIMARY KEY,
+    first TEXT NOT NULL,
+    second TEXT NOT NULL,
+    UNIQUE (first, second)
+);
 CREATE TABLE IF NOT EXISTS disqualified (
     entry TEXT PRIMARY KEY,
     reason TEXT NOT NULL,
@@ -89,6 +98,8 @@ CREATE TABLE IF NOT EXISTS disqualified (
 
 #: The meta key of the run's secret (never shown to bots; in the store only).
 SECRET_KEY = "deal_secret"
+#: The meta key of the tournament file's content the store is bound to (canonical JSON).
+CONFIG_KEY = "config"
 
 
 class StoreError(ArenaError):
@@ -274,10 +285,13 @@ class ResultsStore:
     # ------------------------------------------------------------ meta
 
     def claim(
-        self, file_hash: str, name: str, ruleset_hash: str, ruleset_json: str = "{}", aliases: tuple[str, ...] = ()
+        self, file_hash: str, name: str, ruleset_hash: str, ruleset_json: str = "{}", aliases: tuple[str, ...] = (),
+        content: str = "",
     ) -> bool:
         """Bind the store to a tournament file (``aliases``: hashes it had before); True if it is new.
 
+        ``content`` is the file's content the hash is of: kept (also by a store
+        made before it was), so a later file can be compared with it.
         Raises :class:`StoreError` if the store belongs to another file.
         """
         row = self.db.execute("SELECT value FROM meta WHERE key='file_hash'").fetchone()
@@ -289,7 +303,7 @@ class ResultsStore:
                         ("file_hash", file_hash), ("name", name), ("ruleset_hash", ruleset_hash),
                         ("ruleset", ruleset_json), ("created", now()),
                         ("run_id", secrets.token_hex(8)),
-                        (SECRET_KEY, new_secret()),
+                        (SECRET_KEY, new_secret()), (CONFIG_KEY, content),
                     ],  # fmt: skip
                 )
             return True
@@ -303,7 +317,44 @@ class ResultsStore:
             self.set_meta("file_hash", file_hash)
         if self.meta().get("run_id") is None:  # a store from before run identities
             self.set_meta("run_id", secrets.token_hex(8))
+        if content and not self.meta().get(CONFIG_KEY):  # a store from before contents were kept
+            self.set_meta(CONFIG_KEY, content)
         return False
+
+    def bound_content(self) -> str | None:
+        """The content of the tournament file the store is bound to (None: bound before contents were kept)."""
+        return self.meta().get(CONFIG_KEY) or None
+
+    def rebind(self, file_hash: str, content: str) -> None:
+        """Bind the store to a grown tournament file (the caller has checked that it only grew)."""
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                [("file_hash", file_hash), (CONFIG_KEY, content)],
+            )
+
+    # ------------------------------------------------------------ pairings
+
+    def pairing_numbers(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], tuple[int, str, str]]:
+        """Each pair's number and its registered order (first, second), registering new pairs.
+
+        A pair is known by its two names in either order; a new one gets the
+        next number, in the order given (so a new store numbers them as the
+        schedule lists them, as stores did before pairings were registered).
+        The number never changes: game ids stay put when entries are added.
+        """
+        found: dict[tuple[str, str], tuple[int, str, str]] = {}
+        with self.transaction() as db:
+            known = {frozenset((a, b)): (n, a, b) for n, a, b in db.execute("SELECT pairing, first, second FROM pairings")}
+            following = max((n for n, _, _ in known.values()), default=-1) + 1
+            for a, b in pairs:
+                key = frozenset((a, b))
+                if key not in known:
+                    db.execute("INSERT INTO pairings(pairing, first, second) VALUES (?, ?, ?)", (following, a, b))
+                    known[key] = (following, a, b)
+                    following += 1
+                found[(a, b)] = known[key]
+        return found
 
     @property
     def secret(self) -> str | None:

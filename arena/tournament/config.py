@@ -77,6 +77,8 @@ class TournamentConfig:
     legacy_hashes: tuple[str, ...] = ()
     """Hashes older versions gave this file (the raw bytes; with ``concurrency``): a store claimed
     under one still resumes."""
+    content: str = ""
+    """:func:`tournament_content` of the file (what its ``file_hash`` hashes)."""
 
     @property
     def games_per_pairing(self) -> int:
@@ -107,15 +109,21 @@ RUN_KEYS = frozenset({"concurrency"})
 MAX_CONCURRENCY = 4096
 
 
-def tournament_hash(data: Mapping[str, Any], run_keys: frozenset[str] = RUN_KEYS) -> str:
-    """The hash a store is bound to: the file's content less ``[cluster]`` and ``run_keys``
-    (where and how many at a time it runs is not what it is).  ``run_keys=frozenset()``
-    gives the hash of the versions before ``RUN_KEYS`` were left out."""
+def tournament_content(data: Mapping[str, Any], run_keys: frozenset[str] = RUN_KEYS) -> str:
+    """What a store is bound to, as canonical JSON: the file's content less ``[cluster]`` and
+    ``run_keys`` (where and how many at a time it runs is not what it is).  The store keeps it,
+    so a grown file can be told from a changed one (:mod:`arena.tournament.growth`)."""
     content: dict[str, Any] = {k: v for k, v in data.items() if k != "cluster"}
     table = content.get("tournament")
     if isinstance(table, dict) and run_keys:
         content["tournament"] = {k: v for k, v in table.items() if k not in run_keys}
-    return hashlib.sha256(json.dumps(content, sort_keys=True, default=str).encode()).hexdigest()
+    return json.dumps(content, sort_keys=True, default=str)
+
+
+def tournament_hash(data: Mapping[str, Any], run_keys: frozenset[str] = RUN_KEYS) -> str:
+    """The hash of :func:`tournament_content`.  ``run_keys=frozenset()`` gives the hash of the
+    versions before ``RUN_KEYS`` were left out."""
+    return hashlib.sha256(tournament_content(data, run_keys).encode()).hexdigest()
 
 
 def parse_concurrency(value: object, where: str = "[tournament] concurrency") -> int:
@@ -259,7 +267,8 @@ def load_config(
         scheduler=scheduler,
     )  # fmt: skip
     return dataclasses.replace(
-        config, legacy_hashes=(hashlib.sha256(raw_bytes).hexdigest(), tournament_hash(data, frozenset()))
+        config, legacy_hashes=(hashlib.sha256(raw_bytes).hexdigest(), tournament_hash(data, frozenset())),
+        content=tournament_content(data),
     )
 
 

@@ -10,6 +10,12 @@ The coordinator meets a table once per game (to store the result), never once
 per decision, and is the only writer of the results.  Results go to SQLite as
 games finish, so a run stopped at any point (Ctrl-C, SIGTERM, even SIGKILL)
 resumes by playing only the missing games.
+
+A tournament grows: entries added to its file (after it finished, or while it
+runs) are accepted (:mod:`arena.tournament.growth`), their pairings get new
+numbers in the store and only they are played; a running tournament re-reads
+its file after each batch of tables.  An entry whose image was rebuilt plays on
+as a new version (``name@2``) when the organiser accepts it.
 """
 
 from __future__ import annotations
@@ -32,10 +38,12 @@ from arena.tables.players import LocalTables, RunStopped, TablePlayer
 from arena.tables.rows import store_played
 from arena.tables.spec import SeatSpec, TableGame, TableSpec, seat_specs
 from arena.tables.task import ImageMismatch
-from arena.tournament.config import Entry, TournamentConfig
+from arena.errors import ArenaError
+from arena.tournament.config import Entry, TournamentConfig, load_config
 from arena.tournament.disqualify import DISQUALIFIED, forfeit_unplayed, mark_disqualified
 from arena.tournament.preflight import preflight_entries
-from arena.tournament.schedule import ScheduledGame, Table, schedule, tables
+from arena.tournament.growth import Growth, check_growth
+from arena.tournament.schedule import VERSION_MARK, ScheduledGame, Table, labelled_pairings, schedule, tables
 
 
 @dataclasses.dataclass
@@ -65,18 +73,48 @@ def store_path(config: TournamentConfig) -> Path:
     return config.output / "results.sqlite"
 
 
-def open_store(config: TournamentConfig) -> ResultsStore:
-    """The tournament's store, bound to this file (refuses another file's store)."""
+def open_store(config: TournamentConfig, on_growth: Callable[[Growth], None] | None = None) -> ResultsStore:
+    """The tournament's store, bound to this file (refuses another file's store).
+
+    A file that only grew since the store was bound (entries added or
+    removed) is accepted and ``on_growth`` told what changed.
+    """
     store = ResultsStore(store_path(config))
     try:
+        growth = accept_growth(store, config)
         store.claim(
             config.file_hash, config.name, config.rules.hash, json.dumps(config.rules.to_dict()),
-            aliases=config.legacy_hashes,
+            aliases=config.legacy_hashes, content=config.content,
         )  # fmt: skip
     except BaseException:
         store.close()
         raise
+    if growth is not None and on_growth is not None:
+        on_growth(growth)
     return store
+
+
+def accept_growth(store: ResultsStore, config: TournamentConfig) -> Growth | None:
+    """Bind ``store`` to ``config``'s file if that only grew since; None when it is the same file (or new).
+
+    Raises :class:`~arena.tournament.growth.ChangedTournament` naming what
+    changed otherwise, and :class:`StoreError` for a store bound before stores
+    kept their file's content (what changed cannot be told).
+    """
+    bound = store.meta().get("file_hash")
+    if bound is None or not config.content or bound == config.file_hash or bound in config.legacy_hashes:
+        return None
+    where = str(store.path)
+    before = store.bound_content()
+    if before is None:
+        raise StoreError(
+            f"{where} holds a tournament played from a different file (hash {bound[:12]}, this file "
+            f"{config.file_hash[:12]}), started before stores kept their file, so what changed cannot be told: "
+            "restore the original file and run it once, then add entries; or use another output directory"
+        )
+    growth = check_growth(before, config.content, where)
+    store.rebind(config.file_hash, config.content)
+    return growth
 
 
 def run_tournament(
@@ -85,6 +123,7 @@ def run_tournament(
     scheduler: str | None = None,
     *,
     insecure: bool = False,
+    accept_rebuilt: bool = False,
 ) -> RunReport:
     """Play every missing game of the tournament; returns when done or interrupted.
 
@@ -93,17 +132,20 @@ def run_tournament(
     tcp:// on a private network is accepted); it is reached before anything is stored
     (:class:`~arena.tables.cluster.ClusterError` if it cannot be used).
     A run that cannot go on raises :class:`~arena.tables.players.RunStopped` (what is stored is kept).
+    ``accept_rebuilt``: an entry whose image was rebuilt since it played plays
+    on as a new version (:func:`resolve_images`) instead of being refused.
     """
     cluster = None
     if scheduler is not None:
         from arena.tables.cluster import ClusterTables
 
         cluster = ClusterTables.connect(scheduler, insecure=insecure or config.insecure)
+    progress = progress or Progress()
     try:
-        store = open_store(config)
+        store = open_store(config, lambda growth: progress.on_notice(_grown(growth)))
         try:
             player: TablePlayer = cluster if cluster is not None else LocalTables()
-            return trio.run(_run, config, store, progress or Progress(), player)
+            return trio.run(_run, config, store, progress, player, accept_rebuilt)
         finally:
             store.close()
     finally:
@@ -111,35 +153,129 @@ def run_tournament(
             cluster.close()
 
 
-def resolve_images(config: TournamentConfig, store: ResultsStore) -> dict[str, str | None]:
-    """Each entry's image ID (provenance, and what its containers start from), None for local commands.
+def entry_labels(config: TournamentConfig, store: ResultsStore) -> dict[str, str]:
+    """Each entry's current version as the store knows it: ``name``, or ``name@N`` after a rebuild."""
+    meta = store.meta()
+    return {e.name: _label(e.name, int(meta.get(f"version:{e.name}", "1"))) for e in config.entries}
+
+
+def _label(name: str, version: int) -> str:
+    return name if version <= 1 else f"{name}{VERSION_MARK}{version}"
+
+
+def resolve_images(
+    config: TournamentConfig, store: ResultsStore, *, accept_rebuilt: bool = False,
+    notice: Callable[[str], None] = lambda message: None,
+) -> dict[str, str | None]:
+    """Each entry's image ID keyed by its current label (:func:`entry_labels`), None for local commands.
 
     The first run of an output directory records them; a resumed run refuses
     an entry whose tag now names another image (its games would compare two
-    different bots under one name).  Leftovers of an earlier, killed run of
-    this directory are removed first: only this run's (``arena.run`` label).
+    different bots under one name), unless ``accept_rebuilt``: the entry then
+    becomes a new version ``name@N`` (``notice`` says so) whose pairings are
+    played anew, and the games of the earlier version stay its own.
+    Leftovers of an earlier, killed run of this directory are removed first:
+    only this run's (``arena.run`` label).
     """
     bots = {e.name: e.bot for e in config.entries}
     if not any(bot.kind == "docker" for bot in bots.values()):
-        return {name: None for name in bots}
+        return {label: None for label in entry_labels(config, store).values()}
     client = docker_client()
     try:
         ids = resolve_image_ids(bots, client)
         meta = store.meta()
         for name, found in ids.items():
-            before = meta.get(f"image:{name}")
-            if found is not None and before is not None and before != found:
+            version = int(meta.get(f"version:{name}", "1"))
+            before = meta.get(f"image:{_label(name, version)}")
+            if found is None or before is None or before == found:
+                continue
+            if not accept_rebuilt:
                 raise StoreError(
                     f"entry {name!r}: {bots[name].target} is now image {found}, but this tournament "
-                    f"was started with {before}; restore that image (or tag) to resume, or use another output directory"
+                    f"was started with {before}; run again with --accept-rebuilt to enter the rebuilt image as a "
+                    f"new version, {_label(name, version + 1)} (the games {_label(name, version)} played stay its "
+                    "own), or restore that image (or tag) to resume, or use another output directory"
                 )
+            new = _label(name, version + 1)
+            with store.transaction() as db:
+                db.executemany(
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                    [(f"version:{name}", str(version + 1)), (f"image:{new}", found)],
+                )
+            notice(
+                f"entry {name!r}: {bots[name].target} was rebuilt ({before[:19]} -> {found[:19]}): it plays on as "
+                f"{new}, its pairings anew; the games of {_label(name, version)} are kept and rated apart"
+            )
+        labels = entry_labels(config, store)
+        meta = store.meta()
         for name, found in ids.items():
-            if found is not None and f"image:{name}" not in meta:
-                store.set_meta(f"image:{name}", found)
+            if found is not None and f"image:{labels[name]}" not in meta:
+                store.set_meta(f"image:{labels[name]}", found)
         prune_run(store.run_id, client=client)
     finally:
         client.close()
-    return ids
+    return {labels[name]: found for name, found in ids.items()}
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """What a run plays: the games, and each entry under its current label with its image."""
+
+    games: list[ScheduledGame]
+    entries: dict[str, Entry]
+    """Keyed by label; each entry renamed to its label (what its seats and rows carry)."""
+    images: dict[str, str | None]
+
+    @property
+    def by_id(self) -> dict[str, ScheduledGame]:
+        return {g.game_id: g for g in self.games}
+
+
+def plan_run(
+    config: TournamentConfig, store: ResultsStore, *, accept_rebuilt: bool = False,
+    notice: Callable[[str], None] = lambda message: None,
+) -> Plan:
+    """Resolve images (and versions), number the pairings in the store, and schedule every game."""
+    images = resolve_images(config, store, accept_rebuilt=accept_rebuilt, notice=notice)
+    labels = entry_labels(config, store)
+    numbers = store.pairing_numbers(labelled_pairings(config, labels))
+    entries = {labels[e.name]: dataclasses.replace(e, name=labels[e.name]) for e in config.entries}
+    return Plan(schedule(config, store.secret, numbers, labels), entries, images)
+
+
+def _grown(growth: Growth) -> str:
+    return f"the tournament file grew ({growth.summary()}): only the new pairings are played"
+
+
+def reread(
+    config: TournamentConfig, store: ResultsStore, *, accept_rebuilt: bool = False,
+    notice: Callable[[str], None] = lambda message: None,
+) -> tuple[TournamentConfig, Plan] | None:
+    """The file again, between batches: the grown config and its plan, or None if it did not grow.
+
+    A change the tournament cannot take (or a file that no longer reads) is
+    told through ``notice`` and the run goes on with the file as it started.
+    The command line's output and concurrency are kept.
+    """
+    try:
+        new = load_config(config.source, check_images=False)
+    except ArenaError as exc:
+        notice(f"the tournament file cannot be read again ({exc}); this run goes on with it as it started")
+        return None
+    if not new.content or new.content == config.content:
+        return None
+    new = dataclasses.replace(new, output=config.output, concurrency=config.concurrency, legacy_hashes=())
+    try:
+        growth = accept_growth(store, new)
+        plan = plan_run(new, store, accept_rebuilt=accept_rebuilt, notice=notice)
+    except ArenaError as exc:
+        if store.meta().get("file_hash") == new.file_hash:  # accepted, but its entries cannot play: back
+            store.rebind(config.file_hash, config.content)
+        notice(f"{exc}; this run goes on with the file as it started")
+        return None
+    if growth is not None:
+        notice(_grown(growth))
+    return new, plan
 
 
 def table_spec(
@@ -180,6 +316,7 @@ async def _run(
     store: ResultsStore,
     progress: Progress,
     player: TablePlayer,
+    accept_rebuilt: bool = False,
 ) -> RunReport:
     secret = store.secret
     if secret is None:
@@ -188,20 +325,20 @@ async def _run(
             "seed alone, so a bot that guesses the seed can compute them; start a new output directory "
             "to play with a secret"
         )
-    games = schedule(config, secret)
     seed_key = bot_seed_key(secret)
-    by_id = {g.game_id: g for g in games}
-    images = await trio.to_thread.run_sync(resolve_images, config, store)
+    plan = await trio.to_thread.run_sync(
+        lambda: plan_run(config, store, accept_rebuilt=accept_rebuilt, notice=progress.on_notice)
+    )
     run_id = store.run_id
     # Each image started once: one that cannot start is disqualified before its games are scheduled.
-    await trio.to_thread.run_sync(preflight_entries, store, images, config.limits, progress.on_notice)
-    entries = {e.name: e for e in config.entries}
+    await trio.to_thread.run_sync(preflight_entries, store, plan.images, config.limits, progress.on_notice)
     done_before = store.finished_ids()
-    progress.on_start(len(games), len(done_before & set(by_id)))
+    progress.on_start(len(plan.games), len(done_before & set(plan.by_id)))
     stop = threading.Event()
     state = {"played": 0, "voided": 0}
     #: A write that cannot be made (disk full), or a run that cannot go on: it stops and raises it.
     fatal: list[Exception] = []
+    # Entries added while the run goes on may bring Docker in: prune whenever any plan used it.
     uses_docker = any(e.bot.kind == "docker" for e in config.entries)
 
     def store_game(game: ScheduledGame, played: TableGame) -> None:
@@ -212,7 +349,9 @@ async def _run(
             state["voided"] += 1
             progress.on_void(game.game_id, played.ending)
             return
-        row = store_played(store, config.output, game.slot, played, ruleset_hash=config.rules.hash, images=images)
+        row = store_played(
+            store, config.output, game.slot, played, ruleset_hash=config.rules.hash, images=plan.images
+        )  # (``plan`` is read when a game ends: the latest, after the file grew)
         if row is not None:
             state["played"] += 1
             progress.on_game(row)
@@ -223,28 +362,19 @@ async def _run(
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_watch_signals, stop, nursery.cancel_scope)
         try:
-            for round_no in range(config.faults.void_retries + 1):
-                pending = _pending(games, store, config)
-                if not pending or stop.is_set() or fatal:
+            while True:
+                await _play_rounds(config, plan, store, player, stop, fatal, store_game, progress, seed_key)
+                if fatal or stop.is_set():
                     break
-                if round_no > 0 and uses_docker:
-                    # Replaying voids: the engine may be restarting; leftovers of voided tables go.
-                    await trio.to_thread.run_sync(wait_for_docker, run_id, stop)
-                _apply_disqualifications(config, store, by_id, images, progress)
-                pending = _pending(games, store, config)
-                limiter = trio.CapacityLimiter(max(1, player.capacity(config.concurrency)))
-                async with trio.open_nursery() as tables_nursery:
-                    for table in tables(pending):
-                        # start() returns once the table holds a slot: tables start in
-                        # schedule order (trio runs new tasks in no fixed order), so the
-                        # two tables of a pairing play at the same time.
-                        spec = table_spec(config, table, entries, images, run_id, local=player.local, bot_seed_key=seed_key)
-                        await tables_nursery.start(
-                            _run_table, config, table, spec, player, limiter, stop, store_game, store, fatal
-                        )
-                if fatal:
+                # Between batches: entries added to the file meanwhile are played in this run.
+                grown = await trio.to_thread.run_sync(
+                    lambda: reread(config, store, accept_rebuilt=accept_rebuilt, notice=progress.on_notice)
+                )
+                if grown is None:
                     break
-                _apply_disqualifications(config, store, by_id, images, progress)
+                config, plan = grown
+                uses_docker = uses_docker or any(e.bot.kind == "docker" for e in config.entries)
+                progress.on_start(len(plan.games), len(store.finished_ids() & set(plan.by_id)))
         except StoreError as exc:
             fatal.append(exc)
         nursery.cancel_scope.cancel()
@@ -252,15 +382,56 @@ async def _run(
         await trio.to_thread.run_sync(prune_run, run_id)
     if fatal:
         raise fatal[0]
+    by_id = plan.by_id
     unfinished = sorted(set(by_id) - store.finished_ids())
     return RunReport(
-        total=len(games),
+        total=len(plan.games),
         already_done=len(done_before & set(by_id)),
         played=state["played"],
         voided=state["voided"],
         interrupted=stop.is_set(),
         unfinished=unfinished,
     )
+
+
+async def _play_rounds(
+    config: TournamentConfig,
+    plan: Plan,
+    store: ResultsStore,
+    player: TablePlayer,
+    stop: threading.Event,
+    fatal: list[Exception],
+    store_game: Callable[[ScheduledGame, TableGame], None],
+    progress: Progress,
+    seed_key: str,
+) -> None:
+    """Play the plan's missing games, and its voided ones again (up to ``void_retries`` rounds more)."""
+    games, by_id, run_id = plan.games, plan.by_id, store.run_id
+    uses_docker = any(e.bot.kind == "docker" for e in plan.entries.values())
+    for round_no in range(config.faults.void_retries + 1):
+        pending = _pending(games, store, config)
+        if not pending or stop.is_set() or fatal:
+            break
+        if round_no > 0 and uses_docker:
+            # Replaying voids: the engine may be restarting; leftovers of voided tables go.
+            await trio.to_thread.run_sync(wait_for_docker, run_id, stop)
+        _apply_disqualifications(config, plan, store, by_id, progress)
+        pending = _pending(games, store, config)
+        limiter = trio.CapacityLimiter(max(1, player.capacity(config.concurrency)))
+        async with trio.open_nursery() as tables_nursery:
+            for table in tables(pending):
+                # start() returns once the table holds a slot: tables start in
+                # schedule order (trio runs new tasks in no fixed order), so the
+                # two tables of a pairing play at the same time.
+                spec = table_spec(
+                    config, table, plan.entries, plan.images, run_id, local=player.local, bot_seed_key=seed_key
+                )
+                await tables_nursery.start(
+                    _run_table, config, table, spec, player, limiter, stop, store_game, store, fatal
+                )
+        if fatal:
+            break
+        _apply_disqualifications(config, plan, store, by_id, progress)
 
 
 def _pending(games: list[ScheduledGame], store: ResultsStore, config: TournamentConfig) -> list[ScheduledGame]:
@@ -349,6 +520,7 @@ async def _run_table(
                 stop.set()
         if result.logs:
             _write_logs(config.output / "logs" / table.table_id, result.logs)
+        name_logs(config.output / "logs" / table.table_id, spec)
 
 
 def _write_logs(directory: Path, logs: dict[str, bytes]) -> None:
@@ -361,19 +533,41 @@ def _write_logs(directory: Path, logs: dict[str, bytes]) -> None:
         pass  # logs are a courtesy; the results are what must not be lost
 
 
+def log_name(entry: str, seat: int) -> str:
+    """The file name of a bot's log in its table's log directory: ``<entry>-seat<N>.log``."""
+    return f"{entry}-seat{seat}.log"
+
+
+def name_logs(directory: Path, spec: TableSpec) -> None:
+    """Name a finished table's logs by entry and seat (the seats write ``seat<N>.log``).
+
+    A table played again (a void, a resumed run) replaces its earlier logs.
+    """
+    for seat, spec_seat in enumerate(spec.seats):
+        written = directory / f"seat{seat}.log"
+        try:
+            if written.is_file():
+                written.replace(directory / log_name(spec_seat.entry, seat))
+        except OSError:
+            pass  # logs are a courtesy; the results are what must not be lost
+
+
 def _apply_disqualifications(
     config: TournamentConfig,
+    plan: Plan,
     store: ResultsStore,
     by_id: dict[str, ScheduledGame],
-    images: dict[str, str | None],
     progress: Progress,
 ) -> None:
     """Disqualify entries over the forfeit share; their unplayed games become forfeits."""
-    mark_disqualified(config.faults, store, (e.name for e in config.entries))
+    mark_disqualified(config.faults, store, plan.entries)
     forfeit_unplayed(
-        store, (g.slot for g in by_id.values()), ruleset_hash=config.rules.hash, images=images,
+        store, (g.slot for g in by_id.values()), ruleset_hash=config.rules.hash, images=plan.images,
         on_row=progress.on_game,
     )  # fmt: skip
 
 
-__all__ = ["DISQUALIFIED", "Progress", "RunReport", "open_store", "resolve_images", "run_tournament", "table_spec"]
+__all__ = [
+    "DISQUALIFIED", "Plan", "Progress", "RunReport", "accept_growth", "entry_labels", "log_name", "name_logs",
+    "open_store", "plan_run", "reread", "resolve_images", "run_tournament", "table_spec",
+]  # fmt: skip

@@ -6,7 +6,15 @@ processes or containers, at the same time.  Game ids come from (pairing
 index, deal index); deal seeds from (the run's secret, the tournament seed,
 the two entry names, deal index), so the same file and results store always
 give the same schedule and deals, and the deals of A against B do not change
-when other entries join or leave.
+when other entries join or leave.  The pairing numbers in the game ids are
+the results store's (:meth:`~arena.results.store.ResultsStore.pairing_numbers`):
+given once per pair of names, so entries added to a started tournament get new
+numbers and never renumber the games already stored.  Without a store they
+are the pairings' places in the schedule (what a new store gives them too).
+
+An entry whose image was rebuilt plays as a new version, ``name@2``
+(``labels``): its pairings are new ones, on the same deals as the first
+version's (the seeds use the entry names, not the versions).
 
 An entry with ``opponents`` plays only those entries (a gauntlet against a
 reference pool); without it, everyone plays everyone.
@@ -16,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from collections.abc import Mapping
 
 from arena.match.seeds import derive_seed
 from arena.tables.rows import GameSlot
@@ -81,12 +90,40 @@ def pairings(config: TournamentConfig) -> list[tuple[str, str]]:
     return [(a, b) for a, b in itertools.combinations(names, 2) if plays(a, b)]
 
 
-def schedule(config: TournamentConfig, secret: str | None = None) -> list[ScheduledGame]:
-    """Every game of the tournament, in a fixed order (deal seeds keyed by the run's ``secret``)."""
+#: Between an entry's name and its version in a label (``name@2``); never in an entry name.
+VERSION_MARK = "@"
+
+
+def entry_of(label: str) -> str:
+    """The entry name of a label: ``name@2`` -> ``name``."""
+    return label.split(VERSION_MARK, 1)[0]
+
+
+def labelled_pairings(config: TournamentConfig, labels: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """:func:`pairings` with each entry under its label (its current version)."""
+    labels = labels or {}
+    return [(labels.get(a, a), labels.get(b, b)) for a, b in pairings(config)]
+
+
+def schedule(
+    config: TournamentConfig,
+    secret: str | None = None,
+    numbers: Mapping[tuple[str, str], tuple[int, str, str]] | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> list[ScheduledGame]:
+    """Every game of the tournament, in a fixed order (deal seeds keyed by the run's ``secret``).
+
+    ``numbers``: each labelled pairing's number and order in the results
+    store (default: its place in the schedule); ``labels``: the entries'
+    current versions (default: their names).
+    """
     games = []
-    for pairing, (a, b) in enumerate(pairings(config)):
+    placed = []
+    for place, (a, b) in enumerate(labelled_pairings(config, labels)):
+        placed.append(numbers[(a, b)] if numbers is not None else (place, a, b))
+    for pairing, a, b in sorted(placed):
         for deal in range(config.deals_per_pairing):
-            seed = deal_seed(config.seed, a, b, deal, secret)
+            seed = deal_seed(config.seed, entry_of(a), entry_of(b), deal, secret)
             for table, (s0, s1) in ((1, (a, b)), (2, (b, a))):
                 games.append(
                     ScheduledGame(
@@ -112,6 +149,11 @@ def tables(games: list[ScheduledGame]) -> list[Table]:
     for game in games:
         grouped.setdefault((game.pairing, game.table), []).append(game)
     return [
-        Table(f"p{p:03d}-t{t}", gs[0].side0, gs[0].side1, tuple(gs))
+        Table(table_id(p, t), gs[0].side0, gs[0].side1, tuple(gs))
         for (p, t), gs in sorted(grouped.items())
     ]
+
+
+def table_id(pairing: int, table: int) -> str:
+    """A table's id (and its log directory's name under ``OUTPUT/logs``): ``p003-t1``."""
+    return f"p{pairing:03d}-t{table}"

@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from arena.publish import GameRow, Standings, results_from_games
-from arena.results.store import ResultsStore, StoreError
+from arena.results.store import CONFIG_KEY, ResultsStore, StoreError, StoredGame
+from arena.tournament.growth import entry_names
+from arena.tournament.schedule import entry_of, table_id
+
+#: A bot's log in its table's log directory: ``<entry>-seat<N>.log`` (``seat<N>.log`` before logs were named).
+LOG_NAME = re.compile(r"(?:(?P<entry>.+)-)?seat(?P<seat>\d+)\.log")
 
 STORE_NAME = "results.sqlite"
 
 
 def load_standings(directory: Path) -> Standings:
-    """The standings of the tournament whose output directory is ``directory``."""
+    """The standings of the tournament whose output directory is ``directory``.
+
+    Games of entries removed from the tournament file are left out (they stay
+    in the store, and count again if the entry comes back); every version of
+    an entry (``name``, ``name@2``) is an entry of its own.
+    """
     path = directory / STORE_NAME
     if not path.is_file():
         raise StoreError(f"{directory} is not a tournament output directory (no {STORE_NAME})")
@@ -29,6 +40,10 @@ def load_standings(directory: Path) -> Standings:
     games: list[GameRow] = []
     faults: dict[str, dict[str, int]] = {}
     provenance: dict[str, dict[str, str]] = {}
+    current = entry_names(meta.get(CONFIG_KEY))
+    if current is not None:
+        rows = [r for r in rows if entry_of(r.side0) in current and entry_of(r.side1) in current]
+    logs_of: dict[str, tuple[tuple[str, str], ...]] = {}
     for row in rows:
         for side, image in ((row.side0, row.image0), (row.side1, row.image1)):
             if side not in entries:
@@ -43,6 +58,7 @@ def load_standings(directory: Path) -> Standings:
                 game_id=row.game_id, entry_a=row.side0, entry_b=row.side1, score=score, ending=row.ending,
                 cluster=row.cluster, scores_a=row.score0, scores_b=row.score1, hands=row.hands,
                 pairing=row.pairing, deal=row.deal, table=row.table_no, record=row.record,
+                logs=table_logs(directory, row, logs_of),
             )  # fmt: skip
         )
         if row.forfeit_reason:
@@ -66,3 +82,28 @@ def load_standings(directory: Path) -> Standings:
         ruleset=rules,
         timing=timing,
     )
+
+
+def table_logs(
+    directory: Path, row: StoredGame, cache: dict[str, tuple[tuple[str, str], ...]] | None = None
+) -> tuple[tuple[str, str], ...]:
+    """The bots' logs of ``row``'s table: (``entry, seat N``; path relative to ``directory``), by seat."""
+    table = table_id(row.pairing, row.table_no)
+    if cache is not None and table in cache:
+        return cache[table]
+    found = []
+    folder = directory / "logs" / table
+    try:
+        names = sorted(p.name for p in folder.iterdir() if p.is_file())
+    except OSError:
+        names = []
+    for name in names:
+        match = LOG_NAME.fullmatch(name)
+        if match is None:
+            continue
+        who = f"{match['entry']}, seat {match['seat']}" if match["entry"] else f"seat {match['seat']}"
+        found.append((int(match["seat"]), who, f"logs/{table}/{name}"))
+    logs = tuple((who, path) for _, who, path in sorted(found))
+    if cache is not None:
+        cache[table] = logs
+    return logs
