@@ -90,6 +90,11 @@ class ProcessTreeCpu:
         self._rescan_at = 0.0
         self._last: float | None = None
 
+    @property
+    def last(self) -> float | None:
+        """The latest reading (None before the first): what a process that has ended used."""
+        return self._last
+
     def read(self) -> float | None:
         """CPU seconds so far (never less than the previous reading); None if never readable."""
         now = self._clock()

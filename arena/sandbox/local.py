@@ -215,6 +215,8 @@ class LocalProcess:
         meter = self._cpu_meter
         if meter is None:
             meter = self._cpu_meter = ProcessTreeCpu(self.process.pid, self._started)
+        if self.process.returncode is not None:
+            return meter.last  # it has ended (and its pid may be another process's now): what it used
         return meter.read()
 
 
