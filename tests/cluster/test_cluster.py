@@ -77,7 +77,7 @@ def test_local_process_tournament_on_the_cluster_stores_the_local_rows(cluster, 
     assert sorted(p.name for p in (tmp_path / "remote" / "records").iterdir()) == sorted(
         p.name for p in (tmp_path / "local" / "records").iterdir()
     )
-    logs = list((tmp_path / "remote" / "logs").rglob("seat*.log"))
+    logs = list((tmp_path / "remote" / "logs").rglob("*-seat*.log"))  # named <entry>-seat<N>.log
     assert len(logs) == 8, "every seat's log comes back from the worker"
 
 

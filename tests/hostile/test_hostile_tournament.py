@@ -180,10 +180,10 @@ def load_entry(out: Path, name: str, rows: list[dict[str, Any]], disqualified: d
         pairing, _deal, table = row["game_id"].split("-")
         log_dir = out / "logs" / f"{pairing}-{table}"
         seat_numbers = (0, 2) if seats == ("N", "S") else (1, 3)
-        logs = [
-            (log_dir / f"seat{s}.log").read_text(errors="replace")
+        logs = [  # a tournament names its bots' logs <entry>-seat<N>.log
+            (log_dir / f"{name}-seat{s}.log").read_text(errors="replace")
             for s in seat_numbers
-            if (log_dir / f"seat{s}.log").exists()
+            if (log_dir / f"{name}-seat{s}.log").exists()
         ]
         games.append(Game(row, record, seats, logs))
     return Entry(name, games, disqualified.get(name))
