@@ -127,7 +127,8 @@ def test_cpu_time_per_decision_is_recorded_next_to_wall_time(
     plays = [a for h in record["hands"] for a in h["actions"] if a["seat"] == "A" and a["kind"] == "play"]
     burned, slept = plays[1], plays[2]
     assert burn * 1000 * 0.95 <= burned["cpu_ms"] <= burned["ms"] + 5, burned
-    assert slept["cpu_ms"] < 50 and slept["ms"] >= burn * 1000, slept  # slow by the clock, not by CPU
+    # Slow by the clock, not by CPU (the referee's own lag on a loaded machine is not charged, hence the half).
+    assert slept["cpu_ms"] < 50 and slept["ms"] >= 0.5 * burn * 1000, slept
     assert all("cpu_ms" in a and "ref_us" in a for h in record["hands"] for a in h["actions"])
     assert game.stats[0].cpu_measured == game.stats[0].decisions
     assert 0 < game.stats[0].ref_s < 1.0

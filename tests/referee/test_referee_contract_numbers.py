@@ -73,7 +73,8 @@ def test_the_hard_cap_a_bot_is_told_is_the_one_it_is_struck_at(
     inside, over = plays[1], plays[3]
     assert "default" not in inside and inside["ms"] >= 600, inside  # past the move time, not struck
     assert over.get("default") == "timeout", over
-    assert told["hard_cap_ms"] <= over["ms"] < 1.4 * told["hard_cap_ms"], "struck at the cap it was told"
+    # Struck at the cap, not after move + bank (4.5 s); a loaded machine may be late by a few ticks.
+    assert told["hard_cap_ms"] <= over["ms"] < told["move_ms"] + told["bank_ms"], "struck at the cap it was told"
     assert record["strikes"]["A"] == 1 and record["result"]["ending"] == "max_hands", record["result"]
 
 
