@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import functools
 import json
 import signal
 import threading
@@ -30,6 +31,7 @@ from pathlib import Path
 
 import trio
 
+from arena.errors import ArenaError
 from arena.match.seeds import bot_seed_key
 from arena.results.store import ResultsStore, StoredGame, StoreError, storage_error
 from arena.sandbox.docker import docker_client
@@ -38,12 +40,18 @@ from arena.tables.players import LocalTables, RunStopped, TablePlayer
 from arena.tables.rows import store_played
 from arena.tables.spec import SeatSpec, TableGame, TableSpec, seat_specs
 from arena.tables.task import ImageMismatch
-from arena.errors import ArenaError
 from arena.tournament.config import Entry, TournamentConfig, load_config
 from arena.tournament.disqualify import DISQUALIFIED, forfeit_unplayed, mark_disqualified
-from arena.tournament.preflight import preflight_entries
 from arena.tournament.growth import Growth, check_growth
-from arena.tournament.schedule import VERSION_MARK, ScheduledGame, Table, labelled_pairings, schedule, tables
+from arena.tournament.preflight import preflight_entries
+from arena.tournament.schedule import (
+    VERSION_MARK,
+    ScheduledGame,
+    Table,
+    labelled_pairings,
+    schedule,
+    tables,
+)
 
 
 @dataclasses.dataclass
@@ -327,7 +335,7 @@ async def _run(
         )
     seed_key = bot_seed_key(secret)
     plan = await trio.to_thread.run_sync(
-        lambda: plan_run(config, store, accept_rebuilt=accept_rebuilt, notice=progress.on_notice)
+        functools.partial(plan_run, config, store, accept_rebuilt=accept_rebuilt, notice=progress.on_notice)
     )
     run_id = store.run_id
     # Each image started once: one that cannot start is disqualified before its games are scheduled.
@@ -368,11 +376,16 @@ async def _run(
                     break
                 # Between batches: entries added to the file meanwhile are played in this run.
                 grown = await trio.to_thread.run_sync(
-                    lambda: reread(config, store, accept_rebuilt=accept_rebuilt, notice=progress.on_notice)
+                    functools.partial(reread, config, store, accept_rebuilt=accept_rebuilt, notice=progress.on_notice)
                 )
                 if grown is None:
                     break
+                known = plan.images
                 config, plan = grown
+                # The images of entries added meanwhile are started once too, as at the start.
+                added = {label: image for label, image in plan.images.items() if label not in known}
+                if any(image is not None for image in added.values()):
+                    await trio.to_thread.run_sync(preflight_entries, store, added, config.limits, progress.on_notice)
                 uses_docker = uses_docker or any(e.bot.kind == "docker" for e in config.entries)
                 progress.on_start(len(plan.games), len(store.finished_ids() & set(plan.by_id)))
         except StoreError as exc:

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from arena.publish import GameRow, Standings, results_from_games
-from arena.results.store import CONFIG_KEY, ResultsStore, StoreError, StoredGame
+from arena.results.store import CONFIG_KEY, ResultsStore, StoredGame, StoreError
 from arena.tournament.growth import entry_names
 from arena.tournament.schedule import entry_of, table_id
 
