@@ -459,7 +459,7 @@ def _create_and_start(
         try:
             if isinstance(exc, docker.errors.APIError):
                 if exc.is_client_error():
-                    raise BotStartFailed(f"the container did not start: {exc.explanation or exc}") from None
+                    raise BotStartFailed(f"the container did not start: {_daemon_reason(exc)}") from None
                 if _fault_of_image(client, exc, socket_dir, limits, all_labels, proc_dir):
                     raise BotStartFailed(f"its image cannot start a container: {_daemon_reason(exc)}") from None
             raise
@@ -470,7 +470,10 @@ def _create_and_start(
 def _daemon_reason(exc: Exception) -> str:
     """The part of the daemon's error that says what failed (after the runtime's boilerplate)."""
     text = str(getattr(exc, "explanation", None) or exc)
-    text = text.rpartition("error during container init: ")[2] or text
+    for boilerplate in ("error during container init: ", "unable to start container process: "):
+        if boilerplate in text:
+            text = text.rpartition(boilerplate)[2]
+            break
     # The daemon's own storage path of the container's root (``/var/lib/docker/overlay2/<id>/merged``) is noise.
     return re.sub(r"/\S*/merged(?=/)", "", text.removesuffix(": unknown"))
 
