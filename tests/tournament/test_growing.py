@@ -13,8 +13,13 @@ import sqlite3
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
+import pytest
+
+from arena.tournament.config import tournament_content
+from arena.tournament.growth import ChangedTournament, check_growth
 from arena.tournament.schedule import deal_seed
 from tournament_support import arena
 
@@ -162,3 +167,45 @@ def test_bot_logs_are_named_by_entry_and_seat(tmp_path):
     assert sorted(p.name for p in (logs / "p000-t2").iterdir()) == [
         "greedy-seat1.log", "greedy-seat3.log", "random-seat0.log", "random-seat2.log",
     ]  # fmt: skip
+
+
+def test_a_store_from_before_contents_were_kept_grows_after_one_run_of_its_file(tmp_path):
+    path = tmp_path / "t.toml"
+    path.write_text(text(entry("greedy"), entry("random")))
+    assert run(tmp_path, path).returncode == 0
+    with sqlite3.connect(tmp_path / "out" / "results.sqlite") as db:  # as such a store was written
+        db.execute("DELETE FROM meta WHERE key='config'")
+        db.execute("DROP TABLE pairings")
+    before = rows(tmp_path / "out")
+    grown = text(entry("heuristic"), entry("greedy"), entry("random"))
+    path.write_text(grown)
+    refused = run(tmp_path, path)
+    assert refused.returncode == 2 and "restore the original file and run it once" in refused.stderr
+    path.write_text(text(entry("greedy"), entry("random")))
+    again = run(tmp_path, path)
+    assert again.returncode == 0 and json.loads(again.stdout)["played"] == 0, again.stderr
+    path.write_text(grown)
+    accepted = run(tmp_path, path)
+    assert accepted.returncode == 0 and json.loads(accepted.stdout)["played"] == 4, accepted.stderr
+    assert [r for r in rows(tmp_path / "out") if r[0].startswith("p000-")] == before
+
+
+def test_growth_is_told_from_a_change():
+    base = text(entry("greedy"), entry("random"), entry("heuristic"))
+    gauntlet = base.replace('name = "greedy"\n', 'name = "greedy"\nopponents = ["random"]\n')
+
+    def content(source: str) -> str:
+        return tournament_content(tomllib.loads(source))
+
+    widened = check_growth(content(gauntlet), content(base))
+    assert (widened.added, widened.removed, widened.widened) == ((), (), ("greedy",))
+    with pytest.raises(ChangedTournament, match="entry 'greedy': opponents narrowed .*heuristic"):
+        check_growth(content(base), content(gauntlet))
+    env = base.replace('name = "random"\n', 'name = "random"\nenv = { LEVEL = "2" }\n')
+    with pytest.raises(ChangedTournament, match="entry 'random': env"):
+        check_growth(content(base), content(env))
+    with pytest.raises(ChangedTournament, match=r"\[tournament\] seed: \"grow\" -> \"other\""):
+        check_growth(content(base), content(base.replace('seed = "grow"', 'seed = "other"')))
+    # How it runs is not what it is: concurrency and [cluster] are not in the content.
+    runs = base.replace("concurrency = 2", "concurrency = 3") + '\n[cluster]\nscheduler = "tcp://127.0.0.1:8786"\n'
+    assert content(runs) == content(base)
