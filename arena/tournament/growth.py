@@ -7,8 +7,8 @@ The results store keeps the content of the file it was started from
 - entries added, and an entry's ``opponents`` widened (or removed), only add
   pairings: accepted, and only the new pairings are played;
 - entries removed: accepted; their stored games stay in the store but are
-  left out of the standings and ratings (put the entry back and they count
-  again, and its missing games are played);
+  left out of the standings and ratings (put the entry back, with the same
+  ``bot`` and ``env``, and they count again, and its missing games are played);
 - anything else (rules, time control, limits, seed, deals per pairing, faults,
   an entry's ``bot`` or ``env``, a narrowed ``opponents``) would change games
   already played: refused with one message naming every change.
@@ -85,14 +85,34 @@ def _opponents(item: dict[str, Any]) -> set[str] | None:
     return None if found is None else {str(o).strip() for o in found}
 
 
-def check_growth(old_content: str, new_content: str, where: str = "the results store") -> Growth:
+def known_entries(content: str, known: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+    """Every entry a store has had (``known``) and those of ``content``: name -> its ``bot`` and ``env``."""
+    found = dict(known or {})
+    for name, item in _entries(json.loads(content)).items():
+        found.setdefault(name, {"bot": item.get("bot"), "env": item.get("env")})
+    return found
+
+
+def check_growth(
+    old_content: str, new_content: str, where: str = "the results store", known: dict[str, dict[str, Any]] | None = None
+) -> Growth:
     """What the new file adds to the old; raises :class:`ChangedTournament` naming every other change.
 
-    ``where``: the store, as the message names it.
+    ``where``: the store, as the message names it; ``known``: the entries it
+    has had (:func:`known_entries`), so an entry removed and added back is the
+    same bot or refused.
     """
     old, new = json.loads(old_content), json.loads(new_content)
     changes = _section_changes(old, new)
     before, after = _entries(old), _entries(new)
+    for name in sorted(after.keys() - before.keys()):
+        was = (known or {}).get(name)
+        for key in ("bot", "env") if was is not None else ():
+            if was.get(key) != after[name].get(key):
+                changes.append(
+                    f"entry {name!r}: played before with {key} {_shown(was.get(key))}, now {_shown(after[name].get(key))} "
+                    "(its stored games are that bot's: give the new one a new name)"
+                )
     widened = []
     for name in sorted(before.keys() & after.keys()):
         a, b = before[name], after[name]
@@ -137,4 +157,4 @@ def entry_names(content: str | None) -> set[str] | None:
         return None
 
 
-__all__ = ["ChangedTournament", "Growth", "check_growth", "entry_names"]
+__all__ = ["ChangedTournament", "Growth", "check_growth", "entry_names", "known_entries"]

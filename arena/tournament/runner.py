@@ -42,7 +42,7 @@ from arena.tables.spec import SeatSpec, TableGame, TableSpec, seat_specs
 from arena.tables.task import ImageMismatch
 from arena.tournament.config import Entry, TournamentConfig, load_config
 from arena.tournament.disqualify import DISQUALIFIED, forfeit_unplayed, mark_disqualified
-from arena.tournament.growth import Growth, check_growth
+from arena.tournament.growth import Growth, check_growth, known_entries
 from arena.tournament.preflight import preflight_entries
 from arena.tournament.schedule import (
     VERSION_MARK,
@@ -102,6 +102,10 @@ def open_store(config: TournamentConfig, on_growth: Callable[[Growth], None] | N
     return store
 
 
+#: The store's meta key of every entry it has had (name -> bot and env), removed ones too.
+KNOWN_ENTRIES = "entries"
+
+
 def accept_growth(store: ResultsStore, config: TournamentConfig) -> Growth | None:
     """Bind ``store`` to ``config``'s file if that only grew since; None when it is the same file (or new).
 
@@ -120,8 +124,11 @@ def accept_growth(store: ResultsStore, config: TournamentConfig) -> Growth | Non
             f"{config.file_hash[:12]}), started before stores kept their file, so what changed cannot be told: "
             "restore the original file and run it once, then add entries; or use another output directory"
         )
-    growth = check_growth(before, config.content, where)
+    known = known_entries(before, json.loads(store.meta().get(KNOWN_ENTRIES, "{}")))
+    growth = check_growth(before, config.content, where, known)
     store.rebind(config.file_hash, config.content)
+    # Removed entries stay known: one added back must be the same bot (its stored games are that bot's).
+    store.set_meta(KNOWN_ENTRIES, json.dumps(known_entries(config.content, known), sort_keys=True))
     return growth
 
 

@@ -117,6 +117,9 @@ def test_a_removed_entry_leaves_the_standings_and_comes_back(tmp_path):
     assert rows(tmp_path / "out") == before, "its games stay in the store"
     assert rated(tmp_path) == ["greedy", "heuristic"]
 
+    path.write_text(text(entry("greedy"), entry("random", f"cmd:python {BOTS / 'greedy' / 'bot.py'}"), entry("heuristic")))
+    other = run(tmp_path, path)  # back under its name, but another bot: its stored games are not this one's
+    assert other.returncode == 2 and "entry 'random': played before with bot" in other.stderr, other.stderr
     path.write_text(text(entry("greedy"), entry("random"), entry("heuristic")))
     back = run(tmp_path, path)
     assert back.returncode == 0 and json.loads(back.stdout)["played"] == 0
