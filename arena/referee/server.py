@@ -67,7 +67,7 @@ SEAT_MAX_CONNECTIONS = 8
 #: and an honest bot, which sends its Join at once, is never starved.
 MAX_PENDING_JOINS = 8
 CROWDED_JOIN_TIMEOUT_S = 1.0
-#: How long a stream refused unread (a second stream on a joined seat's socket)
+#: How long a stream refused whatever it sends (a second stream on a joined seat's socket)
 #: may take to deliver its first message before the refusal is sent.
 REFUSAL_DRAIN_S = 0.5
 #: A connection must finish its HTTP/2 handshake within this, and one with no
@@ -227,7 +227,7 @@ class RefereeService(pb_grpc.RefereeServicer):
         guard = gate.guard
         if guard is not None and (guard.seat.joined.is_set() or guard.seat.lost() is not None) and guard.live():
             # A seat has one stream: any other on its own socket after its Welcome is
-            # refused unread (it cannot become the seat's) and charged to it.
+            # refused whatever it sends (it cannot become the seat's) and charged to it.
             why = f"seat {guard.seat.seat} has already joined this match (one stream per seat)"
             # Its first message is taken (briefly) before the answer: a grpc.aio client
             # whose write is still in flight when the status arrives reports INTERNAL

@@ -37,6 +37,7 @@ from arena.match import TimeControl
 from arena.referee.botspec import BotSpec
 from arena.referee.local_match import play_seated
 from arena.referee.seat_guard import STREAM_BURST, STREAM_RATE
+from arena.referee.server import REFUSAL_DRAIN_S
 from arena.referee.session import MAX_REFUSED_PER_GAME, RemoteSeat
 
 HERE = Path(__file__).resolve().parent
@@ -252,29 +253,32 @@ def test_a_second_stream_after_the_welcome_is_refused_at_once_and_counted(sock_d
     assert events_b == []
 
 
-def test_a_rejoin_with_the_seats_own_token_reads_as_already_exists_every_time(sock_dir: Path) -> None:
+def test_a_rejoin_with_the_seats_own_token_is_read_then_refused_already_exists(sock_dir: Path) -> None:
     # A bot that joins again with its own token while joined must read
-    # ALREADY_EXISTS, every time.  On the old referee the stream was refused
-    # before its Join was read; when the bot's write of the Join landed after
-    # the status, grpc.aio reported INTERNAL instead of the referee's status
-    # (grpc/grpc#36066): the hostile tournament saw it once in eight rejoins.
+    # ALREADY_EXISTS.  On the old referee the stream was refused before its Join
+    # was read: a bot whose Join was written a moment after the stream opened (a
+    # busy machine) found the call already over, and when its write was in
+    # flight as the status arrived, grpc.aio reported INTERNAL instead of the
+    # referee's status (grpc/grpc#36066; the hostile tournament saw it once in
+    # eight rejoins).  Now the referee takes the Join first (up to
+    # REFUSAL_DRAIN_S), so the write completes and the status follows it.
     spec = make_spec()
-    attempts = 24
+    delays = (0.0, 0.05, 0.2, 0.2)
 
     async def rejoin(address: str, token: str, delay: float) -> str:
         async with grpc.aio.insecure_channel(address) as channel:
             call = pb_grpc.RefereeStub(channel).Play()
             try:
-                # A bot on a busy machine: its Join is written a moment after the stream opened.
                 await call.wait_for_connection()
                 await asyncio.sleep(delay)
                 await call.write(pb.BotMessage(join=pb.Join(token=token, protocol_version=PROTOCOL_VERSION)))
+            except (grpc.aio.AioRpcError, asyncio.InvalidStateError) as exc:
+                return f"the Join could not be written: {type(exc).__name__}"
+            try:
                 message = await asyncio.wait_for(call.read(), 3.0)
                 return "message" if message is not grpc.aio.EOF else (await call.code()).name
             except grpc.aio.AioRpcError as exc:
                 return exc.code().name
-            except asyncio.InvalidStateError:  # the referee answered before the Join was written
-                return (await call.code()).name
             except TimeoutError:
                 call.cancel()
                 return "no answer within 3 s"
@@ -290,14 +294,15 @@ def test_a_rejoin_with_the_seats_own_token_reads_as_already_exists_every_time(so
                 await call.write(pb.BotMessage(join=pb.Join(token=seats[0].token, protocol_version=PROTOCOL_VERSION)))
                 assert (await call.read()).WhichOneof("message") == "welcome"
                 codes = []
-                for attempt in range(attempts):
-                    codes.append(await rejoin(address, seats[0].token, attempt * 0.0005))
+                for delay in delays:
+                    codes.append(await rejoin(address, seats[0].token, delay))
                     await asyncio.sleep(1.5 / STREAM_RATE)  # under the socket's rate limit
                 call.cancel()
             return codes
 
+    assert REFUSAL_DRAIN_S > max(delays)
     codes = arun(scenario(), 60)
-    assert codes == ["ALREADY_EXISTS"] * attempts, codes
+    assert codes == ["ALREADY_EXISTS"] * len(delays), codes
 
 
 def test_new_streams_on_a_seats_socket_are_rate_limited_and_charged(sock_dir: Path) -> None:
