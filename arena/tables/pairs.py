@@ -33,6 +33,7 @@ from arena.match import TimeControl
 from arena.referee.botspec import BotSpec
 from arena.referee.host import DEFAULT_START_TIMEOUT_S
 from arena.sandbox.docker import ContainerLimits
+from arena.tables.logs import write_logs
 from arena.tables.players import TablePlayer
 from arena.tables.spec import SeatSpec, TableGame, TableResult, TableSpec, seat_specs
 from arena.tables.task import ImageMismatch
@@ -143,14 +144,4 @@ async def play_pairs(
     return results[1], results[2]
 
 
-def write_logs(directory: Path, logs: dict[str, bytes]) -> None:
-    """Write the bots' logs a remote table returned (file names only: a worker names no paths)."""
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        for name, data in logs.items():
-            (directory / Path(name).name).write_bytes(data)
-    except OSError:
-        pass  # logs are a courtesy; the results are what must not be lost
-
-
-__all__ = ["OnGame", "PairBatch", "play_pairs", "write_logs"]
+__all__ = ["OnGame", "PairBatch", "play_pairs"]

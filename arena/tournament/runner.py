@@ -36,6 +36,7 @@ from arena.match.seeds import bot_seed_key
 from arena.results.store import ResultsStore, StoredGame, StoreError, storage_error
 from arena.sandbox.docker import docker_client
 from arena.tables.containers import prune_run, resolve_image_ids, wait_for_docker
+from arena.tables.logs import write_logs
 from arena.tables.players import LocalTables, RunStopped, TablePlayer
 from arena.tables.rows import store_played
 from arena.tables.spec import SeatSpec, TableGame, TableSpec, seat_specs
@@ -539,18 +540,8 @@ async def _run_table(
                 fatal.append(exc)
                 stop.set()
         if result.logs:
-            _write_logs(config.output / "logs" / table.table_id, result.logs)
+            write_logs(config.output / "logs" / table.table_id, result.logs)
         name_logs(config.output / "logs" / table.table_id, spec)
-
-
-def _write_logs(directory: Path, logs: dict[str, bytes]) -> None:
-    """The bots' logs a remote table returned, next to the local ones."""
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        for name, data in logs.items():
-            (directory / Path(name).name).write_bytes(data)
-    except OSError:
-        pass  # logs are a courtesy; the results are what must not be lost
 
 
 def log_name(entry: str, seat: int) -> str:
