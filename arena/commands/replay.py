@@ -53,7 +53,7 @@ def load_record(path: Path) -> object:
 
 def reask_main(
     record: Path, bot: str, seat: str | None, decision: int | None, pdb: bool, show_all: bool,
-    clock: str | None, as_json: bool,
+    time_control: str | None, as_json: bool,
 ) -> int:
     """``--reask``: hand over to ``python -m arena_sdk.testing BOT --replay RECORD ...`` (its exit code)."""
     # The SDK's command does the work; this is its door.
@@ -63,7 +63,7 @@ def reask_main(
         fail("--reask needs --seat (the seat the bot played)")
     argv = [bot, "--replay", str(record), "--seat", seat]
     argv += ["--decision", str(decision)] if decision is not None else []
-    argv += ["--clock", clock] if clock is not None else []
+    argv += ["--time-control", time_control] if time_control is not None else []
     argv += [flag for flag, on in (("--pdb", pdb), ("--all", show_all), ("--json", as_json)) if on]
     try:
         return sdk_main(argv)
@@ -119,9 +119,11 @@ def replay(
     ] = None,
     pdb: Annotated[bool, typer.Option("--pdb", help="With --reask and --decision: stop in the debugger there.")] = False,
     show_all: Annotated[bool, typer.Option("--all", help="With --reask: list every decision.")] = False,
-    clock: Annotated[
+    time_control: Annotated[
         str | None,
-        typer.Option("--clock", metavar="MOVE_MS,BANK_MS,HARD_CAP_MS", help="With --reask: the match's time control."),
+        typer.Option(
+            "--time-control", metavar="MOVE_MS,BANK_MS,HARD_CAP_MS", help="With --reask: the match's time control."
+        ),
     ] = None,
 ) -> None:
     """Re-simulate RECORD: every action must be legal and every stored score must match.
@@ -136,12 +138,12 @@ def replay(
     """
     data = load_record(record)
     report = check_record(record, data)
-    if reask is None and (seat is not None or decision is not None or pdb or show_all or clock is not None):
-        fail("--seat, --decision, --pdb, --all and --clock go with --reask BOT")
+    if reask is None and (seat is not None or decision is not None or pdb or show_all or time_control is not None):
+        fail("--seat, --decision, --pdb, --all and --time-control go with --reask BOT")
     if html is not None:
         write_replay_page(record, data, report, html)
     if reask is not None:
-        raise typer.Exit(reask_main(record, reask, seat, decision, pdb, show_all, clock, as_json))
+        raise typer.Exit(reask_main(record, reask, seat, decision, pdb, show_all, time_control, as_json))
     n = report.rules.players
     if as_json:
         print_json(

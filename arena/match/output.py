@@ -69,7 +69,7 @@ def reproduce_command(
     argv = ["python", "-m", "arena_sdk.testing", bot, "--replay", str(record), "--seat", seat]
     argv += ["--decision", str(decision)]
     if clock_ms is not None and clock_ms != (1000, 30_000, 60_000):  # the command's default
-        argv += ["--clock", ",".join(str(x) for x in clock_ms)]
+        argv += ["--time-control", ",".join(str(x) for x in clock_ms)]
     return shlex.join(argv)
 
 

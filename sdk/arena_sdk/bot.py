@@ -22,7 +22,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from arena_sdk.engine import Card, Decision, MalformedInputError, Ruleset, Suit, seat_name
+from arena_sdk.engine import Card, Decision, Ruleset, Suit, seat_name
 from arena_sdk.engine.state import Trick
 from arena_sdk.protocol import answer_to_proto, cards_from_text
 from arena_sdk.view import View
@@ -450,18 +450,18 @@ class BotDriver:
         if action is _FAILED:
             self.last_error = f"{method}() raised an exception (traceback above)"
             exc = self._exception
-            what = f"{method}() raised {type(exc).__name__}: {exc}"
+            what = f"{method}() raised {type(exc).__name__}: {_shown(exc, str)}"
             self._hint(self._decision_of.get(request.request_id, self._decisions - 1), what)
             # The answer goes without an action (a strike); the note tells the record why.
             self.bot.note(what)
             return pb.Answer(request_id=request.request_id, think_time_us=think_us)
         try:
             answer = answer_to_proto(request.request_id, kind, action, think_us)
-        except MalformedInputError as exc:
+        except Exception as exc:  # noqa: BLE001 - MalformedInputError, or the answer's own code raising
             # Not worth a crash (a crash forfeits the rest of the match): send an
             # answer without an action, which the referee strikes like any
             # malformed answer and replaces with the default move.
-            self.last_error = f"{_METHOD[kind]}() returned {action!r}: {exc}"
+            self.last_error = f"{_METHOD[kind]}() returned {_shown(action, repr)}: {_shown(exc, str)}"
             print(f"{self.bot.name}: {self.last_error}", file=sys.stderr)
             return pb.Answer(request_id=request.request_id, think_time_us=think_us)
         self.last_error = None
@@ -469,6 +469,18 @@ class BotDriver:
 
 
 _FAILED = object()  # what _guarded returns when the bot's code raised
+
+
+def _shown(value: object, how: Callable[[object], str]) -> str:
+    """``how(value)``, or a placeholder when the bot's own ``__str__``/``__repr__`` raises.
+
+    A bot's exception or answer is shown in its log and note; its own code must
+    not be able to turn that report into a crash of the driver.
+    """
+    try:
+        return how(value)
+    except Exception:  # noqa: BLE001 - any failure of the bot's code
+        return f"<{type(value).__name__} that cannot be shown>"
 
 
 def bot_source(bot: Bot) -> str:

@@ -753,7 +753,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     replay.add_argument("--json", action="store_true", help="print the decisions as JSON")
     replay.add_argument("--all", action="store_true", help="list every decision, not only the differing ones")
     replay.add_argument(
-        "--clock", metavar="MOVE_MS,BANK_MS,HARD_CAP_MS", default=None,
+        "--time-control", metavar="MOVE_MS,BANK_MS,HARD_CAP_MS", default=None,
         help="the match's time control, which records do not hold (default 1000,30000,60000)",
     )  # fmt: skip
     replay.add_argument(
@@ -813,12 +813,12 @@ def _replay_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> i
     if args.seat is None:
         parser.error("--replay needs --seat (the seat your bot played)")
     clock = None
-    if args.clock is not None:
+    if args.time_control is not None:
         try:
-            move, bank, cap = (int(x) for x in args.clock.split(","))
+            move, bank, cap = (int(x) for x in args.time_control.split(","))
             clock = ClockSettings(move_ms=move, bank_ms=bank, hard_cap_ms=cap)
         except ValueError:
-            parser.error(f"--clock must be MOVE_MS,BANK_MS,HARD_CAP_MS, got {args.clock!r}")
+            parser.error(f"--time-control must be MOVE_MS,BANK_MS,HARD_CAP_MS, got {args.time_control!r}")
     try:
         game = RecordedGame.load(args.replay, clock=clock, game_index=args.game_index)
         seat = game.seat(args.seat)

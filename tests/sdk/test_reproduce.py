@@ -270,15 +270,15 @@ def test_the_command_lists_the_differing_decisions(tmp_path: Path, capsys: pytes
     bot = tmp_path / "bots.py"
     bot.write_text(BOT_FILE.format(here=str(here)))
     clock = "1000,4000,8000"
-    assert main([f"{bot}:Plain", "--replay", str(record), "--seat", "B", "--clock", clock, "--json"]) == 0
+    assert main([f"{bot}:Plain", "--replay", str(record), "--seat", "B", "--time-control", clock, "--json"]) == 0
     same = json.loads(capsys.readouterr().out)
     assert same["differences"] == 0 and same["decisions"] == len(same["rows"]) > 10
     assert same["bot_seed"] == plain_records["two-player"][0]["bot_seeds"]["B"]
-    assert main([f"{bot}:BidsOneMore", "--replay", str(record), "--seat", "1", "--clock", clock, "--json"]) == 0
+    assert main([f"{bot}:BidsOneMore", "--replay", str(record), "--seat", "1", "--time-control", clock, "--json"]) == 0
     changed = json.loads(capsys.readouterr().out)
     bids = [a for h in plain_records["two-player"][0]["hands"] for a in h["actions"] if a["seat"] == "B" and a["kind"] == "bid"]
     assert bids and [r["kind"] for r in changed["rows"] if r["differs"]] == ["bid"] * len(bids)
-    assert main([f"{bot}:BidsOneMore", "--replay", str(record), "--seat", "B", "--clock", clock]) == 0
+    assert main([f"{bot}:BidsOneMore", "--replay", str(record), "--seat", "B", "--time-control", clock]) == 0
     table = capsys.readouterr().out.splitlines()
     assert f"{len(bids)} of" in table[0] and "decisions differ" in table[0]
     marked = [line for line in table[1:] if line.startswith("*")]

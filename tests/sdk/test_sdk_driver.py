@@ -54,6 +54,45 @@ def test_exception_in_bot_code_becomes_an_empty_answer(capsys):
     assert "play() raised" in (driver.last_error or "")
 
 
+class Unprintable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no text for you")
+
+
+class Hostile(Bot):
+    """Raises an exception that cannot be printed, or answers with an object that cannot be shown."""
+
+    name = "hostile"
+
+    def __init__(self, how: str) -> None:
+        super().__init__()
+        self.how = how
+
+    def bid(self, view):
+        return 3
+
+    def play(self, view):
+        if self.how == "raise":
+            raise Unprintable()
+
+        class NoRepr:
+            def __repr__(self) -> str:
+                raise RuntimeError("no repr either")
+
+        return NoRepr()
+
+
+def test_a_bots_unprintable_exception_or_answer_is_still_a_strike_not_a_crash(capsys):
+    # The driver reports what went wrong in the bot's log and note; a bot whose
+    # exception (or answer) raises when shown made that report crash the driver.
+    for how, shown in (("raise", "<Unprintable that cannot be shown>"), ("answer", "<NoRepr that cannot be shown>")):
+        driver = BotDriver(Hostile(how))
+        driver.handle(welcome())
+        answer = driver.handle(play_request())
+        assert answer is not None and answer.WhichOneof("action") is None, how
+        assert shown in (driver.last_error or "") or shown in answer.note, (how, driver.last_error, answer.note)
+
+
 def test_strict_driver_lets_the_exception_through():
     driver = BotDriver(Buggy(), catch_errors=False)
     driver.handle(welcome())
