@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import os
 import secrets as _secrets
 import shlex
@@ -34,10 +35,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from arena.sandbox import procfs
 from arena.sandbox.cpu import ProcessTreeCpu
+from arena.sandbox.procfs import MARK_ENV
 
-#: The environment variable that marks every process a local bot started (inherited).
-MARK_ENV = "ARENA_PROCESS_MARK"
 #: Every variable the SDK reads (arena_sdk.client, arena_sdk.bots): removed from the
 #: environment a bot inherits, so that only the seat's own values reach it.  (The arena
 #: never imports the SDK's bot code; tests/sandbox/test_local_env.py keeps the list in
@@ -84,7 +85,7 @@ class LocalProcess:
         self.log_cap = log_cap
         self.log_bytes_dropped = 0
         self.mark = mark
-        self._started = _start_time(process.pid)
+        self._started = procfs.start_time(process.pid)
         self._cpu_meter: ProcessTreeCpu | None = None
         self._pump = asyncio.ensure_future(self._copy_output())
 
@@ -127,6 +128,7 @@ class LocalProcess:
                 cwd=cwd,
                 start_new_session=True,
                 pass_fds=tuple(pipes),
+                preexec_fn=_become_subreaper,
             )
         finally:
             for fd in pipes:
@@ -214,7 +216,7 @@ class LocalProcess:
         """
         meter = self._cpu_meter
         if meter is None:
-            meter = self._cpu_meter = ProcessTreeCpu(self.process.pid, self._started)
+            meter = self._cpu_meter = ProcessTreeCpu(self.process.pid, self._started, self.mark)
         if self.process.returncode is not None:
             return meter.last  # it has ended (and its pid may be another process's now): what it used
         return meter.read()
@@ -224,74 +226,45 @@ class LocalProcess:
 #
 # A process can leave its group and session (setsid) and lose its parent, but
 # not undo what it inherited before: it is found by its place in the process
-# tree when stop() begins, by its session, or by the mark in its environment
-# (a bot can clear its environment before it execs: then only the first two
-# find it; docs/reliability.md says what local mode does not contain).
+# tree (the bot is a child subreaper: an orphan of its tree is re-parented to
+# the bot), by its group or session, or by the mark in its environment (a bot
+# can clear its environment before it execs: then only the others find it;
+# docs/reliability.md says what local mode does not contain).  The CPU clock
+# counts the same family (arena.sandbox.procfs).
 
 _Proc = tuple[int, int]  # (pid, start time in clock ticks): a pid that is reused is another process
+#: prctl(2) option: orphans of the caller's tree are re-parented to the caller, not to init.
+_PR_SET_CHILD_SUBREAPER = 36
+# Loaded before any fork: the child of a fork runs only the call (no loading, no allocation by ctypes' loader).
+try:
+    _prctl = ctypes.CDLL(None, use_errno=True).prctl
+except (OSError, AttributeError):  # not Linux
+    _prctl = None
 
 
-def _stat(pid: int) -> tuple[int, int, int, int, str] | None:
-    """(ppid, pgid, sid, start time, state) of ``pid``; None if it is gone (or no /proc)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            raw = f.read().decode(errors="replace")
-    except OSError:
-        return None
-    fields = raw[raw.rfind(")") + 2 :].split()  # the command name may hold spaces and parentheses
-    return int(fields[1]), int(fields[2]), int(fields[3]), int(fields[19]), fields[0]
+def _become_subreaper() -> None:
+    """In the bot's process, before it execs: keep its orphans in its tree (kept across exec).
 
-
-def _start_time(pid: int) -> int:
-    stat = _stat(pid)
-    return stat[3] if stat is not None else 0
-
-
-def _processes() -> dict[int, tuple[int, int, int, int, str]]:
-    table = {}
-    with contextlib.suppress(OSError):
-        for name in os.listdir("/proc"):
-            if name.isdigit() and (stat := _stat(int(name))) is not None:
-                table[int(name)] = stat
-    return table
-
-
-def _marked(pid: int, mark: str) -> bool:
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as f:
-            return f"{MARK_ENV}={mark}".encode() in f.read().split(b"\0")
-    except OSError:
-        return False
+    Without it a double fork leaves the tree (re-parented to init), and an
+    orphan that ends is waited for by init: its CPU would leave the bot's clock.
+    Where prctl fails the family is still found by group, session and mark.
+    """
+    if _prctl is not None:
+        _prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
 def _family(root: int, started: int, mark: str) -> set[_Proc]:
-    """Every live process ``root`` started: descendants, its group and session, marked ones."""
-    table = _processes()
-    me = os.getpid()
-    family: set[int] = set()
-    for pid, (_, pgid, sid, start, state) in table.items():
-        if pid == me or state == "Z" or start < started:
-            continue  # never this process; nothing older than the bot can be its child
-        if pgid == root or sid == root or (mark and _marked(pid, mark)):
-            family.add(pid)
-    children: dict[int, list[int]] = {}
-    for pid, (ppid, *_rest) in table.items():
-        children.setdefault(ppid, []).append(pid)
-    todo = [root, *family]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            if child not in family and child != me:
-                family.add(child)
-                todo.append(child)
-    family.discard(root)
-    return {(pid, table[pid][3]) for pid in family}
+    """Every live process ``root`` started (:func:`arena.sandbox.procfs.family`)."""
+    return procfs.family(root, started, mark).live()
 
 
 def _kill_family(root: int, started: int, mark: str, known: set[_Proc]) -> None:
     """SIGKILL ``known`` and every process of the family found anew, until none is left."""
     deadline = time.monotonic() + STRAGGLER_WINDOW_S
     while True:
-        alive = {(pid, start) for pid, start in known if (st := _stat(pid)) is not None and st[3] == start and st[4] != "Z"}
+        alive = {
+            (pid, start) for pid, start in known if (st := procfs.stat(pid)) is not None and st.start == start and not st.zombie
+        }
         alive |= _family(root, started, mark)
         if not alive or time.monotonic() > deadline:
             return
