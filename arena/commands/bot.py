@@ -24,6 +24,7 @@ from arena.sandbox.docker import (
     DockerUnavailable, ImageNotFound, SeatStartError, docker_client, image_id, image_volumes,
 )  # fmt: skip
 from arena.sandbox.dockerfile_policy import image_config_warnings
+from arena.sandbox.preflight import preflight_run, prune_preflight
 from arena_sdk.engine import resolve_ruleset
 
 app = typer.Typer(help="Build and check bot images.", no_args_is_help=True)
@@ -161,14 +162,16 @@ def check(
         client = docker_client()
     except DockerUnavailable as exc:
         fail(str(exc))
+    run = preflight_run()  # this check's own label: its preflight container is pruned by it
     try:
         image_id(client, image)
         volumes = image_volumes(client, image)
         warnings = image_config_warnings(client.images.get(image).attrs.get("Config"))
-        cannot_start = start_problem(client, image)  # started once before the game (issue 24, item 5)
+        cannot_start = start_problem(client, image, run)  # started once before the game (issue 24, item 5)
     except ImageNotFound as exc:
         fail(str(exc))
     finally:
+        prune_preflight(client, run)
         client.close()
     if cannot_start is not None:
         if as_json:

@@ -53,8 +53,12 @@ Learned from red teams (docs/reliability.md, "Containment"):
   starting (``VOLUME /sys/x``: the tmpfs over that path cannot be mounted
   under ``/sys``) makes the daemon answer 500, as for a fault of its own:
   the same seat settings are then tried on a known-good image
-  (:data:`CONTROL_IMAGES`), and if that starts the failure is the seat's
-  crash (:class:`BotStartFailed`), not a void the image could force forever;
+  (:data:`CONTROL_IMAGES`); if that starts, the image is tried once more,
+  and only a second failure in the same way (ids aside) is the seat's crash
+  (:class:`BotStartFailed`), not a void the image could force forever.  A
+  passing fault of the daemon (a containerd timeout on a loaded machine)
+  thus never charges an honest seat, and neither does a 5xx for an image
+  that has started a container in this process;
 - the static ``/proc`` files live in ``arena-proc-<pid>-*`` in the temp
   directory while seats use them and are removed when the last seat of the
   process stops (table processes end without ``atexit``); folders of
@@ -75,11 +79,13 @@ import dataclasses
 import functools
 import importlib.resources
 import json
+import logging
 import os
 import re
 import shutil
 import tempfile
 import threading
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -94,6 +100,11 @@ RUN_LABEL = "arena.run"
 LABELS_ENV = "ARENA_LABELS"
 SOCKET_DIR_IN_CONTAINER = "/arena"
 DEFAULT_USER = "10001:10001"
+#: The match label of a preflight container (:func:`start_once`) starts with this.
+PREFLIGHT_MATCH = "preflight"
+#: The label only preflight containers carry (a game's match id is the run's to choose), so
+#: :func:`prune_preflight` never touches a game's container of the same run.
+PREFLIGHT_LABEL = "arena.preflight"
 #: How long the daemon gets to answer when a container ended mid-match.
 PLATFORM_CHECK_TIMEOUT_S = 5.0
 
@@ -428,43 +439,93 @@ def _create_and_start(
 ) -> tuple[Any, _LogPipe | None]:
     """Create the seat's container (masked paths added), attach to its output, start it.
 
-    The container is removed if anything fails; the static ``/proc`` folder
-    taken for it is given back then (else when the seat stops).  A failure
-    is :class:`BotStartFailed` (the seat's crash) when the engine refuses the
-    request (4xx) or when the image's own configuration is the cause
-    (:func:`_fault_of_image`); anything else is raised as it is (the caller
-    makes it a :class:`SeatStartError`: void, not charged).
+    A container that fails is removed; the static ``/proc`` folder taken for
+    the seat is given back then (else when the seat stops).  A failure is
+    :class:`BotStartFailed` (the seat's crash) when the engine refuses the
+    request (4xx) or when the image's own configuration is the cause: the
+    daemon failed (5xx), a known-good image started with the same settings
+    (:func:`_fault_of_image`) and the image's own retry then failed in the
+    same way (:func:`_same_failure`).  A retry that starts is the seat's
+    container: the first failure was a passing one of the platform (a
+    containerd timeout on a loaded machine).  Anything else is raised as it
+    is (the caller makes it a :class:`SeatStartError`: void, not charged).
     """
     import docker.errors
 
     config = client.images.get(image).attrs
     proc_dir = static_proc_dir(limits)
     all_labels = {**env_labels(), **labels}
+    args = (client, image, config, env, socket_dir, limits, all_labels, proc_dir, log_path)
+    try:
+        try:
+            started = _attempt_start(*args)
+        except docker.errors.APIError as exc:
+            if exc.is_client_error():
+                raise BotStartFailed(f"the container did not start: {_daemon_reason(exc)}") from None
+            # An image that started a container in this process has no configuration that stops it:
+            # its 5xx is the platform's, whatever a control says.
+            if config.get("Id") in _started_images or not _fault_of_image(
+                client, exc, socket_dir, limits, all_labels, proc_dir
+            ):
+                raise
+            try:
+                started = _attempt_start(*args)  # the control started: is this image refused every time?
+            except docker.errors.APIError as again:
+                if again.is_client_error():
+                    raise BotStartFailed(f"the container did not start: {_daemon_reason(again)}") from None
+                if _same_failure(exc, again):
+                    raise BotStartFailed(f"its image cannot start a container: {_daemon_reason(again)}") from None
+                raise
+    except BaseException:
+        release_proc_dir()
+        raise
+    if config.get("Id"):
+        _started_images.add(str(config["Id"]))
+    return started
+
+
+#: IDs of the images that started a container in this process (a later 5xx for one is the platform's).
+_started_images: set[str] = set()
+
+
+def _attempt_start(
+    client: Any, image: str, config: Mapping[str, Any], env: Mapping[str, str], socket_dir: Path,
+    limits: ContainerLimits, labels: Mapping[str, str], proc_dir: Path, log_path: Path | None,
+) -> tuple[Any, _LogPipe | None]:
+    """One try at creating, attaching to and starting a seat's container; removed again if it fails."""
     container_id = None
     pipe = None
     try:
-        kwargs = _create_kwargs(client, image, config, env, socket_dir, limits, all_labels, proc_dir)
+        kwargs = _create_kwargs(client, image, config, env, socket_dir, limits, labels, proc_dir)
         container_id = client.api.create_container(**kwargs)["Id"]
         if log_path is not None:
             # Attached before the start: the output is read from its first byte.
             pipe = _LogPipe(client, container_id, log_path, limits.log_cap_bytes)
         client.api.start(container_id)
         return client.containers.get(container_id), pipe
-    except BaseException as exc:
+    except BaseException:
         if pipe is not None:
             pipe.close()
         if container_id is not None:
             with contextlib.suppress(Exception):
                 client.api.remove_container(container_id, force=True, v=True)
-        try:
-            if isinstance(exc, docker.errors.APIError):
-                if exc.is_client_error():
-                    raise BotStartFailed(f"the container did not start: {_daemon_reason(exc)}") from None
-                if _fault_of_image(client, exc, socket_dir, limits, all_labels, proc_dir):
-                    raise BotStartFailed(f"its image cannot start a container: {_daemon_reason(exc)}") from None
-            raise
-        finally:
-            release_proc_dir()
+        raise
+
+
+def _same_failure(first: Exception, second: Exception) -> bool:
+    """Whether two failures of the daemon are the same one (kind, status, words), ids and numbers aside."""
+    return (
+        type(first) is type(second)
+        and getattr(first, "status_code", None) == getattr(second, "status_code", None)
+        and _normalised_reason(first) == _normalised_reason(second)
+    )
+
+
+def _normalised_reason(exc: Exception) -> str:
+    """The daemon's reason with what differs from one container to the next (ids, numbers) blanked."""
+    text = _daemon_reason(exc).lower()
+    text = re.sub(r"[0-9a-f]{12,}", "<id>", text)
+    return re.sub(r"\d+", "<n>", text)
 
 
 def _daemon_reason(exc: Exception) -> str:
@@ -877,6 +938,73 @@ def prune(
         with contextlib.suppress(Exception):
             client.api.remove_container(info["Id"], force=True, v=True)
             removed.append(str((info.get("Names") or [info["Id"][:12]])[0]).lstrip("/"))
+    return removed
+
+
+def start_once(client: Any, image: str, *, run: str, limits: ContainerLimits | None = None) -> None:
+    """Start one container of ``image`` with a seat's settings, then remove it (a run's preflight).
+
+    Raises :class:`BotStartFailed` when the image's own configuration stops
+    it (decided as for a seat: :func:`_create_and_start`) and
+    :class:`SeatStartError` when the platform failed.  The container carries
+    ``run`` (label ``arena.run``) and a match label of its own starting with
+    :data:`PREFLIGHT_MATCH`: if its removal fails it is tried once more, then
+    pruned by those labels, and what still stands is logged (the run's
+    :func:`prune_preflight` removes it later).
+    """
+    match = f"{PREFLIGHT_MATCH}-{uuid.uuid4().hex[:12]}"
+    labels = {MATCH_LABEL: match, RUN_LABEL: run, PREFLIGHT_LABEL: "1"}
+    with tempfile.TemporaryDirectory(prefix="arena-preflight-") as tmp:
+        try:
+            container, _pipe = _create_and_start(client, image, {}, Path(tmp), limits or ContainerLimits(), labels, None)
+        except (BotStartFailed, SeatStartError):
+            raise
+        except Exception as exc:  # requests' ConnectionError is an OSError: it must not read as the image's
+            raise SeatStartError(f"the Docker engine could not start a container: {type(exc).__name__}: {exc}") from exc
+        try:
+            _remove_preflight(client, str(container.id), match, run)
+        finally:
+            release_proc_dir()
+
+
+def _remove_preflight(client: Any, container_id: str, match: str, run: str) -> None:
+    """Remove a preflight container: twice if need be, then by its labels; log what still stands."""
+    import docker.errors
+
+    failure: Exception | None = None
+    for _try in range(2):
+        try:
+            client.api.remove_container(container_id, force=True, v=True)
+            return
+        except docker.errors.NotFound:
+            return
+        except Exception as exc:  # noqa: BLE001 - tried again, then by label
+            failure = exc
+    prune_preflight(client, run, match)
+    try:
+        left = client.api.containers(all=True, filters={"id": container_id})
+    except Exception:  # noqa: BLE001 - the daemon does not answer: assume it stands
+        left = [container_id]
+    if left:
+        logging.getLogger(__name__).warning(
+            "preflight container %s (run %s) could not be removed (%s); the run's prune removes it",
+            container_id[:12], run, failure,
+        )  # fmt: skip
+
+
+def prune_preflight(client: Any, run: str, match: str | None = None) -> list[str]:
+    """Remove ``run``'s preflight containers (only ``match``'s, if given); best effort, returns their names.
+
+    By the preflight's own label (:data:`PREFLIGHT_LABEL`), running or not:
+    a game's container of the same run is never among them.
+    """
+    labels = [LABEL, f"{RUN_LABEL}={run}", f"{PREFLIGHT_LABEL}=1", *([f"{MATCH_LABEL}={match}"] if match else [])]
+    removed = []
+    with contextlib.suppress(Exception):
+        for info in client.api.containers(all=True, filters={"label": labels}):
+            with contextlib.suppress(Exception):
+                client.api.remove_container(info["Id"], force=True, v=True)
+                removed.append(str((info.get("Names") or [info["Id"][:12]])[0]).lstrip("/"))
     return removed
 
 

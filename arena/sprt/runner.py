@@ -32,7 +32,7 @@ from arena.ratings.sprt import SequentialTest, Status
 from arena.referee.botspec import BotSpecError
 from arena.results.store import ResultsStore, StoreError, storage_error
 from arena.sandbox.docker import DockerUnavailable, ImageNotFound, SeatStartError, docker_client
-from arena.sandbox.preflight import preflight_images
+from arena.sandbox.preflight import preflight_images, preflight_run
 from arena.sprt.config import SprtConfig, deal_seed, game_id
 from arena.sprt.store import open_store, stored_pairs
 from arena.tables.containers import prune_run, resolve_image_ids
@@ -124,10 +124,15 @@ def _images(config: SprtConfig) -> tuple[Any, dict[str, str | None]]:
         raise BotSpecError(str(exc)) from None
     # Each image started once before any pair: one that cannot start stops the test here, naming
     # its side, instead of forfeiting (or voiding) every pair (issue 24, item 5).
+    # Labelled with a run of its own (pruned as it ends): the test's run id is known only once its
+    # store is claimed, and a store claimed for an image that cannot start would hold it forever.
     try:
-        refused = preflight_images(ids, client=client, limits=config.limits)
+        refused = preflight_images(ids, client=client, limits=config.limits, run=preflight_run())
     except SeatStartError:
         refused = {}  # the platform's fault says nothing of the images: the pairs will void and replay
+    except (DockerUnavailable, ImageNotFound) as exc:  # the engine went away, or the image was removed since
+        client.close()
+        raise BotSpecError(str(exc)) from None
     for name, role in ((new, "NEW (the candidate)"), (old, "OLD (the baseline)")):
         if name in refused:
             client.close()

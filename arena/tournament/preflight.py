@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from arena.results.store import ResultsStore
-from arena.sandbox.docker import ContainerLimits, DockerUnavailable, SeatStartError
+from arena.sandbox.docker import ContainerLimits, DockerUnavailable, ImageNotFound, SeatStartError
 from arena.sandbox.preflight import preflight_images
 
 
@@ -37,7 +37,7 @@ def preflight_entries(
         refused = preflight_images(
             {name: image for name, image in images.items() if name not in skip}, limits=limits, run=store.run_id
         )
-    except (SeatStartError, DockerUnavailable) as exc:
+    except (SeatStartError, DockerUnavailable, ImageNotFound) as exc:  # ImageNotFound: removed since resolved
         notice(f"could not check that each image starts ({exc}); the games go ahead")
         return {}
     for name, why in refused.items():

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import typer
 from docker_support import own_containers
 
 from arena.sandbox.docker import BotStartFailed, DockerProcess, SeatStartError
@@ -179,3 +180,80 @@ def test_the_daemons_text_reaches_the_terminal_escaped(bad, tmp_path):
         both = result.stdout + result.stderr
         assert result.returncode != 0 and "cannot start" in both, both
         assert "\x1b" not in both and "/sys/" in both, repr(both[-2000:])
+
+
+# ---------------------------------------------------------------------- nothing of a preflight is left behind
+
+
+def preflight_leftovers(docker: Any) -> list[dict[str, Any]]:
+    """This test run's preflight containers (any state): those whose match label is a preflight's."""
+    return [c for c in own_containers(docker) if (c.get("Labels") or {}).get("arena.match", "").startswith("preflight")]
+
+
+def test_a_check_whose_container_removal_fails_leaves_nothing_behind(docker, bad, monkeypatch):
+    from arena.commands import preflight as command
+    from arena.referee.botspec import BotSpec
+    from arena.sandbox.docker import docker_client
+
+    def failing_removal_client() -> Any:
+        # Each container's first removal fails (the daemon busy): the retry, or the run's prune, removes it.
+        client = docker_client()
+        real, calls = client.api.remove_container, set()
+
+        def remove_container(container: Any, **kwargs: Any) -> Any:
+            container_id = container if isinstance(container, str) else container["Id"]
+            if container_id not in calls:
+                calls.add(container_id)
+                raise RuntimeError("removal of container failed: device or resource busy")
+            return real(container, **kwargs)
+
+        client.api.remove_container = remove_container
+        return client
+
+    monkeypatch.setattr(command, "docker_client", failing_removal_client)
+    with pytest.raises(typer.Exit) as caught:  # the good image starts; the bad one cannot: exit 2
+        command.check_images_start([BotSpec("docker", bad["random"]), BotSpec("docker", bad["bad"])])
+    assert caught.value.exit_code == 2
+    assert not preflight_leftovers(docker)
+
+
+def test_bot_check_and_match_run_leave_no_preflight_container(docker, bad, tmp_path):
+    for args in (
+        ["bot", "check", bad["bad"]],
+        ["bot", "check", bad["random"]],
+        ["match", "run", "--bot", f"docker:{bad['random']}", "--bot", f"docker:{bad['bad']}", "--games", "1",
+         *FAST, "--out", "m"],
+    ):  # fmt: skip
+        result = arena(tmp_path, *args)
+        no_traceback(result)
+        assert not preflight_leftovers(docker), args
+        assert not own_containers(docker), args  # the game's seats too, once the command is done
+
+
+def test_sprt_with_an_image_removed_since_it_was_resolved_ends_in_one_line(docker, bad, tmp_path, monkeypatch):
+    from arena_sdk.engine import resolve_ruleset
+
+    from arena.match import TimeControl
+    from arena.ratings.sprt import Settings
+    from arena.referee.botspec import BotSpecError, parse_bot_spec
+    from arena.sprt import SprtConfig, run_sprt, runner
+
+    # An image of its own (a label makes it another image), removed right after the run resolved it.
+    doomed = derived_image(docker, bad["random"], f'LABEL arena.test.doomed="{tmp_path.name}"\n', "arena-doomed:test")
+    resolve = runner.resolve_image_ids
+
+    def resolve_then_remove(specs: Any, client: Any) -> dict[str, str | None]:
+        ids = resolve(specs, client)
+        docker.images.remove(docker.images.get(doomed).id, force=True)
+        return ids
+
+    monkeypatch.setattr(runner, "resolve_image_ids", resolve_then_remove)
+    config = SprtConfig(
+        new=parse_bot_spec(f"docker:{doomed}"), old=parse_bot_spec(RANDOM_CMD), settings=Settings(0, 200),
+        rules=resolve_ruleset("pagat", {"max_hands": "1"}), time_control=TimeControl(), seed="doomed",
+        out=tmp_path / "s", max_pairs=1, pairs_per_table=1,
+    )  # fmt: skip
+    with pytest.raises(BotSpecError) as caught:
+        run_sprt(config)
+    assert "not found" in str(caught.value)
+    assert not (tmp_path / "s" / "results.sqlite").exists()  # stopped before the test's store
