@@ -40,7 +40,7 @@ from arena_sdk.engine.policy import default_action
 
 from arena.match.clock import Clock, MonotonicClock
 from arena.match.seat import DecisionPrompt, PlatformFault, Seat, SeatEvent, SeatLost, SeatReply
-from arena.match.spec import MatchSpec
+from arena.match.spec import CPU_WALL_FACTOR, MatchSpec
 
 log = logging.getLogger(__name__)
 
@@ -223,6 +223,9 @@ async def _play_out(
     tc = spec.time_control
     move_ms = int(tc.move_s * 1000)
     cpu_clock = tc.cpu
+    # Under the CPU clock, each seat's wall allowance for this game (CPU_WALL_FACTOR): a bot
+    # that sleeps, blocks or waits uses it up, where it would only meet the hard cap each time.
+    wall_bank = [CPU_WALL_FACTOR * tc.bank_s] * len(seats)
     hands_reported = 0
     thread_time = time.thread_time
     while not state.is_over:
@@ -233,8 +236,13 @@ async def _play_out(
         rid = next(request_ids)
         allowed = min(tc.move_s + bank[s], tc.hard_cap_s)
         # Under the CPU clock `allowed` is CPU time and the seat waits up to the
-        # wall hard cap (a sleeping bot is still struck); else both are `allowed`.
-        wall_limit = tc.hard_cap_s if cpu_clock else allowed
+        # wall hard cap or what is left of its wall allowance (a sleeping bot is
+        # still struck); else both are `allowed`.
+        if cpu_clock:
+            wall_bank[s] += CPU_WALL_FACTOR * tc.move_s
+            wall_limit = min(tc.hard_cap_s, wall_bank[s])
+        else:
+            wall_limit = allowed
         prompt = DecisionPrompt(
             rid, state.view(s), move_ms, int(bank[s] * 1000), int(allowed * 1000),
             cpu_limit_s=allowed if cpu_clock else None,
@@ -282,11 +290,13 @@ async def _play_out(
         if reply is not None and reply.note:
             entry["note"] = reply.note
         bank[s] = max(0.0, bank[s] - max(0.0, min(charged, allowed) - tc.move_s))
+        if cpu_clock:
+            wall_bank[s] = max(0.0, wall_bank[s] - elapsed)
 
         strike: str | None = None
         detail = ""
         if late:
-            strike, detail = "timeout", _timeout_detail(cpu_clock, cpu, elapsed, allowed, wall_limit)
+            strike, detail = "timeout", _timeout_detail(cpu_clock, cpu, allowed, wall_limit, tc.hard_cap_s)
             st.timeouts += 1
             if reply is not None and reply.think_us and reply.think_us / 1e6 <= allowed:
                 st.timeouts_in_time_by_bot_clock += 1
@@ -328,7 +338,7 @@ async def _play_out(
         st.ref_s += ref_s
 
 
-def _timeout_detail(cpu_clock: bool, cpu: float | None, elapsed: float, allowed: float, wall_limit: float) -> str:
+def _timeout_detail(cpu_clock: bool, cpu: float | None, allowed: float, wall_limit: float, hard_cap: float) -> str:
     """Why a decision timed out, in the clock's terms."""
     if not cpu_clock:
         return f"no answer within {allowed:.3f} s"
@@ -336,6 +346,11 @@ def _timeout_detail(cpu_clock: bool, cpu: float | None, elapsed: float, allowed:
         return f"no answer within {allowed:.3f} s (its CPU could not be read: wall time counted)"
     if cpu > allowed:
         return f"used {cpu:.3f} s of CPU, more than the {allowed:.3f} s allowed"
+    if wall_limit < hard_cap:
+        return (
+            f"no answer within the {wall_limit:.3f} s of wall time left of its allowance for the game "
+            f"({CPU_WALL_FACTOR:g} x its CPU allowance; it used {cpu:.3f} s of CPU)"
+        )
     return f"no answer within the hard cap of {wall_limit:.3f} s wall time (it used {cpu:.3f} s of CPU)"
 
 

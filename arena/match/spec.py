@@ -16,7 +16,7 @@ from arena_sdk.engine.policy import bot_seed
 from arena.match.seeds import derive_seed
 
 __all__ = [
-    "CLOCKS", "DEFAULT_HARD_CAP_S", "MAX_SECONDS", "MatchSpec", "TimeControl", "bot_seed", "check_seconds", "default_hard_cap",
+    "CLOCKS", "CPU_WALL_FACTOR", "DEFAULT_HARD_CAP_S", "MAX_SECONDS", "MatchSpec", "TimeControl", "bot_seed", "check_seconds", "default_hard_cap",
     "game_seeds",
 ]  # fmt: skip
 
@@ -53,6 +53,14 @@ def default_hard_cap(move_s: float) -> float:
 #: (the seat's CPU time, with ``hard_cap_s`` still a wall cap): docs/time-control.md.
 CLOCKS = ("wall", "cpu")
 
+#: Under the CPU clock, the wall time a seat may spend in a game, as a multiple of its CPU
+#: allowance: it starts with this times the bank and each decision adds this times the move
+#: time; each decision's wall time is taken off and a decision past what is left is struck.
+#: At 4 a machine four times oversubscribed still never strikes a bot that stays within its
+#: CPU, while a bot that sleeps cannot hold a table for the hard cap at every decision
+#: (docs/time-control.md, "The wall allowance").
+CPU_WALL_FACTOR = 4.0
+
 
 @dataclasses.dataclass(frozen=True)
 class TimeControl:
@@ -74,6 +82,17 @@ class TimeControl:
     def cpu(self) -> bool:
         """True when decisions are charged CPU time (``clock == "cpu"``)."""
         return self.clock == "cpu"
+
+    def game_wall_s(self, decisions: int) -> float:
+        """The most wall time one seat can take over ``decisions`` decisions of a game.
+
+        The wall clock: its bank and a move time a decision.  The CPU clock:
+        its wall allowance (:data:`CPU_WALL_FACTOR`), and at most the hard
+        cap a decision.  (The referee's own stalls come on top.)
+        """
+        if not self.cpu:
+            return self.bank_s + decisions * self.move_s
+        return min(decisions * self.hard_cap_s, CPU_WALL_FACTOR * (self.bank_s + decisions * self.move_s))
 
     def __post_init__(self) -> None:
         if self.clock not in CLOCKS:

@@ -68,10 +68,9 @@ class TableSpec:
         tc = self.time_control
         # Per game and seat at most 13 plays and a bid (and a blind-nil or exchange choice) per hand.
         decisions = self.rules.max_hands * 16
-        per_game = self.rules.players * (tc.bank_s + decisions * tc.move_s)
-        if tc.cpu:
-            # On the CPU clock a decision may take up to the hard cap in wall time (a busy machine).
-            per_game = self.rules.players * decisions * tc.hard_cap_s
+        # On the wall clock the bank and a move time a decision; on the CPU clock the wall
+        # allowance (arena.match.spec.CPU_WALL_FACTOR times that), each decision at most the hard cap.
+        per_game = self.rules.players * tc.game_wall_s(decisions)
         return self.start_timeout + DEADLINE_SLACK_S + len(self.game_ids) * per_game
 
 

@@ -111,22 +111,28 @@ def test_tournament_run_warns_when_oversubscribed(run_cli, tmp_path: Path) -> No
     assert len(warnings) == 1 and f"{tables} tables can think at once" in warnings[0], result.stderr
 
 
-def test_a_tables_deadline_allows_the_hard_cap_per_decision_on_the_cpu_clock() -> None:
-    # A table past its deadline is voided; on the CPU clock a decision may take up to the
-    # wall hard cap on a busy machine, so the deadline must allow that.
+def test_a_tables_deadline_on_the_cpu_clock_is_bounded_by_the_wall_allowance() -> None:
+    # A table past its deadline is voided.  On the CPU clock a seat may take, in wall time, its
+    # wall allowance for the game (CPU_WALL_FACTOR × bank and move times), each decision at most
+    # the hard cap: the deadline allows that, and no more (before the wall allowance it was
+    # players × decisions × hard cap: 213 hours for a pagat game).
+    from arena.match.spec import CPU_WALL_FACTOR
     from arena.sandbox.docker import ContainerLimits
-    from arena.tables.spec import SeatSpec, TableSpec
+    from arena.tables.spec import DEADLINE_SLACK_S, SeatSpec, TableSpec
     from arena_sdk.engine import resolve_ruleset
 
     rules = resolve_ruleset("two-player", {"max_hands": 2})
     seats = (SeatSpec("a", "cmd", "bot"), SeatSpec("b", "cmd", "bot"))
 
-    def deadline(clock: str) -> float:
+    def play_time(clock: str) -> float:
         tc = TimeControl(move_s=1.0, bank_s=10.0, hard_cap_s=20.0, clock=clock)
-        return TableSpec("t", "m", "run", rules, ("g",), ("s",), tc, ContainerLimits(), 5.0, seats).deadline_s
+        spec = TableSpec("t", "m", "run", rules, ("g",), ("s",), tc, ContainerLimits(), 5.0, seats)
+        return spec.deadline_s - 5.0 - DEADLINE_SLACK_S
 
-    decisions = 2 * 2 * 16  # players × max_hands × decisions a hand, at most
-    assert deadline("cpu") >= decisions * 20.0 > deadline("wall")
+    per_seat = 2 * 16  # max_hands × decisions a hand, at most
+    assert play_time("wall") == pytest.approx(2 * (10.0 + per_seat * 1.0))
+    assert play_time("cpu") == pytest.approx(2 * CPU_WALL_FACTOR * (10.0 + per_seat * 1.0))
+    assert play_time("cpu") < 2 * per_seat * 20.0  # below the hard cap at every decision
 
 
 def test_serve_has_no_clock_option(run_cli, tmp_path: Path) -> None:
