@@ -1,8 +1,14 @@
-"""Shared test helpers: decks that deal chosen hands, scripted play."""
+"""Shared test helpers: decks that deal chosen hands, scripted play, bots, tournament files, CLI refusals."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 from arena_sdk.engine import Card, GameState, parse_cards
 
@@ -94,3 +100,41 @@ class CpuBot(Bot):
 
 run(CpuBot())
 """
+
+
+@contextlib.contextmanager
+def bot_image(docker: Any, source: Path, bot_py: str, tag: str, base_image: str) -> Iterator[str]:
+    """``bot_py`` as an image ``tag``, built offline with ``arena bot build`` in ``source``; removed afterwards."""
+    (source / "bot.py").write_text(bot_py)
+    built = subprocess.run(
+        [sys.executable, "-m", "arena", "bot", "build", str(source), "--tag", tag, "--base-image", base_image],
+        check=False, capture_output=True, text=True, timeout=600, env={**os.environ, "COLUMNS": "200"},
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    try:
+        yield tag
+    finally:
+        docker.images.remove(tag, force=True)
+
+
+def tournament_file(
+    bot: str, *, name: str = "t", tournament: str = "", rules: str = "", time: str = "", limits: str = ""
+) -> str:
+    """A tournament file of two entries ``a`` and ``b`` playing ``bot``; each text goes in its section.
+
+    ``tournament`` adds lines to ``[tournament]``; an empty ``rules``, ``time``
+    or ``limits`` leaves that section out (the defaults).
+    """
+    sections = [f'[tournament]\nname = "{name}"\nseed = "1"\n{tournament}']
+    sections += [f"[{key}]\n{text}" for key, text in (("rules", rules), ("time", time), ("limits", limits)) if text]
+    sections += [f'[[entry]]\nname = "{entry}"\nbot = "{bot}"' for entry in ("a", "b")]
+    return "\n\n".join(sections) + "\n"
+
+
+def one_clean_line(result: Any, what: str) -> str:
+    """Assert a CLI run was refused (exit 2) with one line on stderr that says ``what``; that line."""
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and what in lines[0], result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+    return lines[0]

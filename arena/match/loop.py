@@ -3,7 +3,10 @@
 docs/architecture.md section 5, in code:
 
 - every decision has a limit (``move_s``) plus the game's bank, capped by
-  ``hard_cap_s``; time over the limit comes out of the bank;
+  ``hard_cap_s``; time over the limit comes out of the bank (under the CPU
+  clock these count CPU time, and a wall allowance per game,
+  ``CPU_WALL_FACTOR`` times the bank and move times, bounds the wall time:
+  docs/time-control.md);
 - a late, illegal or malformed answer is a **strike**: the deterministic
   default move is played instead; ``strikes_to_forfeit`` strikes forfeit the
   game;

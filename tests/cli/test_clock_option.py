@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import one_clean_line, tournament_file
 
 from arena.ladder.config import load_ladder_config, template
 from arena.match import TimeControl, oversubscribed_warning
@@ -19,35 +20,8 @@ from arena.tournament.cores import usable_cores
 REPO = Path(__file__).resolve().parents[2]
 RANDOM = f"cmd:python {REPO / 'example_bots' / 'random' / 'bot.py'}"
 
-TOURNAMENT = """
-[tournament]
-name = "t"
-seed = "1"
-deals_per_pairing = 1
-{extra}
-
-[rules]
-preset = "two-player"
-set = {{ max_hands = 1 }}
-
-[time]
-{time}
-
-[[entry]]
-name = "a"
-bot = "{bot}"
-
-[[entry]]
-name = "b"
-bot = "{bot}"
-"""
-
-
-def _one_clean_line(result, what: str) -> None:
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and what in lines[0], result.stderr
-    assert "Traceback" not in result.stdout + result.stderr
+#: The [rules] of the tournament files here: two players, one hand (short).
+RULES = 'preset = "two-player"\nset = { max_hands = 1 }'
 
 
 def test_time_control_refuses_an_unknown_clock() -> None:
@@ -58,7 +32,7 @@ def test_time_control_refuses_an_unknown_clock() -> None:
 
 def test_match_run_refuses_an_unknown_clock(run_cli) -> None:
     result = run_cli("match", "run", "--bot", RANDOM, "--bot", RANDOM, "--games", "1", "--clock", "cycles")
-    _one_clean_line(result, "clock must be one of wall, cpu")
+    one_clean_line(result, "clock must be one of wall, cpu")
 
 
 def test_match_run_plays_under_the_cpu_clock(run_cli, tmp_path: Path) -> None:
@@ -76,11 +50,11 @@ def test_match_run_plays_under_the_cpu_clock(run_cli, tmp_path: Path) -> None:
 
 def test_tournament_file_clock(tmp_path: Path) -> None:
     path = tmp_path / "t.toml"
-    path.write_text(TOURNAMENT.format(extra="", time='clock = "cpu"', bot=RANDOM))
+    path.write_text(tournament_file(RANDOM, rules=RULES, time='clock = "cpu"'))
     assert load_config(path).time_control.clock == "cpu"
-    path.write_text(TOURNAMENT.format(extra="", time="", bot=RANDOM))
+    path.write_text(tournament_file(RANDOM, rules=RULES))
     assert load_config(path).time_control.clock == "wall"  # nothing changes for a file that does not say
-    path.write_text(TOURNAMENT.format(extra="", time='clock = "cycles"', bot=RANDOM))
+    path.write_text(tournament_file(RANDOM, rules=RULES, time='clock = "cycles"'))
     with pytest.raises(ConfigError, match=r"\[time\] clock must be one of wall, cpu"):
         load_config(path)
 
@@ -104,7 +78,7 @@ def test_the_warning_when_more_tables_think_than_there_are_cores() -> None:
 def test_tournament_run_warns_when_oversubscribed(run_cli, tmp_path: Path) -> None:
     tables = usable_cores() + 2
     path = tmp_path / "t.toml"
-    path.write_text(TOURNAMENT.format(extra=f"concurrency = {tables}", time='clock = "cpu"', bot=RANDOM))
+    path.write_text(tournament_file(RANDOM, tournament=f"concurrency = {tables}", rules=RULES, time='clock = "cpu"'))
     result = run_cli("tournament", "run", str(path), "--out", "res", timeout=300)
     assert result.returncode == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
@@ -116,10 +90,11 @@ def test_a_tables_deadline_on_the_cpu_clock_is_bounded_by_the_wall_allowance() -
     # wall allowance for the game (CPU_WALL_FACTOR × bank and move times), each decision at most
     # the hard cap: the deadline allows that, and no more (before the wall allowance it was
     # players × decisions × hard cap: 213 hours for a pagat game).
+    from arena_sdk.engine import resolve_ruleset
+
     from arena.match.spec import CPU_WALL_FACTOR
     from arena.sandbox.docker import ContainerLimits
     from arena.tables.spec import DEADLINE_SLACK_S, SeatSpec, TableSpec
-    from arena_sdk.engine import resolve_ruleset
 
     rules = resolve_ruleset("two-player", {"max_hands": 2})
     seats = (SeatSpec("a", "cmd", "bot"), SeatSpec("b", "cmd", "bot"))

@@ -11,10 +11,11 @@ import math
 from pathlib import Path
 
 import pytest
+from arena_sdk.wire import arena_pb2 as pb
+from helpers import one_clean_line, tournament_file
 
 from arena.match import TimeControl
 from arena.match.spec import MAX_SECONDS
-from arena_sdk.wire import arena_pb2 as pb
 
 REPO = Path(__file__).resolve().parents[2]
 RANDOM = f"cmd:python {REPO / 'example_bots' / 'random' / 'bot.py'}"
@@ -32,45 +33,19 @@ ABSURD = [
 ]
 
 
-def _one_clean_line(result, what: str) -> None:
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and what in lines[0], result.stderr
-    assert "Traceback" not in result.stdout + result.stderr
-
-
 @pytest.mark.parametrize(("option", "value", "what"), ABSURD)
 def test_match_run_refuses_absurd_times(run_cli, option, value, what):
-    _one_clean_line(run_cli("match", "run", "--bot", RANDOM, "--bot", RANDOM, *QUICK, option, value), what)
+    one_clean_line(run_cli("match", "run", "--bot", RANDOM, "--bot", RANDOM, *QUICK, option, value), what)
 
 
 @pytest.mark.parametrize(("option", "value", "what"), [a for a in ABSURD if a[0] != "--start-timeout"][:4])
 def test_serve_refuses_absurd_times(run_cli, tmp_path, option, value, what):
-    _one_clean_line(run_cli("serve", "--listen", f"unix:{tmp_path}/s.sock", option, value, timeout=30), what)
+    one_clean_line(run_cli("serve", "--listen", f"unix:{tmp_path}/s.sock", option, value, timeout=30), what)
 
 
 def test_hard_cap_and_strikes_are_checked(run_cli):
-    _one_clean_line(run_cli("match", "run", "--bot", RANDOM, "--bot", RANDOM, *QUICK, "--hard-cap", "inf"), "hard cap")
-    _one_clean_line(run_cli("match", "run", "--bot", RANDOM, "--bot", RANDOM, *QUICK, "--strikes", str(2**40)), "strikes")
-
-
-TOURNAMENT = """
-[tournament]
-name = "t"
-seed = "1"
-{tournament_extra}
-
-[time]
-{time}
-
-[[entry]]
-name = "a"
-bot = "{bot}"
-
-[[entry]]
-name = "b"
-bot = "{bot}"
-"""
+    one_clean_line(run_cli("match", "run", "--bot", RANDOM, "--bot", RANDOM, *QUICK, "--hard-cap", "inf"), "hard cap")
+    one_clean_line(run_cli("match", "run", "--bot", RANDOM, "--bot", RANDOM, *QUICK, "--strikes", str(2**40)), "strikes")
 
 
 @pytest.mark.parametrize(
@@ -89,15 +64,15 @@ bot = "{bot}"
 )
 def test_tournament_file_refuses_absurd_times(run_cli, tmp_path, time, extra, what):
     path = tmp_path / "t.toml"
-    path.write_text(TOURNAMENT.format(time=time, tournament_extra=extra, bot=RANDOM))
-    _one_clean_line(run_cli("tournament", "run", str(path)), what)
+    path.write_text(tournament_file(RANDOM, tournament=extra, time=time))
+    one_clean_line(run_cli("tournament", "run", str(path)), what)
     assert not (tmp_path / "tournaments").exists()  # refused before anything was written
 
 
 def test_tournament_limits_refuse_nan(run_cli, tmp_path):
     path = tmp_path / "t.toml"
-    path.write_text(TOURNAMENT.format(time="", tournament_extra="", bot=RANDOM) + "\n[limits]\ncpus = nan\n")
-    _one_clean_line(run_cli("tournament", "run", str(path)), "cpus")
+    path.write_text(tournament_file(RANDOM, limits="cpus = nan"))
+    one_clean_line(run_cli("tournament", "run", str(path)), "cpus")
 
 
 @pytest.mark.parametrize(
@@ -123,7 +98,7 @@ def test_the_largest_allowed_values_fit_the_wire():
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "5000000"])
 def test_bot_check_refuses_an_absurd_join_timeout(run_cli, value):
-    _one_clean_line(run_cli("bot", "check", "no-such-image:1", "--timeout", value), "start timeout")
+    one_clean_line(run_cli("bot", "check", "no-such-image:1", "--timeout", value), "start timeout")
 
 
 SPRT = ("sprt", "--bot", RANDOM, "--bot", RANDOM, "--elo0", "0", "--elo1", "5", "--max-pairs", "1")
@@ -132,19 +107,19 @@ SPRT = ("sprt", "--bot", RANDOM, "--bot", RANDOM, "--elo0", "0", "--elo1", "5", 
 @pytest.mark.parametrize("value", ["inf", "nan", "-1", "0", "5000000"])
 def test_sprt_refuses_an_absurd_start_timeout(run_cli, value):
     result = run_cli(*SPRT, "--out", "sprt-out", "--start-timeout", value, timeout=60)
-    _one_clean_line(result, "start timeout")
+    one_clean_line(result, "start timeout")
 
 
 @pytest.mark.parametrize("value", ["100000000000", "100001", "0", "-3"])
 def test_match_run_refuses_an_absurd_number_of_games(run_cli, value):
     """10^11 games used to hang building their deal seeds before the first game."""
     result = run_cli("match", "run", "--bot", RANDOM, "--bot", RANDOM, "--games", value, timeout=30)
-    _one_clean_line(result, "games must be between 1 and 100000")
+    one_clean_line(result, "games must be between 1 and 100000")
 
 
 def test_serve_refuses_an_absurd_number_of_games(run_cli, tmp_path):
     result = run_cli("serve", "--listen", f"unix:{tmp_path}/s.sock", "--games", "100000000000", timeout=30)
-    _one_clean_line(result, "games must be between 1 and 100000")
+    one_clean_line(result, "games must be between 1 and 100000")
 
 
 def test_the_games_bound_is_in_the_help(run_cli):

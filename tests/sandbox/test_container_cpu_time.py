@@ -10,20 +10,19 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from arena_sdk.engine import resolve_ruleset
+from docker_support import BASE_IMAGE
+from helpers import BURNER_BOT, bot_image
 
 from arena.match import TimeControl
 from arena.referee.botspec import BotSpec
 from arena.referee.local_match import MatchConfig, run_match
-from arena_sdk.engine import resolve_ruleset
-from docker_support import BASE_IMAGE
-from helpers import BURNER_BOT
 
 pytestmark = pytest.mark.docker
 
@@ -37,17 +36,8 @@ BURN_S = 0.3
 @pytest.fixture(scope="module")
 def burner_image(docker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The burner bot as an image, built offline with ``arena bot build`` (removed afterwards)."""
-    source = tmp_path_factory.mktemp("burner")
-    (source / "bot.py").write_text(BURNER_BOT.format(burn=BURN_S))
-    built = subprocess.run(
-        [sys.executable, "-m", "arena", "bot", "build", str(source), "--tag", TAG, "--base-image", BASE_IMAGE],
-        capture_output=True, text=True, timeout=600, env={**os.environ, "COLUMNS": "200"},
-    )  # fmt: skip
-    assert built.returncode == 0, built.stderr
-    try:
-        yield TAG
-    finally:
-        docker.images.remove(TAG, force=True)
+    with bot_image(docker, tmp_path_factory.mktemp("burner"), BURNER_BOT.format(burn=BURN_S), TAG, BASE_IMAGE) as tag:
+        yield tag
 
 
 def test_a_container_bots_cpu_time_per_decision_is_recorded(burner_image: str, tmp_path: Path) -> None:

@@ -12,30 +12,13 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from arena.tournament.config import ConfigError, load_config
+from helpers import one_clean_line, tournament_file
 from tournament_support import BOTS, arena
 
-TOURNAMENT = """
-[tournament]
-name = "limits"
-seed = "1"
-output = "out"
+from arena.tournament.config import ConfigError, load_config
 
-[rules]
-set = {{ max_hands = 1 }}
-
-[limits]
-{limits}
-
-[[entry]]
-name = "a"
-bot = "{bot}"
-
-[[entry]]
-name = "b"
-bot = "{bot}"
-"""
+#: The [rules] of the tournament files here: one hand (short).
+RULES = "set = { max_hands = 1 }"
 RANDOM = f"cmd:{sys.executable} {BOTS / 'random' / 'bot.py'}"
 
 ABSURD = [
@@ -65,15 +48,11 @@ ABSURD = [
 
 def _refused(tmp_path: Path, limits: str, key: str, bot: str = RANDOM) -> str:
     path = tmp_path / "t.toml"
-    path.write_text(TOURNAMENT.format(limits=limits, bot=bot))
+    path.write_text(tournament_file(bot, name="limits", tournament='output = "out"', rules=RULES, limits=limits))
     result = arena(tmp_path, "tournament", "run", str(path), timeout=60)
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert f"[limits] {key}" in lines[0], lines[0]
-    assert "Traceback" not in result.stdout + result.stderr
+    line = one_clean_line(result, f"[limits] {key}")
     assert not (tmp_path / "out").exists()  # refused before anything started
-    return lines[0]
+    return line
 
 
 @pytest.mark.parametrize(("limits", "key"), ABSURD)
@@ -96,7 +75,7 @@ def test_a_long_refused_value_is_cut_short(tmp_path):
 )
 def test_sensible_limits_are_kept(tmp_path, limits, memory, cpus, pids, tmpfs, log_bytes):
     path = tmp_path / "t.toml"
-    path.write_text(TOURNAMENT.format(limits=limits, bot=RANDOM))
+    path.write_text(tournament_file(RANDOM, name="limits", tournament='output = "out"', rules=RULES, limits=limits))
     got = load_config(path).limits
     assert (got.memory, got.cpus, got.pids, got.tmpfs_size, got.log_cap_bytes) == (
         memory, cpus, pids, tmpfs, log_bytes,
