@@ -155,11 +155,13 @@ def test_cpu_clock_strikes_a_sleeper_once_its_wall_allowance_is_used(
     decisions = [a for h in game.record["hands"] for a in h["actions"] if a["seat"] == "A"]
     plays = plays_of(game.record, "A")
     struck = [p for p in plays if p.get("default") == "timeout"]
-    assert len(plays) == 13 and len(struck) >= 8, plays  # from about the third play on
+    by_allowance = [p for p in struck if "of its allowance for the game" in p["reason"]]
+    # From about the third play on (a loaded machine may stretch a sleep past the hard cap first).
+    assert len(plays) == 13 and len(by_allowance) >= 6, plays
     for play in struck:
-        assert "wall time" in play["reason"] and "allowance" in play["reason"], play
-        assert play["ms"] < 900 and play["cpu_ms"] < 100, play  # struck before its sleep ended
+        assert "wall time" in play["reason"] and play["cpu_ms"] < 100, play
+        assert play["ms"] < tc.hard_cap_s * 1000 + 100, play
     # Its wall time in the game stays within the allowance (the referee's own stalls, lag_ms, aside;
-    # a strike may come up to a tick late).  Unstruck, its 13 sleeps alone would take 11.7 s.
+    # a strike may come a little late).  Unstruck, its 13 sleeps alone would take 11.7 s.
     allowance_ms = CPU_WALL_FACTOR * (tc.bank_s + len(decisions) * tc.move_s) * 1000
-    assert sum(a["ms"] for a in decisions) <= allowance_ms + 40 * len(struck) < 13 * 900, decisions
+    assert sum(a["ms"] for a in decisions) <= allowance_ms + 100 * len(struck) < 13 * 900, decisions
