@@ -9,10 +9,11 @@ own bots; run strangers' bots as ``docker:`` images.  What is done anyway:
   through an inherited pipe, named by ``NAME_FILE=/dev/fd/N``, that the bot
   reads once (after that the pipe is empty);
 - the process gets its own session and process group, and a mark in its
-  environment; stopping sends TERM to the group, waits a grace period, then
-  KILLs the group and every process it started: its descendants, its
-  session, anything that still carries its mark (a ``setsid`` child that
-  ignores TERM included);
+  environment, and is a child subreaper (the orphans of its tree stay in
+  it); stopping sends TERM to the group, waits a grace period, then KILLs
+  the group and every process it started: its descendants, its session,
+  anything that still carries its mark (a ``setsid`` child that ignores TERM
+  included).  The CPU clock charges the same family (:mod:`arena.sandbox.procfs`);
 - it does not inherit the organiser's own settings for a bot
   (:data:`SDK_ENV`: a stale ``ARENA_TOKEN`` left in the shell by ``arena
   serve`` would otherwise beat the seat's own token and forfeit the bot);
