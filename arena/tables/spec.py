@@ -66,8 +66,9 @@ class TableSpec:
     def deadline_s(self) -> float:
         """The longest this table can take when every bot uses all of its time, plus slack."""
         tc = self.time_control
-        # Per game and seat at most 13 plays and a bid (and a blind-nil or exchange choice) per hand.
-        decisions = self.rules.max_hands * 16
+        # Per game and seat at most 13 plays and a bid (and a blind-nil or exchange choice) per
+        # hand, and in the two-player game 13 draft choices before them.
+        decisions = self.rules.max_hands * (16 + (13 if self.rules.players == 2 else 0))
         # On the wall clock the bank and a move time a decision; on the CPU clock the wall
         # allowance (arena.match.spec.CPU_WALL_FACTOR times that), each decision at most the hard cap.
         per_game = self.rules.players * tc.game_wall_s(decisions)

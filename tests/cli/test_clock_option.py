@@ -104,7 +104,7 @@ def test_a_tables_deadline_on_the_cpu_clock_is_bounded_by_the_wall_allowance() -
         spec = TableSpec("t", "m", "run", rules, ("g",), ("s",), tc, ContainerLimits(), 5.0, seats)
         return spec.deadline_s - 5.0 - DEADLINE_SLACK_S
 
-    per_seat = 2 * 16  # max_hands × decisions a hand, at most
+    per_seat = 2 * (13 + 16)  # max_hands × decisions a hand, at most (13 of them the draft's)
     assert play_time("wall") == pytest.approx(2 * (10.0 + per_seat * 1.0))
     assert play_time("cpu") == pytest.approx(2 * CPU_WALL_FACTOR * (10.0 + per_seat * 1.0))
     assert play_time("cpu") < 2 * per_seat * 20.0  # below the hard cap at every decision
