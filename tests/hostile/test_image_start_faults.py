@@ -6,6 +6,9 @@ mounted under ``/sys``).  That is the image's fault, not the platform's: the
 seat is charged (a crash, counted toward disqualification), a run checks each
 image once before it schedules games ("preflight"), and every command that
 meets such an image says so in one clear line, escaped, with no traceback.
+No preflight container is left behind, even when its removal fails, and an
+image removed between a run's start and its preflight ends ``arena sprt``
+in one line.
 
 Each test builds its images from the offline base image (through the random
 example bot), runs the real ``arena`` commands on the machine's engine, and

@@ -21,22 +21,29 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import docker.errors
 import pytest
 import requests
+from docker.errors import APIError
 from docker_support import own_containers
 
 import arena.sandbox.docker as sandbox
-from arena.sandbox.docker import PREFLIGHT_LABEL, RUN_LABEL, BotStartFailed, DockerProcess, SeatStartError, start_once
+from arena.sandbox.docker import (
+    PREFLIGHT_LABEL,
+    RUN_LABEL,
+    BotStartFailed,
+    DockerProcess,
+    SeatStartError,
+    start_once,
+)
 
 pytestmark = pytest.mark.docker
 
 
-def daemon_500(text: str) -> docker.errors.APIError:
+def daemon_500(text: str) -> APIError:
     """The error the Docker SDK raises for a 500 of the daemon saying ``text``."""
     response = requests.Response()
     response.status_code = 500
-    return docker.errors.APIError("500 Server Error: Internal Server Error", response=response, explanation=text)
+    return APIError("500 Server Error: Internal Server Error", response=response, explanation=text)
 
 
 class FlakyStart:
