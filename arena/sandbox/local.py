@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
+import errno
 import os
 import secrets as _secrets
 import shlex
+import shutil
 import signal
 import sys
 import time
@@ -121,7 +122,7 @@ class LocalProcess:
                     w.write(value.encode())
                 full_env[f"{name}_FILE"] = f"/dev/fd/{read_end}"
             process = await asyncio.create_subprocess_exec(
-                *argv,
+                *_as_subreaper(argv, full_env, cwd),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
@@ -129,7 +130,6 @@ class LocalProcess:
                 cwd=cwd,
                 start_new_session=True,
                 pass_fds=tuple(pipes),
-                preexec_fn=_become_subreaper,
             )
         finally:
             for fd in pipes:
@@ -234,24 +234,38 @@ class LocalProcess:
 # counts the same family (arena.sandbox.procfs).
 
 _Proc = tuple[int, int]  # (pid, start time in clock ticks): a pid that is reused is another process
-#: prctl(2) option: orphans of the caller's tree are re-parented to the caller, not to init.
-_PR_SET_CHILD_SUBREAPER = 36
-# Loaded before any fork: the child of a fork runs only the call (no loading, no allocation by ctypes' loader).
-try:
-    _prctl = ctypes.CDLL(None, use_errno=True).prctl
-except (OSError, AttributeError):  # not Linux
-    _prctl = None
+#: How a local bot is started: a tiny Python program (``python -S``, a few ms)
+#: that makes itself a child subreaper (prctl(PR_SET_CHILD_SUBREAPER), kept across exec:
+#: the orphans of the bot's tree are re-parented to the bot, not to init) and
+#: execs the bot.  Not a ``preexec_fn``: that makes Python fork the whole
+#: referee process (gRPC's polling threads included) instead of vfork-ing, and
+#: a child forked so could die before its exec ("epoll_wait error: Bad file
+#: descriptor"), which the referee charged to the bot as a crash.
+_SUBREAPER_EXEC = (
+    "import ctypes,os,sys\n"
+    "try:\n ctypes.CDLL(None,use_errno=True).prctl(36,1,0,0,0)\n"
+    "except Exception:\n pass\n"  # not Linux: the family is still found by group, session and mark
+    "os.execv(sys.argv[1],sys.argv[2:])\n"
+)
 
 
-def _become_subreaper() -> None:
-    """In the bot's process, before it execs: keep its orphans in its tree (kept across exec).
+def _as_subreaper(argv: Sequence[str], env: Mapping[str, str], cwd: Path | None) -> list[str]:
+    """``argv`` started through :data:`_SUBREAPER_EXEC`; the program is looked up here.
 
-    Without it a double fork leaves the tree (re-parented to init), and an
-    orphan that ends is waited for by init: its CPU would leave the bot's clock.
-    Where prctl fails the family is still found by group, session and mark.
+    A command that cannot be run raises ``FileNotFoundError``/``PermissionError``
+    here, in the referee, as a direct start would (the start's error handling
+    is the same); the wrapper only ever execs a program that exists.
     """
-    if _prctl is not None:
-        _prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    program = argv[0]
+    if os.sep in program:
+        path = program if os.path.isabs(program) else os.path.join(cwd or os.getcwd(), program)
+    else:
+        path = shutil.which(program, path=env.get("PATH", os.defpath)) or ""
+    if not path or not os.path.exists(path):
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", program)
+    if not os.access(path, os.X_OK) or os.path.isdir(path):
+        raise PermissionError(errno.EACCES, "Permission denied", program)
+    return [sys.executable, "-S", "-c", _SUBREAPER_EXEC, path, *argv]
 
 
 def _family(root: int, started: int, mark: str) -> set[_Proc]:
