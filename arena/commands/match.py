@@ -195,6 +195,23 @@ def struck_with_commands(report: MatchReport, game: GameOutcome) -> list[tuple[S
     return out
 
 
+def lost_at_decision(report: MatchReport, game: GameOutcome) -> str | None:
+    """``seat N, decision K: lost (crash: ...)`` with its reproduce command, for a seat lost while asked."""
+    forfeit = game.forfeit or {}
+    if "decision" not in forfeit or forfeit.get("reason") in ("timeout", "illegal"):
+        return None  # not lost during a decision, or struck out (its strikes have their own lines)
+    n = report.config.rules.players
+    tc = report.config.time_control
+    clock = (round(tc.move_s * 1000), round(tc.bank_s * 1000), round(tc.hard_cap_s * 1000))
+    seat = next((s for s in range(n) if seat_name(n, s) == forfeit["seat"]), None)
+    bot = "BOT.py" if seat is None else bot_source(report.config.bots[report.seat_bots[seat]])
+    command = reproduce_command(bot, report.out_dir / f"{game.game_id}.json", forfeit["seat"], forfeit["decision"], clock)
+    return (
+        f"seat {forfeit['seat']}, decision {forfeit['decision']}: lost ({forfeit['reason']}: "
+        f"{str(forfeit.get('detail', ''))[:200]}) — reproduce: {command}"
+    )
+
+
 def show_strikes(report: MatchReport) -> None:
     """One line per struck decision: where, why, and the command that reproduces it (issue 26)."""
     lines = [
@@ -202,6 +219,7 @@ def show_strikes(report: MatchReport) -> None:
         for game in report.games
         for st, command in struck_with_commands(report, game)
     ]
+    lines += [f"{game.game_id} {line}" for game in report.games if (line := lost_at_decision(report, game))]
     if not lines:
         return
     console.print(f"[bold]strikes[/] ({len(lines)}; decisions count from 0, per seat and game):")

@@ -101,11 +101,13 @@ class MatchOutcome:
 
 
 class _Forfeit(Exception):
-    def __init__(self, seat: int, reason: str, detail: str) -> None:
+    def __init__(self, seat: int, reason: str, detail: str, decision: int | None = None) -> None:
         super().__init__(detail)
         self.seat = seat
         self.reason = reason
         self.detail = detail
+        self.decision = decision
+        """The seat's own decision index (0-based, in this game) it was lost at, if during one."""
 
 
 async def play_game(
@@ -134,7 +136,7 @@ async def play_game(
     forfeit: dict[str, Any] | None = None
     void: dict[str, Any] | None = None
 
-    def lose(seat: int, reason: str, detail: str) -> None:
+    def lose(seat: int, reason: str, detail: str, decision: int | None = None) -> None:
         nonlocal losers, ending, forfeit
         losers = {team_of(n, seat)}
         ending = f"forfeit:{reason}"
@@ -144,6 +146,8 @@ async def play_game(
             "reason": reason,
             "detail": detail,
         }
+        if decision is not None:  # what `--decision K` reproduces (docs/record-format.md)
+            forfeit["decision"] = decision
 
     try:
         gone = [(s, seat.lost()) for s, seat in enumerate(seats)]
@@ -165,7 +169,7 @@ async def play_game(
                 )  # fmt: skip
             await _play_out(state, seats, spec, clock, request_ids, stats, meta, bank, latencies)
     except _Forfeit as f:
-        lose(f.seat, f.reason, f.detail)
+        lose(f.seat, f.reason, f.detail, f.decision)
         # Tell the seat while its stream is open (a lost seat drops it).
         await seats[f.seat].notice("forfeit", f"forfeit:{f.reason}", f.detail)
     except PlatformFault as exc:
@@ -261,7 +265,8 @@ async def _play_out(
             lag = getattr(exc, "platform_lag_s", 0.0)
             cpu = getattr(exc, "cpu_s", None)
         except SeatLost as lost:
-            raise _Forfeit(s, lost.reason, lost.detail) from None
+            # Lost while asked its next decision (a crash, a dropped stream): that decision's index.
+            raise _Forfeit(s, lost.reason, lost.detail, decision=stats[s].decisions) from None
         ended = clock.now()
         if reply is not None:
             lag = reply.platform_lag_s
@@ -329,7 +334,7 @@ async def _play_out(
             if st.strikes >= tc.strikes_to_forfeit:
                 meta.append(entry)
                 reason = "timeout" if strike == "timeout" else "illegal"
-                raise _Forfeit(s, reason, f"{st.strikes} strikes; last: {strike}: {detail}")
+                raise _Forfeit(s, reason, f"{st.strikes} strikes; last: {strike}: {detail}", decision=st.decisions - 1)
         meta.append(entry)
         if len(state.hand_results) > hands_reported:
             hand = state.hand_results[hands_reported]

@@ -152,3 +152,51 @@ def test_strikes_name_their_decision_and_the_printed_command_reproduces_them(run
     )  # fmt: skip
     assert ran.returncode == 1, (ran.stdout, ran.stderr)
     assert "illegal" in ran.stdout and "does not hold" in ran.stdout, ran.stdout
+
+
+CRASHER = """\
+import os
+from arena_sdk import run
+from arena_sdk.testing import RandomBot
+
+
+class Crasher(RandomBot):
+    name = "crasher"
+
+    def on_game_start(self, info):
+        self.asked = 0
+
+    def ask(self):
+        k, self.asked = self.asked, self.asked + 1
+        if k == {struck}:
+            os._exit(3)  # the process dies while asked: a crash, not a strike
+
+    def bid(self, view):
+        self.ask()
+        return super().bid(view)
+
+    def play(self, view):
+        self.ask()
+        return super().play(view)
+
+
+if __name__ == "__main__":
+    run(Crasher())
+"""
+
+
+def test_a_seat_lost_while_asked_names_that_decision(run_cli, tmp_path: Path) -> None:
+    crasher = tmp_path / "crasher.py"
+    crasher.write_text(CRASHER.format(struck=STRUCK))
+    result = run_cli(
+        "match", "run", "--set", "max_hands=1", "--games", "1", "--out", "m",
+        "--bot", f"cmd:{sys.executable} {crasher}", "--bot", "builtin:easy",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    [record_path] = (tmp_path / "m").glob("*-g1.json")
+    forfeit = json.loads(record_path.read_text())["result"]["forfeit"]
+    assert forfeit["reason"] in ("crash", "disconnect") and forfeit["decision"] == STRUCK, forfeit
+    seat = forfeit["seat"]
+    assert f"seat {seat}, decision {STRUCK}: lost ({forfeit['reason']}" in result.stdout, result.stdout
+    command = _reproduce_lines(result.stdout)[seat]
+    assert f"--seat {seat} --decision {STRUCK}" in command and "crasher.py" in command, command

@@ -183,12 +183,13 @@ def test_bad_answers_are_strikes_and_three_forfeit(reply, strike):
     seats = seats_with(clock, s0=bad_plays)
     game = run(spec(), seats, clock).games[0]
     assert game.ending == "forfeit:illegal"
+    defaults = [a for h in game.record["hands"] for a in h["actions"] if "default" in a]
     assert game.forfeit == {
         "teams": ["NS"], "seat": "N", "reason": "illegal", "detail": game.forfeit["detail"],
+        "decision": defaults[-1]["decision"],  # the third strike's decision
     }  # fmt: skip
     assert game.winner == 1
     assert game.stats[0].strikes == 3
-    defaults = [a for h in game.record["hands"] for a in h["actions"] if "default" in a]
     assert [a["default"] for a in defaults] == [strike] * 3
     assert all(a["seat"] == "N" for a in defaults)
     report = replayed(game.record)
@@ -219,7 +220,11 @@ def test_a_lost_seat_forfeits_this_and_every_later_game():
     outcome = run(spec(games=3), seats, clock)
     assert [g.ending for g in outcome.games] == ["forfeit:crash"] * 3
     assert all(g.winner == 1 for g in outcome.games)
+    # Lost while asked its 10th decision: index 9, in the record too (what --decision K reproduces).
+    assert outcome.games[0].forfeit["decision"] == 9
+    assert outcome.games[0].record["result"]["forfeit"]["decision"] == 9
     assert "earlier game" in outcome.games[1].forfeit["detail"]
+    assert "decision" not in outcome.games[1].forfeit, "lost before any decision of that game"
     assert outcome.games[1].result.hands == 0
     for game in outcome.games:
         assert replayed(game.record).result.ending == "forfeit:crash"
