@@ -352,6 +352,8 @@ def _end_marks(record: Mapping[str, Any], report: ReplayReport, timing: _Timing,
     forfeit = result.get("forfeit")
     if isinstance(forfeit, Mapping):
         text = f"forfeit ({forfeit.get('reason', '?')})"
+        if isinstance(forfeit.get("decision"), int):  # lost while asked (issue 26): which decision
+            text += f" at the seat's decision {forfeit['decision']}"
         if forfeit.get("detail"):
             text += f": {forfeit['detail']}"
         marks.append(["forfeit", _seat_index(forfeit.get("seat"), n), text])

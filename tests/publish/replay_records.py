@@ -89,7 +89,7 @@ def record(preset: str, seed: int, *, names: tuple[str, str] = ("alpha", "beta")
         rec["result"] = {
             **game_result_to_json(n, result),
             "forfeit": {"teams": [team_name(n, loser)], "seat": seat_name(n, 1),
-                        "reason": "timeout", "detail": "no answer within the hard cap"},  # fmt: skip
+                        "reason": "timeout", "detail": "no answer within the hard cap", "decision": 7},  # fmt: skip
         }
     return rec
 

@@ -230,6 +230,7 @@ def test_marks_decision_times_and_forfeit(pages, tmp_path: Path):
     dom = dump(tmp_path, page, "do=last")
     marks = {m.attrs["data-mark"]: m.text for m in dom.find_all("div", class_="mark")}
     assert "forfeit" in marks and "no answer within the hard cap" in marks["forfeit"]
+    assert "at the seat's decision 7" in marks["forfeit"]
     assert "forfeit:timeout" in dom.find("p", class_="end").text
     # The stale answer (request 3) is marked at its decision.
     ev_step = next(i for i, s in enumerate(steps) if any(m[0] == "event" for m in s.get("e") or []))
