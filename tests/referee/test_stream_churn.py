@@ -198,7 +198,12 @@ def test_an_honest_bots_tight_clock_is_not_charged_for_anothers_churn(
     assert_charged_to_n_only(hosted)
     assert not [a for a in honest if a.get("default")], honest
     assert all(a["ms"] <= 900 for a in honest), max(a["ms"] for a in honest)  # move + bank: never a timeout
-    assert all(c["closed_by_referee"] + c["refused"] > 0 for c in counts.values()), counts
+    # Each helper that got to report was cut by the referee.  One helper alone can have N out
+    # before the other has started (CI: the join helper in 1.7 s; the reset helper, starting under
+    # load, was stopped with N's process before its first line): that one reports nothing.
+    reported = {mode: c for mode, c in counts.items() if c}
+    assert reported, counts
+    assert all(c["closed_by_referee"] + c["refused"] > 0 for c in reported.values()), counts
 
 
 def test_a_second_stream_after_the_welcome_is_refused_at_once_and_counted(sock_dir: Path) -> None:
