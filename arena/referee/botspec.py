@@ -9,6 +9,7 @@ over gRPC like any other bot.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import shlex
 import sys
 
@@ -51,12 +52,32 @@ class BotSpec:
             return self.target
         if self.kind == "builtin":
             return f"builtin-{self.target}"
-        words = shlex.split(self.target)
-        script = next((w for w in reversed(words) if w.endswith(".py")), words[-1] if words else "")
+        words = shlex.split(self.target)  # parse_bot_spec checked that it splits
+        if "-m" in words[:-1] and not any(w.endswith(".py") for w in words):
+            # `python -m pkg.bots hard --worlds 12`: the module and the words before its options.
+            at = words.index("-m") + 1
+            module = words[at].rsplit(".", 1)[-1]
+            return "-".join([module, *itertools.takewhile(lambda w: not w.startswith("-"), words[at + 1 :])])
+        # The script: the last word ending in .py, else the last that looks like a path (not an
+        # option or its number: `./run --depth 3` is "run"), else the program.
+        script = next((w for w in reversed(words) if w.endswith(".py")), None) or next(
+            (w for w in reversed(words) if _looks_like_path(w)), words[0] if words else ""
+        )
         parts = script.replace("\\", "/").split("/")
-        if parts[-1] == "bot.py" and len(parts) > 1:
+        if parts[-1].startswith("bot.") and len(parts) > 1:  # example_bots/random/bot.py: "random"
             return parts[-2]
         return parts[-1].removesuffix(".py") or self.target
+
+
+def _looks_like_path(word: str) -> bool:
+    """A word of a command that names a file (``bot.js``, ``./run``), not an option or a number."""
+    if word.startswith("-") or not ("/" in word or "." in word):
+        return False
+    try:
+        float(word)
+    except ValueError:
+        return True
+    return False
 
 
 def parse_bot_spec(text: str) -> BotSpec:
