@@ -12,6 +12,7 @@ import signal
 import socket
 import sqlite3
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,8 +24,14 @@ from arena.ladder.builds import MAX_ATTEMPTS
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1200)]
 
-#: A bot whose build takes long enough to be caught in the middle: a slow step before its files.
-SLOW_BUILD = "ARG BOT_BASE=arena-bot-base\nFROM ${BOT_BASE}\nRUN sleep 25\nCOPY bot.py /bot/\n"
+
+def slow_build() -> str:
+    """A Dockerfile whose build takes long enough to be caught in the middle: a slow step before its files.
+
+    The step is new to the engine each time (a random word in it): a cached layer from an earlier
+    build would finish it at once, and the test would never see the version building.
+    """
+    return f"ARG BOT_BASE=arena-bot-base\nFROM ${{BOT_BASE}}\nRUN echo {uuid.uuid4().hex} && sleep 25\nCOPY bot.py /bot/\n"
 
 
 @pytest.fixture
@@ -51,12 +58,17 @@ def _version(ladder: Ladder, number: int) -> dict:
 
 
 def _kill_while_building(ladder: Ladder, number: int) -> None:
-    ladder.wait_for(f"alpha@{number} building", lambda: _version(ladder, number)["status"] == "building", timeout=300)
+    def building() -> bool:
+        version = _version(ladder, number)
+        assert version["status"] in ("queued", "building"), f"the build was not caught in the middle: {version}"
+        return version["status"] == "building"
+
+    ladder.wait_for(f"alpha@{number} building", building, timeout=300)
     assert ladder.stop(signal.SIGKILL) == -signal.SIGKILL
 
 
 def test_a_build_cut_by_kill_9_is_built_again_and_given_up_after_the_last_attempt(ladder: Ladder):
-    sent = ladder.upload("alpha", tarball({"Dockerfile": SLOW_BUILD, "bot.py": bot_source("ALPHA-SLOW")}), note="slow build")
+    sent = ladder.upload("alpha", tarball({"Dockerfile": slow_build(), "bot.py": bot_source("ALPHA-SLOW")}), note="slow build")
     assert sent.status_code == 201 and sent.json()["entry"] == "alpha@1", sent.text
     _kill_while_building(ladder, 1)
     ladder.start()
@@ -67,7 +79,7 @@ def test_a_build_cut_by_kill_9_is_built_again_and_given_up_after_the_last_attemp
     assert [v["version"] for v in ladder.versions("alpha")] == [1], "no version made twice"
 
     # A build cut at every start is given up after the last attempt; the active version stays.
-    sent = ladder.upload("alpha", tarball({"Dockerfile": SLOW_BUILD, "bot.py": bot_source("ALPHA-SLOW-2")}))
+    sent = ladder.upload("alpha", tarball({"Dockerfile": slow_build(), "bot.py": bot_source("ALPHA-SLOW-2")}))
     assert sent.status_code == 201 and sent.json()["entry"] == "alpha@2", sent.text
     for _ in range(MAX_ATTEMPTS):
         _kill_while_building(ladder, 2)
