@@ -107,6 +107,10 @@ def run(
             row["struck"] = [
                 {**dataclasses.asdict(st), "reproduce": command} for st, command in struck_with_commands(report, game)
             ]
+            if (lost := lost_with_command(report, game)) is not None:
+                forfeit, command = lost
+                row["lost"] = {"seat": forfeit["seat"], "decision": forfeit["decision"],
+                               "reason": forfeit["reason"], "reproduce": command}  # fmt: skip
         print_json(data)
     else:
         show_report(report)
@@ -195,8 +199,8 @@ def struck_with_commands(report: MatchReport, game: GameOutcome) -> list[tuple[S
     return out
 
 
-def lost_at_decision(report: MatchReport, game: GameOutcome) -> str | None:
-    """``seat N, decision K: lost (crash: ...)`` with its reproduce command, for a seat lost while asked."""
+def lost_with_command(report: MatchReport, game: GameOutcome) -> tuple[dict[str, Any], str] | None:
+    """A seat lost while asked (a crash, a dropped stream): its forfeit and the command that asks that decision again."""
     forfeit = game.forfeit or {}
     if "decision" not in forfeit or forfeit.get("reason") in ("timeout", "illegal"):
         return None  # not lost during a decision, or struck out (its strikes have their own lines)
@@ -205,7 +209,16 @@ def lost_at_decision(report: MatchReport, game: GameOutcome) -> str | None:
     clock = (round(tc.move_s * 1000), round(tc.bank_s * 1000), round(tc.hard_cap_s * 1000))
     seat = next((s for s in range(n) if seat_name(n, s) == forfeit["seat"]), None)
     bot = "BOT.py" if seat is None else bot_source(report.config.bots[report.seat_bots[seat]])
-    command = reproduce_command(bot, report.out_dir / f"{game.game_id}.json", forfeit["seat"], forfeit["decision"], clock)
+    path = report.out_dir / f"{game.game_id}.json"
+    return forfeit, reproduce_command(bot, path, forfeit["seat"], forfeit["decision"], clock)
+
+
+def lost_at_decision(report: MatchReport, game: GameOutcome) -> str | None:
+    """``seat N, decision K: lost (crash: ...) — reproduce: ...`` for a seat lost while asked."""
+    found = lost_with_command(report, game)
+    if found is None:
+        return None
+    forfeit, command = found
     return (
         f"seat {forfeit['seat']}, decision {forfeit['decision']}: lost ({forfeit['reason']}: "
         f"{str(forfeit.get('detail', ''))[:200]}) — reproduce: {command}"

@@ -200,3 +200,13 @@ def test_a_seat_lost_while_asked_names_that_decision(run_cli, tmp_path: Path) ->
     assert f"seat {seat}, decision {STRUCK}: lost ({forfeit['reason']}" in result.stdout, result.stdout
     command = _reproduce_lines(result.stdout)[seat]
     assert f"--seat {seat} --decision {STRUCK}" in command and "crasher.py" in command, command
+    # --json says the same, for scripts.
+    again = run_cli(
+        "match", "run", "--set", "max_hands=1", "--games", "1", "--out", "j", "--json",
+        "--bot", f"cmd:{sys.executable} {crasher}", "--bot", "builtin:easy",
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    [game] = json.loads(again.stdout)["games"]
+    lost = game["lost"]
+    assert (lost["decision"], lost["reason"]) == (STRUCK, forfeit["reason"]), lost
+    assert f"--seat {lost['seat']} --decision {STRUCK}" in lost["reproduce"], lost
