@@ -185,18 +185,19 @@ def bot_source(spec: BotSpec) -> str:
     return "BOT.py"
 
 
-def struck_with_commands(report: MatchReport, game: GameOutcome) -> list[tuple[StruckDecision, str]]:
-    """The game's struck decisions, each with the command that asks its bot that decision again."""
+def reproduce_for(report: MatchReport, game: GameOutcome, seat: str, decision: int) -> str:
+    """The command that asks ``seat``'s bot its ``decision`` of ``game`` again (``BOT.py`` if the seat is unknown)."""
     n = report.config.rules.players
     tc = report.config.time_control
     clock = (round(tc.move_s * 1000), round(tc.bank_s * 1000), round(tc.hard_cap_s * 1000))
-    path = report.out_dir / f"{game.game_id}.json"
-    out = []
-    for st in struck_decisions(game.record):
-        seat = next((s for s in range(n) if seat_name(n, s) == st.seat), None)
-        bot = "BOT.py" if seat is None else bot_source(report.config.bots[report.seat_bots[seat]])
-        out.append((st, reproduce_command(bot, path, st.seat, st.decision, clock)))
-    return out
+    index = next((s for s in range(n) if seat_name(n, s) == seat), None)
+    bot = "BOT.py" if index is None else bot_source(report.config.bots[report.seat_bots[index]])
+    return reproduce_command(bot, report.out_dir / f"{game.game_id}.json", seat, decision, clock)
+
+
+def struck_with_commands(report: MatchReport, game: GameOutcome) -> list[tuple[StruckDecision, str]]:
+    """The game's struck decisions, each with the command that asks its bot that decision again."""
+    return [(st, reproduce_for(report, game, st.seat, st.decision)) for st in struck_decisions(game.record)]
 
 
 def lost_with_command(report: MatchReport, game: GameOutcome) -> tuple[dict[str, Any], str] | None:
@@ -204,13 +205,7 @@ def lost_with_command(report: MatchReport, game: GameOutcome) -> tuple[dict[str,
     forfeit = game.forfeit or {}
     if "decision" not in forfeit or forfeit.get("reason") in ("timeout", "illegal"):
         return None  # not lost during a decision, or struck out (its strikes have their own lines)
-    n = report.config.rules.players
-    tc = report.config.time_control
-    clock = (round(tc.move_s * 1000), round(tc.bank_s * 1000), round(tc.hard_cap_s * 1000))
-    seat = next((s for s in range(n) if seat_name(n, s) == forfeit["seat"]), None)
-    bot = "BOT.py" if seat is None else bot_source(report.config.bots[report.seat_bots[seat]])
-    path = report.out_dir / f"{game.game_id}.json"
-    return forfeit, reproduce_command(bot, path, forfeit["seat"], forfeit["decision"], clock)
+    return forfeit, reproduce_for(report, game, forfeit["seat"], forfeit["decision"])
 
 
 def lost_at_decision(report: MatchReport, game: GameOutcome) -> str | None:
