@@ -20,13 +20,15 @@ from typing import Any
 
 STRUCK = 5  # the decision (0-based, among the seat's own in the game) where each bot goes wrong
 
-RAISER = """\
+#: A random bot that goes wrong at its decision ``struck`` with the statement ``fail``.
+FAILING_AT = """\
+import os
 from arena_sdk import run
 from arena_sdk.testing import RandomBot
 
 
-class Raiser(RandomBot):
-    name = "raiser"
+class {cls}(RandomBot):
+    name = "{name}"
 
     def on_game_start(self, info):
         self.asked = 0
@@ -34,7 +36,7 @@ class Raiser(RandomBot):
     def ask(self):
         k, self.asked = self.asked, self.asked + 1
         if k == {struck}:
-            raise ValueError("boom at my decision %d" % k)
+            {fail}
 
     def bid(self, view):
         self.ask()
@@ -46,8 +48,9 @@ class Raiser(RandomBot):
 
 
 if __name__ == "__main__":
-    run(Raiser())
+    run({cls}())
 """
+RAISER = FAILING_AT.format(cls="Raiser", name="raiser", struck=STRUCK, fail='raise ValueError("boom at my decision %d" % k)')
 
 ILLEGAL = """\
 from arena_sdk import run
@@ -100,7 +103,7 @@ def _argv(command: str) -> list[str]:
 
 def test_strikes_name_their_decision_and_the_printed_command_reproduces_them(run_cli, tmp_path: Path) -> None:
     raiser, illegal = tmp_path / "raiser.py", tmp_path / "illegal.py"
-    raiser.write_text(RAISER.format(struck=STRUCK))
+    raiser.write_text(RAISER)
     illegal.write_text(ILLEGAL.format(struck=STRUCK))
     result = run_cli(
         "match", "run", "--set", "max_hands=1", "--games", "1", "--out", "m",
@@ -154,40 +157,13 @@ def test_strikes_name_their_decision_and_the_printed_command_reproduces_them(run
     assert "illegal" in ran.stdout and "does not hold" in ran.stdout, ran.stdout
 
 
-CRASHER = """\
-import os
-from arena_sdk import run
-from arena_sdk.testing import RandomBot
-
-
-class Crasher(RandomBot):
-    name = "crasher"
-
-    def on_game_start(self, info):
-        self.asked = 0
-
-    def ask(self):
-        k, self.asked = self.asked, self.asked + 1
-        if k == {struck}:
-            os._exit(3)  # the process dies while asked: a crash, not a strike
-
-    def bid(self, view):
-        self.ask()
-        return super().bid(view)
-
-    def play(self, view):
-        self.ask()
-        return super().play(view)
-
-
-if __name__ == "__main__":
-    run(Crasher())
-"""
+# The process dies while asked: a crash, not a strike.
+CRASHER = FAILING_AT.format(cls="Crasher", name="crasher", struck=STRUCK, fail="os._exit(3)")
 
 
 def test_a_seat_lost_while_asked_names_that_decision(run_cli, tmp_path: Path) -> None:
     crasher = tmp_path / "crasher.py"
-    crasher.write_text(CRASHER.format(struck=STRUCK))
+    crasher.write_text(CRASHER)
     result = run_cli(
         "match", "run", "--set", "max_hands=1", "--games", "1", "--out", "m",
         "--bot", f"cmd:{sys.executable} {crasher}", "--bot", "builtin:easy",
