@@ -7,11 +7,12 @@ import io
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import tarfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -144,3 +145,26 @@ def bot_source(marker: str, *, crash: bool = False) -> str:
         f"print({marker!r}, file=sys.stderr, flush=True)\n"
         f"{body}\n"
     )
+
+
+def ladder_id(ladder: Ladder) -> str:
+    """The ladder's id (its containers carry ``arena.run=ladder-<id>``)."""
+    with sqlite3.connect(ladder.directory / "ladder.sqlite") as db:
+        return str(db.execute("SELECT value FROM meta WHERE key='ladder_id'").fetchone()[0])
+
+
+@contextlib.contextmanager
+def served(ladder: Ladder, client: Any) -> Iterator[Ladder]:
+    """The ladder's server running; afterwards stopped, and none of its containers left (removed, then failed)."""
+    run = f"ladder-{ladder_id(ladder)}"
+    ladder.start()
+    try:
+        yield ladder
+    finally:
+        if ladder.process is not None and ladder.process.poll() is None:
+            ladder.stop()
+        left = client.containers.list(all=True, filters={"label": f"arena.run={run}"})
+        for container in left:
+            container.remove(force=True)
+        client.close()
+        assert not left, f"containers left behind: {[c.name for c in left]}"

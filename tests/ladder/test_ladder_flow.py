@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from docker_support import engine_or_skip
-from ladder_support import Ladder, bot_source, cli, tarball
+from ladder_support import Ladder, bot_source, cli, served, tarball
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1800)]
 
@@ -28,24 +28,8 @@ pytestmark = [pytest.mark.docker, pytest.mark.timeout(1800)]
 @pytest.fixture(scope="module")
 def ladder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ladder]:
     client = engine_or_skip("the ladder tests")
-    lad = Ladder(tmp_path_factory.mktemp("ladder") / "lad", "submissions.validation_hands=1")
-    lad.start()
-    try:
+    with served(Ladder(tmp_path_factory.mktemp("ladder") / "lad", "submissions.validation_hands=1"), client) as lad:
         yield lad
-    finally:
-        if lad.process is not None and lad.process.poll() is None:
-            lad.stop()
-        run = f"ladder-{_ladder_id(lad)}"
-        left = client.containers.list(all=True, filters={"label": f"arena.run={run}"})
-        for container in left:
-            container.remove(force=True)
-        client.close()
-        assert not left, f"containers left behind: {[c.name for c in left]}"
-
-
-def _ladder_id(ladder: Ladder) -> str:
-    with sqlite3.connect(ladder.directory / "ladder.sqlite") as db:
-        return db.execute("SELECT value FROM meta WHERE key='ladder_id'").fetchone()[0]
 
 
 def _bot_dir(tmp: Path, marker: str, **kw: bool) -> Path:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import signal
 import socket
-import sqlite3
 import time
 import uuid
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from docker_support import engine_or_skip
-from ladder_support import Ladder, bot_source, tarball
+from ladder_support import Ladder, bot_source, served, tarball
 
 from arena.ladder.builds import MAX_ATTEMPTS
 
@@ -37,20 +36,8 @@ def slow_build() -> str:
 @pytest.fixture
 def ladder(tmp_path: Path) -> Iterator[Ladder]:
     client = engine_or_skip("the ladder kill tests")
-    lad = Ladder(tmp_path / "lad", "submissions.validation_hands=1", teams=("alpha",))
-    with sqlite3.connect(lad.directory / "ladder.sqlite") as db:
-        run = "ladder-" + db.execute("SELECT value FROM meta WHERE key='ladder_id'").fetchone()[0]
-    lad.start()
-    try:
+    with served(Ladder(tmp_path / "lad", "submissions.validation_hands=1", teams=("alpha",)), client) as lad:
         yield lad
-    finally:
-        if lad.process is not None and lad.process.poll() is None:
-            lad.stop()
-        left = client.containers.list(all=True, filters={"label": f"arena.run={run}"})
-        for container in left:
-            container.remove(force=True)
-        client.close()
-        assert not left, f"containers left behind: {[c.name for c in left]}"
 
 
 def _version(ladder: Ladder, number: int) -> dict:
