@@ -19,9 +19,11 @@ sockets or loopback TCP), every run bounded in streams and time.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -206,6 +208,23 @@ def test_an_honest_bots_tight_clock_is_not_charged_for_anothers_churn(
     assert all(c["closed_by_referee"] + c["refused"] > 0 for c in reported.values()), counts
 
 
+@contextlib.asynccontextmanager
+async def seat_a_joined(server: Any, spec: Any, sock_dir: Path) -> AsyncIterator[tuple[list[RemoteSeat], str, str | None]]:
+    """Seat A of a two-seat match joined on its own socket: the seats, A's address, and what A read first."""
+    seats = [RemoteSeat(s, spec.match_id) for s in range(2)]
+    server.add_match(spec.match_id, spec.rules, spec.time_control, 1, seats)
+    (sock_dir / "seat-A").mkdir()
+    address = await server.add_seat_listener(f"unix:{sock_dir}/seat-A/referee.sock", seats[0])
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = pb_grpc.RefereeStub(channel).Play()
+        await call.write(pb.BotMessage(join=pb.Join(token=seats[0].token, protocol_version=PROTOCOL_VERSION)))
+        first = (await call.read()).WhichOneof("message")
+        try:
+            yield seats, address, first
+        finally:
+            call.cancel()
+
+
 def test_a_second_stream_after_the_welcome_is_refused_at_once_and_counted(sock_dir: Path) -> None:
     # After its Welcome a seat has its one stream.  Another on its own socket,
     # whatever it sends (a wrong token, nothing at all), is refused at once and
@@ -230,23 +249,14 @@ def test_a_second_stream_after_the_welcome_is_refused_at_once_and_counted(sock_d
                 return "no answer within 3 s", time.monotonic() - started
 
     async def scenario() -> Any:
-        async with running_referee() as server:
-            seats = [RemoteSeat(s, spec.match_id) for s in range(2)]
-            server.add_match(spec.match_id, spec.rules, spec.time_control, 1, seats)
-            (sock_dir / "seat-A").mkdir()
-            address = await server.add_seat_listener(f"unix:{sock_dir}/seat-A/referee.sock", seats[0])
-            async with grpc.aio.insecure_channel(address) as channel:
-                call = pb_grpc.RefereeStub(channel).Play()
-                await call.write(pb.BotMessage(join=pb.Join(token=seats[0].token, protocol_version=PROTOCOL_VERSION)))
-                welcome = (await call.read()).WhichOneof("message")
-                wrong = await second_stream(
-                    address, pb.BotMessage(join=pb.Join(token="not-a-token", protocol_version=PROTOCOL_VERSION))
-                )
-                silent = await second_stream(address, None)
-                async with grpc.aio.insecure_channel(address) as probe:
-                    health = await health_pb2_grpc.HealthStub(probe).Check(health_pb2.HealthCheckRequest(), timeout=5)
-                call.cancel()
-            return welcome, wrong, silent, health.status, seats[0].take_events(), seats[1].take_events()
+        async with running_referee() as server, seat_a_joined(server, spec, sock_dir) as (seats, address, welcome):
+            wrong = await second_stream(
+                address, pb.BotMessage(join=pb.Join(token="not-a-token", protocol_version=PROTOCOL_VERSION))
+            )
+            silent = await second_stream(address, None)
+            async with grpc.aio.insecure_channel(address) as probe:
+                health = await health_pb2_grpc.HealthStub(probe).Check(health_pb2.HealthCheckRequest(), timeout=5)
+        return welcome, wrong, silent, health.status, seats[0].take_events(), seats[1].take_events()
 
     welcome, wrong, silent, health, events_a, events_b = arun(scenario(), 30)
     assert welcome == "welcome"
@@ -289,21 +299,13 @@ def test_a_rejoin_with_the_seats_own_token_is_read_then_refused_already_exists(s
                 return "no answer within 3 s"
 
     async def scenario() -> list[str]:
-        async with running_referee() as server:
-            seats = [RemoteSeat(s, spec.match_id) for s in range(2)]
-            server.add_match(spec.match_id, spec.rules, spec.time_control, 1, seats)
-            (sock_dir / "seat-A").mkdir()
-            address = await server.add_seat_listener(f"unix:{sock_dir}/seat-A/referee.sock", seats[0])
-            async with grpc.aio.insecure_channel(address) as channel:
-                call = pb_grpc.RefereeStub(channel).Play()
-                await call.write(pb.BotMessage(join=pb.Join(token=seats[0].token, protocol_version=PROTOCOL_VERSION)))
-                assert (await call.read()).WhichOneof("message") == "welcome"
-                codes = []
-                for delay in delays:
-                    codes.append(await rejoin(address, seats[0].token, delay))
-                    await asyncio.sleep(1.5 / STREAM_RATE)  # under the socket's rate limit
-                call.cancel()
-            return codes
+        async with running_referee() as server, seat_a_joined(server, spec, sock_dir) as (seats, address, welcome):
+            assert welcome == "welcome"
+            codes = []
+            for delay in delays:
+                codes.append(await rejoin(address, seats[0].token, delay))
+                await asyncio.sleep(1.5 / STREAM_RATE)  # under the socket's rate limit
+        return codes
 
     assert REFUSAL_DRAIN_S > max(delays)
     codes = arun(scenario(), 60)
