@@ -38,11 +38,12 @@ from arena.sprt.store import open_store, stored_pairs
 from arena.tables.containers import prune_run, resolve_image_ids
 from arena.tables.pairs import PairBatch, play_pairs
 from arena.tables.players import LocalTables, TablePlayer
-from arena.tables.rows import GameSlot, store_played
+from arena.tables.ledger import Ledger
+from arena.tables.rows import GameSlot
 from arena.tables.spec import TableGame, TableResult
 
 #: What a batch's task tells the loop when it ends: the batch and its tables' results (None: it failed).
-_Done = tuple[PairBatch, "tuple[TableResult, TableResult] | None"]
+_Done = tuple[PairBatch, "dict[int, TableResult] | None"]
 
 #: Times a pair is started before the run gives up on the platform.
 MAX_ATTEMPTS = 3
@@ -168,6 +169,8 @@ class _Run:
             self._count(outcome)
         self.resumed = self.test.pairs
         self.games = len(store.finished_ids())
+        #: The one writer of the results (the stored-game guard: a late copy writes nothing).
+        self.ledger = Ledger(store, config.out, ruleset_hash=config.rules.hash)
         self.voids = 0
         self.attempts: dict[int, int] = {}
         self.retry: set[int] = set()
@@ -305,7 +308,7 @@ class _Run:
             bot_seed_key=bot_seed_key(self.secret),
         )
 
-    def _batch_done(self, batch: PairBatch, results: tuple[TableResult, TableResult]) -> None:
+    def _batch_done(self, batch: PairBatch, results: dict[int, TableResult]) -> None:
         """A batch ended: its unfinished pairs are played again, up to ``MAX_ATTEMPTS`` starts.
 
         A table that failed (its process killed, the platform down) voids the
@@ -314,8 +317,8 @@ class _Run:
         """
         if self._stopping():
             return  # stopped on purpose: nothing failed, what is missing is played on resume
-        errors = [r.error for r in results if r.error is not None]
-        for table, result in enumerate(results, start=1):
+        errors = [r.error for r in results.values() if r.error is not None]
+        for table, result in sorted(results.items()):
             if result.error is None:
                 continue
             sent = {g.game_id for g in result.games}
@@ -369,7 +372,7 @@ class _Run:
         self.stop.set()
 
     def _void(self, gid: str, reason: str) -> None:
-        self.store.record_void(gid, reason)
+        self.ledger.void(gid, reason)
         self.voids += 1
         self.progress.on_void(gid, reason)
         self._update()
@@ -381,12 +384,9 @@ class _Run:
         if game.void is not None:
             self._void(game.game_id, game.void)
             return
-        row = store_played(
-            self.store, self.config.out, self._slot(pair, table, game.game_id), game,
-            ruleset_hash=self.config.rules.hash, images=self.images,
-        )  # fmt: skip
+        row = self.ledger.record(self._slot(pair, table, game.game_id), game, self.images).row
         if row is None:
-            return  # already stored (a copy of a game played twice)
+            return  # already stored (a copy of a game played twice): nothing was written
         self.games += 1
         completed = self.book.add(row)
         if completed is not None:

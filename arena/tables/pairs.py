@@ -104,14 +104,20 @@ class PairBatch:
 
 
 async def play_pairs(
-    batch: PairBatch, on_game: OnGame, stop: threading.Event, player: TablePlayer
-) -> tuple[TableResult, TableResult]:
-    """Play both tables of ``batch`` at the same time; report each game as it ends.
+    batch: PairBatch,
+    on_game: OnGame,
+    stop: threading.Event,
+    player: TablePlayer,
+    *,
+    tables: tuple[int, ...] = (1, 2),
+) -> dict[int, TableResult]:
+    """Play the ``tables`` of ``batch`` (both by default) at the same time; report each game as it ends.
 
-    Returns both tables' results. A table that fails (its process killed, the
-    platform down) has ``error`` set and does not stop the other: its games
-    count once the failed table's games are played again. Setting ``stop``
-    stops both tables and their bots (the tables' results say ``stopped``).
+    Returns each table's result by number. A table that fails (its process
+    killed, the platform down) has ``error`` set and does not stop the other:
+    its games count once the failed table's games are played again (only that
+    table: a pair played again passes the tables whose games are missing).
+    Setting ``stop`` stops the tables and their bots (their results say ``stopped``).
     """
     results: dict[int, TableResult] = {}
 
@@ -139,9 +145,9 @@ async def play_pairs(
             write_logs(batch.table_log_dir(number), results[number].logs)
 
     async with trio.open_nursery() as nursery:
-        for number in (1, 2):
+        for number in tables:
             nursery.start_soon(one, number)
-    return results[1], results[2]
+    return results
 
 
 __all__ = ["OnGame", "PairBatch", "play_pairs"]
