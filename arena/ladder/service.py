@@ -48,11 +48,12 @@ from arena.match.seeds import bot_seed_key, derive_seed
 from arena.referee.botspec import BotSpec
 from arena.results.store import ResultsStore, StoredGame, StoreError
 from arena.tables.containers import prune_run
-from arena.tables.ledger import Ledger
-from arena.tables.pairs import PairBatch, play_pairs
+from arena.tables.ledger import Ledger, Recorded
+from arena.tables.pairs import PairBatch
 from arena.tables.players import TablePlayer
 from arena.tables.rows import GameSlot
-from arena.tables.spec import TableGame
+from arena.tables.runner import Job, Runner
+from arena.tables.spec import TableGame, TableResult
 
 log = logging.getLogger("arena.ladder")
 
@@ -122,8 +123,6 @@ class LadderService:
         self.busy: dict[int, tuple[str, str]] = {}
         #: Versions being built: version id -> entry.
         self.building: dict[int, str] = {}
-        #: Set when the loop stops: builds in worker threads stop their validation games.
-        self.cancel_builds = threading.Event()
         self.state = LadderState()
         self._move_legacy_pairs()
         stored = results.games_in_write_order()
@@ -154,7 +153,8 @@ class LadderService:
         """The standings of the active versions, from the book (no refit from the stores)."""
         active = [v.entry for v in self.store.active_versions()]
         rows = self.book.standings(active)
-        self.state = LadderState(tuple(rows), tuple(self.busy.values()), ", ".join(sorted(self.building.values())) or None)
+        building = ", ".join(sorted(self.building.values())) or None
+        self.state = LadderState(tuple(rows), tuple(self.busy.values()), building)
         self.on_change(self.state)
 
     def ratings(self) -> dict[str, tuple[float, float, float, int]]:
@@ -177,38 +177,93 @@ class LadderService:
         for version in self.store.interrupted_builds():
             with _dropped_if_moved():
                 self.store.transition(version.id, QUEUED)  # built again (MAX_ATTEMPTS counts the tries)
-        await trio.to_thread.run_sync(prune_run, self.run_id)
-        async with trio.open_nursery() as nursery:
-            try:
-                while not self.stop.is_set():
-                    changed = self._start_builds(nursery)
-                    if not self.store.paused:
-                        while len(self.busy) < self.config.concurrency and not self.stop.is_set():
-                            job = self._next_pair()
-                            if job is None:
-                                break
-                            seq, a, b = job
-                            self.busy[seq] = (a, b)
-                            nursery.start_soon(self._play, seq, a, b)
-                            changed = True
-                    if changed:
-                        self.refresh()
-                    await trio.sleep(IDLE_S)
-            finally:
-                self.stop.set()
-                self.cancel_builds.set()
-                with trio.CancelScope(shield=True):
-                    # Tables stop at once (their bots are stopped and removed); validations stop
-                    # their game.  A build Docker is still running is abandoned: built again next time.
-                    with trio.move_on_after(STOP_GRACE_S):
-                        while self.busy or self.building:
-                            await trio.sleep(0.1)
-                    for version_id in list(self.building):
-                        with _dropped_if_moved():
-                            self.store.transition(version_id, QUEUED)
-                    await trio.to_thread.run_sync(prune_run, self.run_id)
-                nursery.cancel_scope.cancel()
+        runner = Runner(
+            self, self.ledger, self.player, capacity=2 * self.config.concurrency, stop=self.stop,
+            prune=lambda: prune_run(self.run_id), poll_s=IDLE_S, side=(self._builds,),
+            on_error=self._job_failed, watch_signals=False, side_grace_s=STOP_GRACE_S,
+        )  # fmt: skip
+        try:
+            await runner.run()
+        except StoreError as exc:
+            self.on_event(LadderEvent("failure", f"{exc}; the ladder stops"))
+            raise
+        finally:
+            for version_id in list(self.building):  # a build Docker still runs: built again next time
+                with _dropped_if_moved():
+                    self.store.transition(version_id, QUEUED)
         self.on_event(LadderEvent("stop", "stopped: what is stored is kept; pairs cut short play their missing table on restart"))
+
+    # ------------------------------------------------------------ the schedule (arena.tables.runner.Schedule)
+
+    def next_job(self) -> Job | None:
+        """The next pair to play: one left unfinished first (its missing tables), then matchmaking's pick."""
+        if self.store.paused:
+            return None
+        while True:
+            picked = self._next_pair()
+            if picked is None:
+                return None
+            seq, a, b = picked
+            job = self._job(seq, a, b)
+            if job is not None:
+                self.busy[seq] = (a, b)
+                self.refresh()
+                return job
+
+    def recorded(self, job: Job, table: int, game: TableGame, recorded: Recorded) -> None:
+        if recorded.void is not None:
+            self.on_event(LadderEvent("void", f"game {game.game_id} void ({recorded.void}): played again"))
+        if recorded.row is None:
+            return
+        self.book.add(recorded.row)
+        self._count(recorded.row)
+        self._check_suspension(recorded.row)
+
+    def job_done(self, job: Job, results: Mapping[int, TableResult], stopped: bool) -> None:
+        seq = self._seq(job)
+        a, b = self.busy.pop(seq, ("?", "?"))
+        try:
+            if stopped:
+                self.ledger.stopped(seq)  # stopped on purpose: that start does not count; played again on restart
+                return
+            ids = game_ids(seq)
+            missing = self.ledger.missing_tables(ids)
+            if not missing:
+                self.ledger.finish_pair(seq)
+                stored = [self.results.game(g) for g in ids]
+                score = " ".join(f"{g.score0}:{g.score1}" for g in stored if g is not None)
+                self.on_event(LadderEvent("pair", f"pair {seq} stored: {a} vs {b} {score}"))
+                return
+            errors = [r.error for r in results.values() if r.error is not None]
+            why = errors[0] if errors else "a game was void"
+            self.ledger.failed(seq, why)
+            self.on_event(LadderEvent("failure", f"pair {seq} ({a} vs {b}): table {missing[0]} not stored ({why}); played again"))
+        finally:
+            self.refresh()
+            self._record_history()
+
+    def done(self) -> bool:
+        return False  # a ladder plays until it is stopped
+
+    async def idle(self) -> bool:
+        await trio.sleep(IDLE_S)
+        return True
+
+    def _job_failed(self, job: Job, exc: BaseException) -> None:
+        """The ladder's own code failed for one pair: told, the pair played again (its attempts bound it)."""
+        seq = self._seq(job)
+        self.busy.pop(seq, None)
+        log.error("pair %s failed", seq, exc_info=exc)
+        self.on_event(LadderEvent("failure", f"pair {seq} failed: {type(exc).__name__}: {exc}"))
+        try:
+            self.ledger.failed(seq, f"{type(exc).__name__}: {exc}")
+        except StoreError:
+            self.stop.set()
+        self.refresh()
+
+    @staticmethod
+    def _seq(job: Job) -> int:
+        return int(job.key.removeprefix("L"))
 
     # ------------------------------------------------------------ pairs
 
@@ -244,61 +299,35 @@ class LadderService:
         self.book.exclude_cluster(cluster_of(seq))
         self.on_event(LadderEvent("void", f"pair {seq} abandoned: {reason}"))
 
-    async def _play(self, seq: int, a: str, b: str) -> None:
-        try:
-            await self._play_pair(seq, a, b)
-        except StoreError as exc:
-            # The stores cannot be written (a full disk): the ladder stops with that one line.
-            self.on_event(LadderEvent("failure", f"pair {seq}: {exc}; stopping"))
-            self.stop.set()
-        except Exception as exc:  # noqa: BLE001 - one pair's failure must not stop the ladder
-            log.exception("pair %s failed", seq)
-            self.on_event(LadderEvent("failure", f"pair {seq} ({a} vs {b}) failed: {type(exc).__name__}: {exc}"))
-            try:
-                self.ledger.failed(seq, f"{type(exc).__name__}: {exc}")
-            except StoreError:
-                self.stop.set()
-        finally:
-            self.busy.pop(seq, None)
-            self.refresh()
-            self._record_history()
-
-    async def _play_pair(self, seq: int, a: str, b: str) -> None:
-        versions = {v.entry: v for v in self.store.active_versions()}
-        if a not in versions or b not in versions:
-            self._abandon(seq, "a side is no longer active")
-            return
+    def _job(self, seq: int, a: str, b: str) -> Job | None:
+        """Pair ``seq``'s missing tables as a job (its attempt counted), or None (it needs none, or is void)."""
         ids = game_ids(seq)
         missing = self.ledger.missing_tables(ids)
         if not missing:
             self.ledger.finish_pair(seq)
-            return
+            return None
         attempt = self.ledger.begin_attempt(seq)
         if attempt is None:  # out of attempts: void, its stored half out of the ratings
             self.book.exclude_cluster(cluster_of(seq))
             pair = self.results.pair(seq)
             self.on_event(LadderEvent("void", f"pair {seq} ({a} vs {b}) void: {pair.reason if pair else ''}"))
-            return
+            return None
+        versions = {v.entry: v for v in self.store.active_versions()}
         again = "" if missing == (1, 2) else f" (table {missing[0]} again)"
         self.on_event(LadderEvent("pair", f"pair {seq}: {a} vs {b}{again}, attempt {attempt.attempts}"))
         batch = self._batch(seq, versions[a], versions[b])
-        results = await play_pairs(
-            batch, lambda table, game: self._store(seq, batch, table, game), self.stop, self.player, tables=missing
+        first, second = batch.names
+        slots = {}
+        for table, game_id in enumerate(ids, 1):
+            side0, side1 = (first, second) if table == 1 else (second, first)
+            slots[game_id] = GameSlot(game_id, seq, seq, table, cluster_of(seq), side0, side1, batch.deal_seeds[0])
+        return Job(
+            key=cluster_of(seq),
+            tables={n: batch.table(n, local=self.player.local) for n in missing},
+            slots=slots,
+            images={first: batch.images[0], second: batch.images[1]},
+            log_dirs={n: batch.table_log_dir(n) for n in missing},
         )
-        if self.stop.is_set():
-            self.ledger.stopped(seq)  # stopped on purpose: that start does not count; played again on restart
-            return
-        missing = self.ledger.missing_tables(ids)
-        if not missing:
-            self.ledger.finish_pair(seq)
-            stored = [self.results.game(g) for g in ids]
-            score = " ".join(f"{g.score0}:{g.score1}" for g in stored if g is not None)
-            self.on_event(LadderEvent("pair", f"pair {seq} stored: {a} vs {b} {score}"))
-            return
-        errors = [r.error for r in results.values() if r.error is not None]
-        why = errors[0] if errors else "a game was void"
-        self.ledger.failed(seq, why)
-        self.on_event(LadderEvent("failure", f"pair {seq} ({a} vs {b}): table {missing[0]} not stored ({why}); played again"))
 
     def _record_history(self) -> None:
         """One history row per rated active version (the team pages plot them across versions)."""
@@ -328,20 +357,6 @@ class LadderService:
             bot_seed_key=bot_seed_key(self.secret),
         )
 
-    def _store(self, seq: int, batch: PairBatch, table: int, game: TableGame) -> None:
-        """One game a table reported: through the ledger (a game stored before is dropped unwritten)."""
-        first, second = batch.names
-        side0, side1 = (first, second) if table == 1 else (second, first)
-        slot = GameSlot(game.game_id, seq, seq, table, cluster_of(seq), side0, side1, batch.deal_seeds[0])
-        recorded = self.ledger.record(slot, game, {first: batch.images[0], second: batch.images[1]})
-        if recorded.void is not None:
-            self.on_event(LadderEvent("void", f"game {game.game_id} void ({recorded.void}): played again"))
-        if recorded.row is None:
-            return
-        self.book.add(recorded.row)
-        self._count(recorded.row)
-        self._check_suspension(recorded.row)
-
     def _check_suspension(self, game: StoredGame) -> None:
         """A newly active version that lost each of its first games by its own crash or forfeit is suspended."""
         k = self.config.suspend_after
@@ -366,11 +381,23 @@ class LadderService:
 
     # ------------------------------------------------------------ builds
 
+    async def _builds(self) -> None:
+        """Side work of the run: build queued versions, ``builders`` at once, until the ladder stops.
+
+        On stop, validations stop their game (``stop`` is their cancel) and the
+        builds still running are waited for a grace, then abandoned (built again next time).
+        """
+        async with trio.open_nursery() as nursery:
+            while not self.stop.is_set():
+                if self._start_builds(nursery):
+                    self.refresh()
+                await trio.sleep(IDLE_S)
+            while self.building:
+                await trio.sleep(0.1)
+
     def _start_builds(self, nursery: trio.Nursery) -> bool:
         """Start building the oldest queued versions, up to ``builders`` at once; True if any started."""
         started = False
-        if self.stop.is_set():
-            return False
         for version in sorted(self.store.versions(status=QUEUED), key=lambda v: v.id):  # oldest first
             if len(self.building) >= self.builders:
                 break
@@ -404,7 +431,7 @@ class LadderService:
             outcome = await trio.to_thread.run_sync(
                 lambda: builds.build_and_validate(
                     self.config, version, ladder_id=self.ladder_id, run_id=self.run_id,
-                    on_phase=on_phase, cancel=self.cancel_builds,
+                    on_phase=on_phase, cancel=self.stop,
                 ),
                 abandon_on_cancel=True,
             )  # fmt: skip
