@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import pickle
 import sqlite3
-import threading
 from pathlib import Path
 
 import pytest
