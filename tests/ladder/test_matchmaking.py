@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 RULE = Settings(explore=0.0)  # the rule alone, without the random share
 
 
-def settled_pool(elos: dict[str, float], half: float = 20.0, pairs: int = 60) -> list[Standing]:
+def settled_pool(elos: dict[str, float], half: float = 30.0, pairs: int = 60) -> list[Standing]:
     return [Standing(name, elo, elo - half, elo + half, pairs) for name, elo in elos.items()]
 
 
@@ -105,8 +105,13 @@ def test_busy_versions_are_avoided_when_possible():
 
 def test_a_busy_new_version_leaves_the_next_table_to_the_others():
     pool = [*settled_pool(ELOS), Standing("new@1", 1500.0, -math.inf, math.inf, 0)]
-    pick = next_pairing(pool, round_robin_counts(list(ELOS), 60), {"new@1"}, random.Random(1), RULE)
-    assert pick is not None and "new@1" not in pick and set(pick) == {"c", "d"}
+    played = round_robin_counts(list(ELOS), 60)
+    pick = next_pairing(pool, played, {"new@1"}, random.Random(1), RULE)
+    assert pick is not None and "new@1" not in pick
+    # Without the resolution c and d (10 apart, measured to ±11) would be still in doubt.
+    exact_order = Settings(explore=0.0, resolution=0.0)
+    pick = next_pairing(pool, played, {"new@1"}, random.Random(1), exact_order)
+    assert pick is not None and set(pick) == {"c", "d"}
 
 
 def test_deterministic_given_the_rng_and_independent_of_the_standings_order():
@@ -163,3 +168,96 @@ def test_ours_needs_clearly_fewer_pairs_than_round_robin_in_a_small_simulation()
     assert None not in ours, ours
     robin_pairs = [r if r is not None else 1500 for r in robin]
     assert sum(ours) < 0.8 * sum(robin_pairs), (ours, robin)
+
+
+# -- simulations: the pairs matchmaking hands out over 1,000+ steps (pure, seeded, fast) ----
+
+
+def p_win(a: float, b: float) -> float:
+    return 1.0 / (1.0 + 10.0 ** ((b - a) / 400.0))
+
+
+def simulate(
+    strengths: dict[str, float], steps: int, seed: int, settings: Settings = Settings(), refit: int = 4
+) -> tuple[Counter[frozenset[str]], Counter[frozenset[str]], list[dict[str, float]]]:
+    """Play ``steps`` pairs chosen by :func:`next_pairing` between bots of known strength.
+
+    Each pair's two games are drawn from the true strengths (the second table's result
+    repeats the first's deal luck for the other side 30% of the time, as seat swaps do);
+    the real fit (:class:`arena.ratings.running.RunningFit`, one cluster per pair) is
+    refitted every ``refit`` pairs. Returns the pairs per pairing (all, and those not
+    drawn by exploration) and every version's half width after each refit.
+    """
+    from arena.ratings.running import RunningFit
+
+    rng, games = random.Random(seed), random.Random(seed + 10_000)
+    names = sorted(strengths)
+    ratings = RunningFit()
+    pool = [Standing(n, 1500.0, -math.inf, math.inf, 0) for n in names]
+    played: Counter[frozenset[str]] = Counter()
+    chosen: Counter[frozenset[str]] = Counter()
+    halves: list[dict[str, float]] = []
+    for step in range(steps):
+        peek = random.Random()
+        peek.setstate(rng.getstate())
+        explored = peek.random() < settings.explore
+        pick = next_pairing(pool, dict(played), set(), rng, settings)
+        assert pick is not None
+        a, b = pick
+        key = frozenset(pick)
+        played[key] += 1
+        if not explored:
+            chosen[key] += 1
+        p = p_win(strengths[a], strengths[b])
+        first = 1.0 if games.random() < p else 0.0
+        second = 1.0 - first if games.random() < 0.3 else (1.0 if games.random() < p else 0.0)
+        ratings.add(a, b, first, f"p{step}")
+        ratings.add(b, a, 1.0 - second, f"p{step}")
+        if step % refit == refit - 1:
+            fitted = ratings.fit()
+            pool = []
+            for n in names:
+                r = fitted.rated.get(n) if fitted else None
+                pairs = ratings.clusters_of(n)
+                if r is None:
+                    pool.append(Standing(n, 1500.0, -math.inf, math.inf, pairs))
+                else:
+                    pool.append(Standing(n, r.elo, r.lower, r.upper, pairs))
+            halves.append({s.name: s.half_width for s in pool})
+    return played, chosen, halves
+
+
+def shares(counts: Counter[frozenset[str]]) -> dict[str, float]:
+    total = sum(counts.values())
+    return {"-".join(sorted(k)): round(v / total, 3) for k, v in counts.most_common()}
+
+
+CLONES = {"clone-a": 1700.0, "clone-b": 1700.0, "clone-c": 1700.0, "mid": 1550.0, "low": 1400.0, "last": 1250.0}
+
+
+def test_three_clones_do_not_take_every_pair_and_the_leaders_intervals_keep_narrowing():
+    """Issue 36: three clones of one bot took 93% of the non-exploration pairs of 1,600 and
+    the leaders' intervals stopped narrowing. Measured to the resolution they count as tied."""
+    played, chosen, halves = simulate(CLONES, 1_200, seed=1)
+    clones = {"clone-a", "clone-b", "clone-c"}
+    among = sum(n for key, n in chosen.items() if key <= clones)
+    share = among / sum(chosen.values())
+    print(f"\nclones: {share:.0%} of the non-exploration pairs among themselves; all pairs: {shares(played)}")
+    assert share < 0.6
+    middle, end = halves[len(halves) // 2], halves[-1]
+    for name in clones:
+        assert end[name] < 0.9 * middle[name], (name, middle[name], end[name])
+    assert all(end[n] < 60.0 for n in CLONES)  # everyone settled by the end
+
+
+def test_separated_bots_share_the_pairs_between_neighbours():
+    """Six bots 100 Elo apart: the pairs go to neighbours in the ranking, none takes them all."""
+    strengths = {f"bot{x}": 1750.0 - 100.0 * x for x in range(6)}
+    played, chosen, halves = simulate(strengths, 1_000, seed=2)
+    print(f"\nseparated: {shares(played)}")
+    names = sorted(strengths, key=lambda n: -strengths[n])
+    total = sum(played.values())
+    for hi, lo in zip(names, names[1:], strict=False):
+        assert played[frozenset((hi, lo))] >= 0.05 * total, (hi, lo)
+    assert max(played.values()) <= 0.4 * total
+    assert all(h < 60.0 for h in halves[-1].values())
