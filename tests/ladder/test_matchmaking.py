@@ -261,3 +261,103 @@ def test_separated_bots_share_the_pairs_between_neighbours():
         assert played[frozenset((hi, lo))] >= 0.05 * total, (hi, lo)
     assert max(played.values()) <= 0.4 * total
     assert all(h < 60.0 for h in halves[-1].values())
+
+
+# -- ladder.toml's [matchmaking] -------------------------------------------------------------
+
+
+def ladder_dir(tmp_path: Path, matchmaking: str = "", ladder: str = "") -> Path:
+    """A ladder directory whose ladder.toml is the template with these lines added to sections."""
+    from arena.ladder.config import CONFIG_NAME, template
+
+    text = template("t", "pagat", {})
+    text = text.replace("[matchmaking]", "[matchmaking]\n" + matchmaking, 1) if matchmaking else text
+    text = text.replace("[ladder]", "[ladder]\n" + ladder, 1) if ladder else text
+    (tmp_path / CONFIG_NAME).write_text(text)
+    return tmp_path
+
+
+def test_the_template_writes_every_matchmaking_key_and_they_are_read(tmp_path: Path):
+    import dataclasses
+    import tomllib
+
+    from arena.ladder.config import load_ladder_config, template
+
+    written = tomllib.loads(template("t", "pagat", {}))
+    assert set(written["matchmaking"]) == {f.name for f in dataclasses.fields(Settings)}
+    assert "pairs_per_batch" not in written["ladder"]  # it never did anything: not written
+    config = load_ladder_config(ladder_dir(tmp_path))
+    assert config.matchmaking == Settings()
+    assert not hasattr(config, "pairs_per_batch")
+
+
+def test_documented_matchmaking_keys_are_accepted(tmp_path: Path):
+    """Issue 36: `separation`, documented in docs/ladder-matchmaking.md, was refused."""
+    from arena.ladder.config import load_ladder_config
+
+    base = ladder_dir(tmp_path).joinpath("ladder.toml").read_text()
+    text = base.replace('separation = "order"', 'separation = "intervals"').replace("window = 4", "window = 6")
+    text = text.replace("resolution = 30.0", "resolution = 25")
+    (tmp_path / "ladder.toml").write_text(text)
+    config = load_ladder_config(tmp_path)
+    assert config.matchmaking.separation == INTERVALS
+    assert config.matchmaking.window == 6 and config.matchmaking.resolution == 25.0
+    # The keys of a ladder.toml written before this change (three keys) still read.
+    old = "\n".join(
+        line for line in base.splitlines()
+        if not line.startswith(("separation", "resolution", "window", "softness", "prior_information"))
+    )  # fmt: skip
+    (tmp_path / "ladder.toml").write_text(old.replace("[ladder]", "[ladder]\npairs_per_batch = 1"))
+    assert load_ladder_config(tmp_path).matchmaking == Settings()
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("explore = 2.0", "[matchmaking] explore must be a number from 0 to 1, got 2.0"),
+        ('separation = "elo"', "[matchmaking] separation must be 'order' or 'intervals', got 'elo'"),
+        ("window = 0", "[matchmaking] window must be an integer >= 1, got 0"),
+        ('resolution = "wide"', "[matchmaking] resolution must be a number, got 'wide'"),
+        ("settle_pairs = 2.5", "[matchmaking] settle_pairs must be a whole number, got 2.5"),
+        ("softness = nan", "[matchmaking] softness must be a number > 0, got nan"),
+        ("seperation = 1", "[matchmaking]: unknown key(s) seperation; allowed: explore, prior_information, "
+         "resolution, separation, settle_pairs, softness, target_half_width, window"),
+    ],
+)  # fmt: skip
+def test_bad_matchmaking_values_are_one_line_errors(tmp_path: Path, line: str, message: str):
+    from arena.errors import ArenaError
+    from arena.ladder.config import load_ladder_config
+
+    key = line.split(" =")[0]
+    text = ladder_dir(tmp_path).joinpath("ladder.toml").read_text()
+    text = "\n".join(x for x in text.splitlines() if not x.startswith(key + " "))
+    (tmp_path / "ladder.toml").write_text(text.replace("[matchmaking]", "[matchmaking]\n" + line, 1))
+    with pytest.raises(ArenaError) as caught:
+        load_ladder_config(tmp_path)
+    assert str(caught.value) == message
+
+
+def test_pairs_per_batch_other_than_one_is_refused(tmp_path: Path):
+    from arena.errors import ArenaError
+    from arena.ladder.config import load_ladder_config
+
+    with pytest.raises(ArenaError, match="pairs_per_batch is not a setting"):
+        load_ladder_config(ladder_dir(tmp_path, ladder="pairs_per_batch = 4"))
+
+
+def test_a_bad_matchmaking_value_is_one_line_at_the_command_line(tmp_path: Path):
+    """Issue 36: a bad value there was a traceback."""
+    import subprocess
+
+    from arena.ladder.config import CONFIG_NAME
+    from arena.ladder.store import LadderStore
+
+    directory = ladder_dir(tmp_path)
+    LadderStore(directory / "ladder.sqlite").close()
+    text = (directory / CONFIG_NAME).read_text().replace("window = 4", "window = -2")
+    (directory / CONFIG_NAME).write_text(text)
+    arena = Path(sys.executable).with_name("arena")
+    done = subprocess.run([str(arena), "ladder", "show", str(directory)], capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr and "window must be an integer >= 1, got -2" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
