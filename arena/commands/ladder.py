@@ -281,3 +281,4 @@ def _recover_uploads(config: LadderConfig, store: LadderStore) -> None:
 
 
 __all__ = ["app", "snapshot"]
+__import__("arena.commands.ladder_export", fromlist=["register"]).register(app)  # arena ladder export (its own module)
