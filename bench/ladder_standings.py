@@ -22,9 +22,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "ladder"))
 
-from standings_support import pair, random_ladder  # noqa: E402
+from standings_support import pair, random_ladder
 
-from arena.ladder.standings import StandingsBook  # noqa: E402
+from arena.ladder.standings import StandingsBook
 
 
 def main_standings():  # type: ignore[no-untyped-def]

@@ -115,12 +115,11 @@ def export(directory: Path, *, at: datetime.datetime | None = None) -> Export:
     rows = []
     for s in book.standings(versions):
         v = versions[s.entry]
+        half = None if s.low is None or s.high is None else (s.high - s.low) / 2.0
         rows.append(
-            Row(
-                rank=s.rank, team=v.team, version=v.number, entry=s.entry, elo=s.elo, low=s.low, high=s.high,
-                plus_minus=None if s.low is None or s.high is None else (s.high - s.low) / 2.0,
-                pairs=s.pairs, games=s.games, points_per_hand=s.points_per_hand,
-            )  # fmt: skip
+            Row(rank=s.rank, team=v.team, version=v.number, entry=s.entry, elo=s.elo, low=s.low,
+                high=s.high, plus_minus=half, pairs=s.pairs, games=s.games,
+                points_per_hand=s.points_per_hand)
         )
     return Export(
         ladder=config.name,

@@ -41,6 +41,7 @@ from arena.ratings.fitting import (
     pair_totals,
 )
 from arena.ratings.graph import groups_of, scored_graph_strongly_connected
+from arena.ratings.intervals import anchored, centre, robust_factor
 from arena.ratings.linalg import dense_threads
 from arena.ratings.model import ERROR_CLUSTER, PlayerRating, Ratings, Result
 from arena.ratings.superiority import normal_cdf
@@ -52,7 +53,6 @@ from arena.ratings.tally import (
     sorted_codes,
     tally_arrays,
 )
-from arena.ratings.intervals import anchored, centre, robust_factor
 from arena.ratings.woodbury import Baseline, Changes, Floored, update
 
 Floats = NDArray[np.float64]
@@ -367,7 +367,7 @@ class Ladder:
 
     def _snapshot_exact(self, iterations: int) -> Snapshot:
         assert self._t is not None and self._base is not None
-        t, base = self._t, self._base
+        t = self._t
         method, note, anchor = method_for(clusters_per_player(t), t.clusters, self.min_clusters)
         assert self._exact is not None
         return self._snapshot(

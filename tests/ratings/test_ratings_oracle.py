@@ -18,12 +18,11 @@ import random
 from collections.abc import Callable
 
 import legacy_ratings
+import numpy as np
 import pytest
 from ratings_synth import duplicate_round_robin, p_win, play, random_games
-from test_ratings_errors import anti_correlated_pairs, correlated_pairs
-
-import numpy as np
 from scipy.special import stdtrit
+from test_ratings_errors import anti_correlated_pairs, correlated_pairs
 
 from arena.ratings import ERROR_CLUSTER, Ratings, Result, fit, linalg
 
@@ -53,7 +52,9 @@ def honest(results: list[Result], **kwargs: float) -> Ratings:
     anchor = np.array([n in established for n in names]) if len(established) >= 2 else np.ones(len(names), bool)
     w = anchor / anchor.sum()
     centring = np.eye(len(names)) - np.outer(np.ones(len(names)), w)
-    as_matrix = lambda r: np.array([[r.covariance[a][b] for b in names] for a in names])  # noqa: E731
+    def as_matrix(r: Ratings) -> np.ndarray:
+        return np.array([[r.covariance[a][b] for b in names] for a in names])
+
     f = centring @ as_matrix(model) @ centring.T
     groups = len({r.cluster for r in results})
     robust_method = len(established) >= 2 and groups >= 2
