@@ -22,19 +22,19 @@ returns. The rule, in order (docs/ladder-matchmaking.md):
    are from being separated at 95%. For each adjacent pair of the ranking (by Elo), with
    ``gap = elo_hi − elo_lo``, the *shortfall* is, by ``Settings.separation``:
 
-   - ``"order"`` (default): ``1.96·sd(θhi − θlo) − max(gap, resolution)``, positive while
-     the 95% interval of their *difference* still contains 0 (their order is not
-     established: likelihood of superiority under 97.5%) *and* is wider than
-     ``±Settings.resolution`` Elo. ``sd`` comes from the information model below, scaled
-     to the reported intervals;
-   - ``"intervals"``: ``half_hi + half_lo − max(gap, resolution)``, positive while their
-     two 95% intervals overlap and together span more than ``resolution`` (what a
+   - ``"order"`` (default): with ``width = 1.96·sd(θhi − θlo)`` the half width of the 95%
+     interval of their *difference* (``sd`` from the information model below, scaled to
+     the reported intervals), ``min(width − gap, width + gap − resolution)``: positive
+     while that interval contains 0 (their order is not established: likelihood of
+     superiority under 97.5%) *and* reaches beyond ``±Settings.resolution`` Elo;
+   - ``"intervals"``: the same with ``width = half_hi + half_lo``: positive while their
+     two 95% intervals overlap and together reach beyond a band of ``resolution`` (what a
      leaderboard shows; it needs each version placed against the whole pool, so it
      rewards broad play and gains little over a round robin).
 
-   A neighbour pair whose shortfall is not positive is *settled*: separated, or measured
-   to the resolution and so tied (two equal versions never separate; without the
-   resolution they would take every pair for ever).
+   A neighbour pair whose shortfall is not positive is *settled*: separated, or shown
+   equal to within the resolution (an equivalence test) and so tied. Two equal versions
+   never separate; without the resolution they would take every pair for ever.
 
    The ranking's uncertainty is ``Σ softplus(shortfall)`` (softness ``Settings.softness``
    Elo: separated neighbours count next to nothing, unseparated ones fully). Candidates
@@ -110,9 +110,9 @@ class Settings:
     #: What the settled phase works towards for neighbours: ``"order"`` (their difference's
     #: 95% interval excludes 0) or ``"intervals"`` (their own 95% intervals do not overlap).
     separation: str = ORDER
-    #: Elo: neighbours whose difference is measured to within this (95%) count as settled,
-    #: tied if their order is still open (equal versions would otherwise never settle).
-    resolution: float = 30.0
+    #: Elo: neighbours whose difference's 95% interval lies within ±this count as settled
+    #: (tied) though their order is open: equal versions would otherwise never settle.
+    resolution: float = 40.0
 
     def __post_init__(self) -> None:
         problems = []
@@ -358,8 +358,8 @@ def _uncertain_pairing(
     hi, lo = np.array(order[:-1]), np.array(order[1:])
     gap = model.elo[hi] - model.elo[lo]
     col, k = model.update([c[0] for c in candidates], [c[1] for c in candidates])
-    # A neighbour pair is settled once separated (gap) or measured to the resolution (tied).
-    reach = np.maximum(gap, settings.resolution)
+    # A neighbour pair is settled once separated (its 95% band above 0: width < gap) or
+    # measured to the resolution (its band inside ±resolution: width + gap <= resolution).
     half = model.finite_half(10.0 * settings.target_half_width)
     new_half = half[:, None] * model.shrink(col, k)
     if settings.separation == ORDER:
@@ -368,11 +368,14 @@ def _uncertain_pairing(
         var = model.cov[hi, hi] + model.cov[lo, lo] - 2.0 * model.cov[hi, lo]
         diff = col[hi] - col[lo]
         new_var = np.maximum(var[:, None] - k[None, :] * diff * diff, 0.0)
-        before = Z95 * scale * np.sqrt(var) - reach
-        after = Z95 * scale * np.sqrt(new_var) - reach[:, None]
+        width = Z95 * scale * np.sqrt(var)
+        new_width = Z95 * scale * np.sqrt(new_var)
     else:
-        before = half[hi] + half[lo] - reach
-        after = new_half[hi] + new_half[lo] - reach[:, None]
+        width = half[hi] + half[lo]
+        new_width = new_half[hi] + new_half[lo]
+    res = settings.resolution
+    before = np.minimum(width - gap, width + gap - res)
+    after = np.minimum(new_width - gap[:, None], new_width + gap[:, None] - res)
     if np.any(before > 0.0):
         soft = settings.softness
         gain = (_softplus(before, soft)[:, None] - _softplus(after, soft)).sum(axis=0)
