@@ -52,7 +52,8 @@ def fit(
       played, a weak prior that keeps a clean sweep finite; ``prior_draws=0`` is the
       plain maximum likelihood, which exists only if no group of players won every game
       against the rest (``ValueError`` otherwise).
-    - Ratings are in Elo (``400/ln 10`` per logit) with pool mean ``mean``.
+    - Ratings are in Elo (``400/ln 10`` per logit) with the mean of the established
+      players (below; all players while fewer than two are) at ``mean``.
     - Error bars are 95% intervals (±1.96 se). Once at least two players appear in at
       least ``min_clusters`` clusters (duplicate pairs, ``Result.cluster``), they are
       the larger of the cluster-robust sandwich (with the CR1 factor and Student's t
