@@ -364,3 +364,27 @@ def test_a_bad_matchmaking_value_is_one_line_at_the_command_line(tmp_path: Path)
     assert done.returncode != 0
     assert "Traceback" not in done.stderr and "window must be an integer >= 1, got -2" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_all_split_pairs_are_not_settled_at_plus_minus_zero():
+    """Issue 32: three versions, 10 duplicate pairs each, every pair split 1-1: the pair-robust
+    interval was ±0 and matchmaking called them settled. The leaderboard's interval is now
+    the model's at least, so they are not settled (their ±97 is above the 60 target)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from standings_support import pair
+
+    from arena.ladder.matchmaking import _settled
+    from arena.ladder.standings import StandingsBook
+
+    names = ["a@1", "b@1", "c@1"]
+    games, seq = [], 0
+    for x, a in enumerate(names):
+        for b in names[x + 1 :]:
+            for _ in range(5):
+                seq += 1
+                games += pair(seq, a, b, 1)  # split 1-1
+    rows = StandingsBook(games).standings(names)
+    pool = [Standing(r.entry, r.elo, r.low, r.high, r.pairs) for r in rows]  # type: ignore[arg-type]
+    assert all(s.pairs == 10 for s in pool)
+    assert all(50.0 < s.half_width < 120.0 for s in pool)
+    assert not any(_settled(s, Settings()) for s in pool)
