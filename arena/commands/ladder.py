@@ -24,7 +24,7 @@ from arena.commands.options import PresetOption, SetOption, warn_if_oversubscrib
 from arena.errors import ArenaError
 from arena.ladder.builds import source_dir
 from arena.ladder.config import CONFIG_NAME, LadderConfig, load_ladder_config, template
-from arena.ladder.standings import standings
+from arena.ladder.export import ladder_standings
 from arena.sandbox.build import DEFAULT_BASE_IMAGE
 from arena.ladder.store import UPLOADING, LadderStore, token_hash
 from arena.text import safe_text
@@ -149,9 +149,9 @@ def snapshot(config: LadderConfig, store: LadderStore) -> dict[str, Any]:
     results = ResultsStore.open_read_only(config.results_path)
     try:
         games = results.games()
+        rows = ladder_standings(store, results, games)  # the site's and the export's definition
     finally:
         results.close()
-    rows = standings(games, [v.entry for v in store.active_versions()])
     teams = {}
     for team in store.teams():
         teams[team.name] = {
@@ -298,3 +298,4 @@ def _recover_uploads(config: LadderConfig, store: LadderStore) -> None:
 
 
 __all__ = ["app", "snapshot"]
+__import__("arena.commands.ladder_export", fromlist=["register"]).register(app)  # arena ladder export (its own module)
