@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Protocol
 
 #: The file name of a validation game's record: a plain name (no path, no leading dot).
-VALIDATION_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,119}\.json")
+VALIDATION_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9@._-]{0,119}\.json")
 #: The most validation records a page lists for one version.
 VALIDATION_LISTED = 20
 

@@ -93,7 +93,9 @@ class PerThread(Generic[T]):
 
 def read_only(path: Path) -> sqlite3.Connection:
     """A connection that cannot write (``mode=ro``), for one thread."""
-    db = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True, timeout=5.0, isolation_level=None)
+    # check_same_thread off only so that close_all may close it from the thread that shuts the site down.
+    db = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True, timeout=5.0, isolation_level=None,
+                         check_same_thread=False)
     db.execute("PRAGMA query_only=1")
     return db
 
