@@ -145,6 +145,7 @@ def server(directory: Path, code: Path) -> Iterator[str]:
 
 def main_copy(into: Path) -> Path:
     """main's ``arena`` package, as committed, in a scratch folder."""
+    into.mkdir(parents=True, exist_ok=True)
     archive = subprocess.run(["git", "-C", str(REPO), "archive", "main", "arena"], capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
     return into
