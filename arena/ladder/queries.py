@@ -10,8 +10,8 @@ rowid, so a page costs the same at 400 games as at 40,000:
 - the latest games: the rowid backwards, ``LIMIT n`` (a team's: the same
   walk, stopping at its ``n``-th game);
 - a team's rating history: the ``history(version, at)`` index over the
-  range ``team@`` … ``teamA`` (:func:`entry_range`), thinned in SQL to a
-  plot's worth of points.
+  range ``team@`` … ``teamA`` (:func:`entry_range`); for the plot, a fixed
+  number of index seeks per version at evenly spaced times.
 
 :class:`PerThread` gives the same per-thread treatment to a writer (the site's
 :class:`~arena.ladder.store.LadderStore` for sign-ins and the organiser's
@@ -22,6 +22,7 @@ fall inside another's.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -141,24 +142,45 @@ class Reads:
     def history(self, team: str, thin_to: int | None = None) -> list[tuple[str, str, int, float, float, float]]:
         """The team's history rows (entry, at, pairs, elo, low, high), oldest first.
 
-        ``thin_to``: at most about that many rows per version (its first and
-        last always kept, evenly spaced between): enough for a plot.
+        ``thin_to``: at most that many rows per version, for a plot: its first
+        and last, and between them the first row at or after each of evenly
+        spaced times (index seeks, so the cost does not grow with the history).
         """
         low, high = entry_range(team)
-        base = "SELECT version, at, pairs, elo, low, high FROM history WHERE version >= ? AND version < ?"
+        db = self._ladder.get()
+        columns = "version, at, pairs, elo, low, high"
         if thin_to is None:
-            sql, args = base + " ORDER BY at, version", (low, high)
-        else:
-            sql = (
-                "SELECT version, at, pairs, elo, low, high FROM ("
-                "SELECT version, at, pairs, elo, low, high, "
-                "row_number() OVER (PARTITION BY version ORDER BY at) AS k, "
-                "count(*) OVER (PARTITION BY version) AS n "
-                "FROM history WHERE version >= ? AND version < ?) "
-                "WHERE k = 1 OR k = n OR (k - 1) % ((n + ? - 1) / ?) = 0 ORDER BY at, version"
-            )
-            args = (low, high, thin_to, thin_to)
-        return [tuple(r) for r in self._ladder.get().execute(sql, args)]  # type: ignore[misc]
+            sql = f"SELECT {columns} FROM history WHERE version >= ? AND version < ? ORDER BY at, version"
+            return [tuple(r) for r in db.execute(sql, (low, high))]  # type: ignore[misc]
+        numbers = db.execute("SELECT number FROM versions WHERE team=? ORDER BY number", (team,)).fetchall()
+        rows: list[tuple[str, str, int, float, float, float]] = []
+        for (number,) in numbers:
+            entry = f"{team}@{number}"
+            first = db.execute(f"SELECT {columns} FROM history WHERE version=? ORDER BY at LIMIT 1", (entry,)).fetchone()
+            if first is None:
+                continue
+            last = db.execute(f"SELECT {columns} FROM history WHERE version=? ORDER BY at DESC LIMIT 1", (entry,)).fetchone()
+            picked = {first[1]: tuple(first), last[1]: tuple(last)}
+            t0, t1 = _seconds(first[1]), _seconds(last[1])
+            for k in range(1, max(2, thin_to) - 1):
+                at = _iso(t0 + (t1 - t0) * k / (thin_to - 1))
+                found = db.execute(
+                    f"SELECT {columns} FROM history WHERE version=? AND at >= ? ORDER BY at LIMIT 1", (entry, at)
+                ).fetchone()
+                if found is not None:
+                    picked.setdefault(found[1], tuple(found))
+            rows.extend(picked.values())  # type: ignore[arg-type]
+        rows.sort(key=lambda r: (r[1], r[0]))
+        return rows
+
+
+def _seconds(iso: str) -> float:
+    return datetime.datetime.fromisoformat(iso).timestamp()
+
+
+def _iso(seconds: float) -> str:
+    """A time as the stores write it (``now()``: UTC, whole seconds)."""
+    return datetime.datetime.fromtimestamp(seconds, datetime.UTC).isoformat(timespec="seconds")
 
 
 def entry_range(team: str) -> tuple[str, str]:
