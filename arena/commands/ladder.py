@@ -21,12 +21,12 @@ from rich.table import Table
 from arena.commands.common import console, err_console, fail, print_json
 from arena.commands.options import PresetOption, SetOption, warn_if_oversubscribed
 from arena.errors import ArenaError
+from arena.ladder.config import CONFIG_NAME, LadderConfig, load_ladder_config, template
 from arena.ladder.paths import source_dir
 from arena.ladder.sizes import mib
-from arena.ladder.config import CONFIG_NAME, LadderConfig, load_ladder_config, template
 from arena.ladder.standings import standings
-from arena.sandbox.build import DEFAULT_BASE_IMAGE
 from arena.ladder.store import UPLOADING, LadderStore, token_hash
+from arena.sandbox.build import DEFAULT_BASE_IMAGE
 from arena.text import safe_text
 
 app = typer.Typer(help="Run a competition: teams submit bots, a ladder plays them, a web site shows it.", no_args_is_help=True)

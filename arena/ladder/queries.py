@@ -193,4 +193,4 @@ def entry_range(team: str) -> tuple[str, str]:
     return f"{team}@", f"{team}A"
 
 
-__all__ = ["GameSummary", "PLOT_POINTS", "PerThread", "Reads", "entry_range", "read_only"]
+__all__ = ["PLOT_POINTS", "GameSummary", "PerThread", "Reads", "entry_range", "read_only"]

@@ -26,7 +26,14 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from jinja2 import BaseLoader, ChoiceLoader, Environment, PackageLoader, PrefixLoader, StrictUndefined
+from jinja2 import (
+    BaseLoader,
+    ChoiceLoader,
+    Environment,
+    PackageLoader,
+    PrefixLoader,
+    StrictUndefined,
+)
 from markupsafe import Markup
 
 from arena.publish.rows import fmt_elo, fmt_pct, fmt_pentanomial, fmt_points, fmt_score

@@ -13,7 +13,6 @@ import json
 import random
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -51,7 +50,7 @@ def get(url: str, path: str, token: str | None = None) -> httpx.Response:
 
 
 def steps_of(page: str) -> dict:
-    found = re.search(r'<script type="application/json" class="game-data"[^>]*>(.*?)</script>', page, re.S)
+    found = re.search(r'<script type="application/json" class="game-data"[^>]*>(.*?)</script>', page, re.DOTALL)
     assert found, page[:2000]
     return json.loads(found[1])
 

@@ -17,8 +17,8 @@ from fastapi.responses import HTMLResponse
 
 from arena.ladder.paths import record_path, seat_log_path, validation_records
 from arena.ladder.queries import PLOT_POINTS, GameSummary, PerThread, Reads
-from arena.ladder.sizes import mib
 from arena.ladder.site.settings import SiteSettings
+from arena.ladder.sizes import mib
 from arena.ladder.state import GAME_ID, LadderState
 from arena.ladder.store import ACTIVE, DISABLED, RETIRED, LadderStore, Team, Version
 from arena.publish.templating import add_templates

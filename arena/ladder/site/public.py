@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
+from arena.ladder.history import history_svg
 from arena.ladder.site.context import REFRESH_S, REPLAY_CSP, SiteDep, Who, side_of_seat, team_of
 
 router = APIRouter(include_in_schema=False)
@@ -23,8 +24,6 @@ def home(site: SiteDep, who: Who) -> HTMLResponse:
 @router.get("/teams/{team}", response_class=HTMLResponse)
 def team_page(team: str, site: SiteDep, who: Who) -> HTMLResponse:
     """A team's ranked versions, rating history and games; its own versions' private parts for itself."""
-    from arena.ladder.history import history_svg
-
     found = site.team_or_404(team)
     mine = who.may_see(team)
     versions = [site.version_private(v) if mine else site.version_public(v)
