@@ -43,7 +43,7 @@ from arena.ladder.lifecycle import ACTIVE, BUILDING, FAILED, QUEUED, VALIDATING,
 from arena.ladder.matchmaking import Standing as MatchStanding
 from arena.ladder.matchmaking import next_pairing
 from arena.ladder.export import ladder_book
-from arena.ladder.standings import Standing
+from arena.ladder.state import LadderState, game_ids
 from arena.ladder.store import LadderStore, Version
 from arena.match.seeds import bot_seed_key, derive_seed
 from arena.referee.botspec import BotSpec
@@ -64,25 +64,12 @@ IDLE_S = 0.5
 STOP_GRACE_S = 20.0
 
 
-@dataclasses.dataclass
-class LadderState:
-    """What the web site shows while the loop runs (read from another thread: replaced whole, never mutated)."""
-
-    standings: tuple[Standing, ...] = ()
-    in_play: tuple[tuple[str, str], ...] = ()
-    building: str | None = None
-
-
 @dataclasses.dataclass(frozen=True)
 class LadderEvent:
     """Something the organiser sees at the console: ``kind`` (build, pair, void, suspend, failure, stop) and a line."""
 
     kind: str
     text: str
-
-
-def game_ids(seq: int) -> tuple[str, str]:
-    return f"L{seq:07d}-t1", f"L{seq:07d}-t2"
 
 
 def cluster_of(seq: int) -> str:
