@@ -83,7 +83,9 @@ class SyntheticLadder:
     def add_version(self, team: str, note: str = "", *, active: bool = True) -> Version:
         version = self.store.add_version(team, note, 1000)
         self.store.set_status(version.id, QUEUED)
-        if active:
+        if active:  # the way a build takes it (the lifecycle allows no shortcut)
+            self.store.set_status(version.id, "building")
+            self.store.set_status(version.id, "validating")
             self.store.activate(version, {})
         found = self.store.version(version.id)
         assert found is not None and (found.status == ACTIVE or not active)
