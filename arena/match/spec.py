@@ -16,8 +16,8 @@ from arena_sdk.engine.policy import bot_seed
 from arena.match.seeds import derive_seed
 
 __all__ = [
-    "CLOCKS", "CPU_WALL_FACTOR", "DEFAULT_HARD_CAP_S", "MAX_SECONDS", "MatchSpec", "TimeControl", "bot_seed", "check_seconds", "default_hard_cap",
-    "game_seeds",
+    "CLOCKS", "CPU_WALL_FACTOR", "DEFAULT_HARD_CAP_S", "MAX_SECONDS", "OFFTURN_FREE_S", "OFFTURN_SHARE", "MatchSpec",
+    "TimeControl", "bot_seed", "check_seconds", "default_hard_cap", "game_seeds",
 ]  # fmt: skip
 
 
@@ -60,6 +60,16 @@ CLOCKS = ("wall", "cpu")
 #: CPU, while a bot that sleeps cannot hold a table for the hard cap at every decision
 #: (docs/time-control.md, "The wall allowance").
 CPU_WALL_FACTOR = 4.0
+
+#: Off-turn CPU (docs/time-control.md, "Off-turn CPU"): the CPU a seat uses while it is not
+#: asked (from its answer, or the game's start, to its next request), on either clock, where
+#: its CPU can be read.  A seat is struck (``offturn``) when that CPU, counted since the game's
+#: start or its last off-turn strike, passes OFFTURN_FREE_S plus OFFTURN_SHARE of the wall time
+#: it was not asked over the same spans.  An honest bot uses a few ms a game (its transport, a
+#: hand's bookkeeping); a background thread that uses a quarter of a core while the others
+#: think is within it; a thread that spins uses a whole core and is struck every few seconds.
+OFFTURN_FREE_S = 1.0
+OFFTURN_SHARE = 0.25
 
 
 @dataclasses.dataclass(frozen=True)
