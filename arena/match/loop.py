@@ -10,6 +10,9 @@ docs/architecture.md section 5, in code:
 - a late, illegal or malformed answer is a **strike**: the deterministic
   default move is played instead; ``strikes_to_forfeit`` strikes forfeit the
   game;
+- the CPU a seat uses while it is not asked is counted per game (where its
+  CPU can be read) and, past ``OFFTURN_FREE_S`` plus ``OFFTURN_SHARE`` of the
+  wall time it was not asked, its next answer is struck too (``offturn``);
 - a seat that is lost (crash, disconnect, protocol violation) forfeits the
   game and every later game of the match;
 - a platform failure makes the game **void** (not scored).
