@@ -22,6 +22,7 @@ from types import SimpleNamespace
 from arena_sdk.engine import GameState, resolve_ruleset
 from arena_sdk.protocol import request_message
 
+from arena.match import TimeControl
 from arena.match.loop import SeatStats, _offturn_over
 from arena.match.seat import SeatReply
 
@@ -34,12 +35,12 @@ def per_call(fn, number: int) -> float:
 
 
 def main() -> None:
-    stats = SeatStats()
+    stats, tc = SeatStats(), TimeControl()
     reply = SeatReply(offturn_cpu_s=0.0001, offturn_s=0.01)
 
     def loop_side() -> None:
         stats.add_offturn(reply.offturn_cpu_s, reply.offturn_s)
-        _offturn_over(stats)
+        _offturn_over(stats, tc)
 
     seat = SimpleNamespace(_idle_from=(1.0, 0.5), _cpu_start=0.6, _cpu_now=0.7, _offturn=(None, 0.0))
 

@@ -11,7 +11,7 @@ docs/architecture.md section 5, in code:
   default move is played instead; ``strikes_to_forfeit`` strikes forfeit the
   game;
 - the CPU a seat uses while it is not asked is counted per game (where its
-  CPU can be read) and, past ``OFFTURN_FREE_S`` plus ``OFFTURN_SHARE`` of the
+  CPU can be read) and, past ``offturn_free_s`` plus ``offturn_share`` of the
   wall time it was not asked, its next answer is struck too (``offturn``);
 - a seat that is lost (crash, disconnect, protocol violation) forfeits the
   game and every later game of the match;
@@ -46,7 +46,7 @@ from arena_sdk.engine.policy import default_action
 
 from arena.match.clock import Clock, MonotonicClock
 from arena.match.seat import DecisionPrompt, PlatformFault, Seat, SeatEvent, SeatLost, SeatReply
-from arena.match.spec import CPU_WALL_FACTOR, OFFTURN_FREE_S, OFFTURN_SHARE, MatchSpec
+from arena.match.spec import CPU_WALL_FACTOR, MatchSpec, TimeControl
 
 log = logging.getLogger(__name__)
 
@@ -333,7 +333,7 @@ async def _play_out(
                 st.timeouts_in_time_by_bot_clock += 1
         elif reply.malformed is not None:  # type: ignore[union-attr]
             strike, detail = "malformed", reply.malformed  # type: ignore[union-attr]
-        elif (offturn := _offturn_over(st)) is not None:
+        elif (offturn := _offturn_over(st, tc)) is not None:
             strike, detail = "offturn", offturn
             st.offturn_mark = (st.offturn_cpu_s, st.offturn_s)  # the next strike needs as much again
         else:
@@ -372,20 +372,22 @@ async def _play_out(
         st.ref_s += ref_s
 
 
-def _offturn_over(st: SeatStats) -> str | None:
+def _offturn_over(st: SeatStats, tc: TimeControl) -> str | None:
     """Why the seat is struck for its CPU while not asked, or None (docs/time-control.md, "Off-turn CPU").
 
     Counted since the game's start or the seat's last off-turn strike: more than
-    OFFTURN_FREE_S plus OFFTURN_SHARE of the wall time it was not asked.
+    ``offturn_free_s`` plus ``offturn_share`` of the wall time it was not asked.
     """
     cpu = st.offturn_cpu_s - st.offturn_mark[0]
+    if cpu <= tc.offturn_free_s:  # the common case: no more arithmetic
+        return None
     wall = st.offturn_s - st.offturn_mark[1]
-    allowed = OFFTURN_FREE_S + OFFTURN_SHARE * wall
+    allowed = tc.offturn_free_s + tc.offturn_share * wall
     if cpu <= allowed:
         return None
     return (
         f"used {cpu:.3f} s of CPU while not asked ({wall:.3f} s of wall time), more than the "
-        f"{allowed:.3f} s allowed ({OFFTURN_FREE_S:g} s + {OFFTURN_SHARE:.0%} of that wall time)"
+        f"{allowed:.3f} s allowed ({tc.offturn_free_s:g} s + {tc.offturn_share:.0%} of that wall time)"
     )
 
 

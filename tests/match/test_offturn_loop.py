@@ -13,6 +13,7 @@ import asyncio
 import json
 import random
 
+import pytest
 from arena_sdk.engine import replay_record
 from test_loop import ScriptedSeat, random_policy, spec
 
@@ -110,3 +111,16 @@ def test_off_turn_strikes_count_on_the_cpu_clock_too():
     [game], _ = play({1: 1.0}, strikes=10, clock="cpu")
     assert {a["seat"] for a in offturn_strikes(game.record)} == {"E"}
     assert game.record["meta"]["clock"] == "cpu" and "E" in game.record["meta"]["offturn"]
+
+
+def test_the_limit_is_part_of_the_time_control_and_checked():
+    assert TimeControl().offturn_free_s == OFFTURN_FREE_S and TimeControl().offturn_share == OFFTURN_SHARE
+    for bad in ({"offturn_free_s": -1.0}, {"offturn_free_s": float("nan")}, {"offturn_share": -0.1},
+                {"offturn_share": float("inf")}, {"offturn_share": True}):  # fmt: skip
+        with pytest.raises(ValueError, match="off-turn CPU"):
+            TimeControl(**bad)
+    # A stricter limit strikes what the default spares: a tenth of a core.
+    [game], _ = play({0: 0.1}, strikes=10, offturn_free_s=0.1, offturn_share=0.05)
+    assert offturn_strikes(game.record) and {a["seat"] for a in offturn_strikes(game.record)} == {"N"}
+    [game], _ = play({0: 0.1}, strikes=10)
+    assert not offturn_strikes(game.record)
