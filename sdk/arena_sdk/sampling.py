@@ -20,7 +20,9 @@ What a world respects:
   random, so it holds (or has played) at most ``k`` of them, and how many
   follows that draw's chances (see below).  Cards you gave back in your own
   exchange after the opponent's came too late: it cannot hold them;
-- blind nil: a hand you have not looked at is unknown to you too.
+- blind nil: a hand you have not looked at is unknown to you too;
+- two players: what the opponent has seen (its draw discards, or the cards it
+  gave back in a blind-nil exchange) is set in the world as the rules make it.
 
 Without a bid model every consistent world is equally likely, except after
 that exchange: there a world's weight is the draw's chance of putting ``j``
