@@ -51,7 +51,11 @@ def play(tmp_path: Path, spinner_threads: int, tc: TimeControl) -> tuple[dict, d
     [game] = report.games
     record = json.loads((tmp_path / "out" / f"{game.game_id}.json").read_text())
     replay_record(record)  # the field is under meta: every reader takes it
-    timing = json.loads((tmp_path / "out" / "match.json").read_text())["games"][0]["timing"]
+    summary = json.loads((tmp_path / "out" / "match.json").read_text())
+    timing = summary["games"][0]["timing"]
+    # The per-bot totals over the match (one game here) say the same.
+    for bot, seat in zip(summary["bots"], ("A", "B"), strict=True):
+        assert bot["offturn_cpu_ms"] == timing[seat]["offturn_cpu_ms"], (bot, timing[seat])
     return record, timing
 
 
