@@ -124,3 +124,27 @@ def test_the_limit_is_part_of_the_time_control_and_checked():
     assert offturn_strikes(game.record) and {a["seat"] for a in offturn_strikes(game.record)} == {"N"}
     [game], _ = play({0: 0.1}, strikes=10)
     assert not offturn_strikes(game.record)
+
+
+def test_arena_replay_reads_records_with_and_without_off_turn_figures(tmp_path):
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+    from arena.match.output import write_record
+
+    [game], _ = play({0: 1.0, 1: 0.0})
+    path = write_record(tmp_path / "new", game)
+    old = json.loads(path.read_text())
+    del old["meta"]["offturn"]  # a round-3 record: no off-turn figures (and no offturn strike code known)
+    for action in (a for h in old["hands"] for a in h["actions"]):
+        if action.get("default") == "offturn":
+            action["default"] = "timeout"
+    old_path = tmp_path / "old.json"
+    old_path.write_text(json.dumps(old))
+    runner = CliRunner()
+    new_shown = runner.invoke(app, ["replay", str(path), "--json"])
+    old_shown = runner.invoke(app, ["replay", str(old_path), "--json"])
+    assert new_shown.exit_code == 0 and old_shown.exit_code == 0, (new_shown.output, old_shown.output)
+    new_timing, old_timing = json.loads(new_shown.output)["timing"], json.loads(old_shown.output)["timing"]
+    assert new_timing["N"]["offturn_cpu_ms"] == game.record["meta"]["offturn"]["N"]["cpu_ms"] > 0
+    assert old_timing["N"]["offturn_cpu_ms"] is None and old_timing["N"]["offturn_ms"] is None
