@@ -23,6 +23,9 @@ from arena.sandbox.docker import ContainerLimits
 from arena.tournament.config import ConfigError, _check_keys, _get, parse_limits
 
 CONFIG_NAME = "ladder.toml"
+#: The ladder's move clock when ``[time]`` says none: CPU time (docs/time-control.md,
+#: "Why the ladder charges CPU time").  ``arena match run``, tournaments and sprt keep the wall clock.
+LADDER_CLOCK = "cpu"
 
 _SECTIONS: dict[str, set[str]] = {
     "ladder": {"name", "concurrency", "pairs_per_batch", "start_timeout", "suspend_after"},
@@ -100,7 +103,7 @@ move = 1.0                     # seconds per decision before the bank is used
 bank = 30.0                    # seconds of bank per seat per game
 # hard_cap = 60.0              # most seconds any one decision may take (default: max(60, move))
 strikes = 3                    # late, illegal or malformed answers that forfeit a game
-# clock = "cpu"                # charge decisions CPU time, not wall time (docs/time-control.md)
+clock = "cpu"                  # charge decisions their CPU time ("wall": elapsed time); docs/time-control.md
 
 [limits]                       # each seat's container
 memory = "512m"                # memory (= memory + swap): a whole number and k, m or g
@@ -190,7 +193,9 @@ def load_ladder_config(directory: Path) -> LadderConfig:
             bank_s=float(_get(tm, "bank", (int, float), 30.0, "time")),
             hard_cap_s=float(_get(tm, "hard_cap", (int, float), default_hard_cap(move), "time")),
             strikes_to_forfeit=_get(tm, "strikes", int, 3, "time"),
-            clock=_get(tm, "clock", str, "wall", "time"),
+            # The CPU clock by default: a ladder runs strangers' bots side by side, and on the
+            # wall clock one table's load is charged to the other's bots (docs/time-control.md).
+            clock=_get(tm, "clock", str, LADDER_CLOCK, "time"),
         )
     except ValueError as exc:
         raise ConfigError(f"[time] {exc}") from None

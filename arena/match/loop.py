@@ -10,6 +10,9 @@ docs/architecture.md section 5, in code:
 - a late, illegal or malformed answer is a **strike**: the deterministic
   default move is played instead; ``strikes_to_forfeit`` strikes forfeit the
   game;
+- the CPU a seat uses while it is not asked is counted per game (where its
+  CPU can be read) and, past ``offturn_free_s`` plus ``offturn_share`` of the
+  wall time it was not asked, its next answer is struck too (``offturn``);
 - a seat that is lost (crash, disconnect, protocol violation) forfeits the
   game and every later game of the match;
 - a platform failure makes the game **void** (not scored).
@@ -43,7 +46,7 @@ from arena_sdk.engine.policy import default_action
 
 from arena.match.clock import Clock, MonotonicClock
 from arena.match.seat import DecisionPrompt, PlatformFault, Seat, SeatEvent, SeatLost, SeatReply
-from arena.match.spec import CPU_WALL_FACTOR, MatchSpec
+from arena.match.spec import CPU_WALL_FACTOR, MatchSpec, TimeControl
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +69,21 @@ class SeatStats:
     """The referee's own CPU time over this seat's decisions."""
     lag_s: float = 0.0
     """The referee's own stalls during this seat's decisions (added to the bot's time)."""
+    offturn_cpu_s: float = 0.0
+    """The bot's CPU time while it was not asked (docs/time-control.md, "Off-turn CPU")."""
+    offturn_s: float = 0.0
+    """The wall time of the spans ``offturn_cpu_s`` covers."""
+    offturn_measured: bool = False
+    """True once a span was measured (False: the seat's CPU cannot be read)."""
+    offturn_mark: tuple[float, float] = (0.0, 0.0)
+    """``(offturn_cpu_s, offturn_s)`` at the seat's last off-turn strike: what the next one counts from."""
+
+    def add_offturn(self, cpu_s: float | None, wall_s: float) -> None:
+        """Count one span the seat was not asked (nothing where its CPU was not measured)."""
+        if cpu_s is not None:
+            self.offturn_cpu_s += cpu_s
+            self.offturn_s += wall_s
+            self.offturn_measured = True
 
 
 @dataclasses.dataclass
@@ -186,8 +204,11 @@ async def play_game(
         ending = "void:platform"
         void = {"reason": "platform", "detail": f"{type(exc).__name__}: {exc}"}
 
-    for seat in seats:
+    for s, seat in enumerate(seats):
         events.extend(seat.take_events())
+        tail = getattr(seat, "offturn_tail", None)  # an OffTurnMeter (arena.match.seat)
+        if tail is not None:
+            stats[s].add_offturn(*tail())  # after its last answer, to the game's end
     if ending is None:
         assert state.result is not None
         result = state.result
@@ -264,6 +285,7 @@ async def _play_out(
             reply = None
             lag = getattr(exc, "platform_lag_s", 0.0)
             cpu = getattr(exc, "cpu_s", None)
+            stats[s].add_offturn(getattr(exc, "offturn_cpu_s", None), getattr(exc, "offturn_s", 0.0))
         except SeatLost as lost:
             # Lost while asked its next decision (a crash, a dropped stream): that decision's index.
             raise _Forfeit(s, lost.reason, lost.detail, decision=stats[s].decisions) from None
@@ -271,6 +293,7 @@ async def _play_out(
         if reply is not None:
             lag = reply.platform_lag_s
             cpu = reply.cpu_s
+            stats[s].add_offturn(reply.offturn_cpu_s, reply.offturn_s)
             if reply.received_at is not None:
                 ended = reply.received_at  # judged by when it arrived (docs/protocol.md "Time")
         # The referee's own stalls are the platform's time, never the bot's.
@@ -310,6 +333,9 @@ async def _play_out(
                 st.timeouts_in_time_by_bot_clock += 1
         elif reply.malformed is not None:  # type: ignore[union-attr]
             strike, detail = "malformed", reply.malformed  # type: ignore[union-attr]
+        elif (offturn := _offturn_over(st, tc)) is not None:
+            strike, detail = "offturn", offturn
+            st.offturn_mark = (st.offturn_cpu_s, st.offturn_s)  # the next strike needs as much again
         else:
             try:
                 state.apply(reply.action)  # type: ignore[union-attr]
@@ -333,7 +359,7 @@ async def _play_out(
             await seat.notice("strike", strike, f"{detail}; played {action_to_json(kind, fallback)}", rid)
             if st.strikes >= tc.strikes_to_forfeit:
                 meta.append(entry)
-                reason = "timeout" if strike == "timeout" else "illegal"
+                reason = "timeout" if strike in ("timeout", "offturn") else "illegal"  # time, or the rules
                 raise _Forfeit(s, reason, f"{st.strikes} strikes; last: {strike}: {detail}", decision=st.decisions - 1)
         meta.append(entry)
         if len(state.hand_results) > hands_reported:
@@ -344,6 +370,25 @@ async def _play_out(
         ref_s = thread_time() - ref_started
         entry["ref_us"] = int(ref_s * 1e6)
         st.ref_s += ref_s
+
+
+def _offturn_over(st: SeatStats, tc: TimeControl) -> str | None:
+    """Why the seat is struck for its CPU while not asked, or None (docs/time-control.md, "Off-turn CPU").
+
+    Counted since the game's start or the seat's last off-turn strike: more than
+    ``offturn_free_s`` plus ``offturn_share`` of the wall time it was not asked.
+    """
+    cpu = st.offturn_cpu_s - st.offturn_mark[0]
+    if cpu <= tc.offturn_free_s:  # the common case: no more arithmetic
+        return None
+    wall = st.offturn_s - st.offturn_mark[1]
+    allowed = tc.offturn_free_s + tc.offturn_share * wall
+    if cpu <= allowed:
+        return None
+    return (
+        f"used {cpu:.3f} s of CPU while not asked ({wall:.3f} s of wall time), more than the "
+        f"{allowed:.3f} s allowed ({tc.offturn_free_s:g} s + {tc.offturn_share:.0%} of that wall time)"
+    )
 
 
 def _timeout_detail(cpu_clock: bool, cpu: float | None, allowed: float, wall_limit: float, hard_cap: float) -> str:
@@ -385,6 +430,14 @@ def _record(
     if spec.time_control.cpu:
         # Which clock judged the decisions (their ``ms`` may pass the move time unstruck).
         record["meta"] = {**record.get("meta", {}), "clock": "cpu"}
+    offturn = {
+        seat_name(n, s): {"cpu_ms": round(st.offturn_cpu_s * 1000, 3), "ms": round(st.offturn_s * 1000, 3)}
+        for s, st in enumerate(stats)
+        if st.offturn_measured
+    }
+    if offturn:
+        # Under meta, which every reader takes as it is: records with it replay in older arenas too.
+        record["meta"] = {**record.get("meta", {}), "offturn": offturn}
     record["seats"] = {
         seat_name(n, s): {"name": seat.name, "version": seat.version} for s, seat in enumerate(seats)
     }

@@ -21,7 +21,7 @@ class StruckDecision:
     decision: int
     """0-based among the seat's own decisions in the game (``--decision K`` of the reproduce command)."""
     code: str
-    """``timeout``, ``illegal`` or ``malformed``."""
+    """``timeout``, ``illegal``, ``malformed`` or ``offturn`` (CPU used while not asked)."""
     reason: str
     """The referee's reason ("" in records written before reasons were kept)."""
     note: str

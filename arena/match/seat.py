@@ -45,6 +45,11 @@ class SeatReply:
     """CPU time the bot used from request to answer, where the platform can measure it."""
     note: str = ""
     """The bot's note on this decision (cleaned and capped by the referee), for its author."""
+    offturn_cpu_s: float | None = None
+    """CPU time the bot used while it was not asked, from its previous answer (or the game's start)
+    to this request; None where it cannot be measured or the span is not counted (after a timeout)."""
+    offturn_s: float = 0.0
+    """The wall time of that span (0 where ``offturn_cpu_s`` is None)."""
 
 
 class DecisionTimeout(TimeoutError):
@@ -54,6 +59,8 @@ class DecisionTimeout(TimeoutError):
         super().__init__("no answer in time")
         self.platform_lag_s = platform_lag_s
         self.cpu_s = cpu_s
+        self.offturn_cpu_s: float | None = None  # as in SeatReply: the span before this request
+        self.offturn_s = 0.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,6 +127,19 @@ class Seat(Protocol):
 
     def lost(self) -> SeatLost | None:
         """Why the seat is gone, if it is."""
+        ...
+
+
+class OffTurnMeter(Protocol):
+    """A seat that measures its CPU between decisions (docs/time-control.md, "Off-turn CPU").
+
+    Its replies carry the span before each request (:attr:`SeatReply.offturn_cpu_s`); at the
+    end of a game the match loop closes the last span (after the seat's last answer) here.
+    Optional: the loop looks it up on the seat.
+    """
+
+    def offturn_tail(self) -> tuple[float | None, float]:
+        """``(cpu_s, wall_s)`` since the seat's last answer in this game ((None, 0.0): not measured)."""
         ...
 
 

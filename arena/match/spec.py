@@ -16,8 +16,8 @@ from arena_sdk.engine.policy import bot_seed
 from arena.match.seeds import derive_seed
 
 __all__ = [
-    "CLOCKS", "CPU_WALL_FACTOR", "DEFAULT_HARD_CAP_S", "MAX_SECONDS", "MatchSpec", "TimeControl", "bot_seed", "check_seconds", "default_hard_cap",
-    "game_seeds",
+    "CLOCKS", "CPU_WALL_FACTOR", "DEFAULT_HARD_CAP_S", "MAX_SECONDS", "OFFTURN_FREE_S", "OFFTURN_SHARE", "MatchSpec",
+    "TimeControl", "bot_seed", "check_seconds", "default_hard_cap", "game_seeds",
 ]  # fmt: skip
 
 
@@ -61,6 +61,18 @@ CLOCKS = ("wall", "cpu")
 #: (docs/time-control.md, "The wall allowance").
 CPU_WALL_FACTOR = 4.0
 
+#: Off-turn CPU (docs/time-control.md, "Off-turn CPU"): the CPU a seat uses while it is not
+#: asked (from its answer, or the game's start, to its next request), on either clock, where
+#: its CPU can be read.  A seat is struck (``offturn``) when that CPU, counted since the game's
+#: start or its last off-turn strike, passes OFFTURN_FREE_S plus OFFTURN_SHARE of the wall time
+#: it was not asked over the same spans.  An honest bot uses a few ms a game (its transport, a
+#: hand's bookkeeping); a background thread that uses a quarter of a core while the others
+#: think is within it; a thread that spins uses a whole core and is struck every few seconds.
+OFFTURN_FREE_S = 1.0
+OFFTURN_SHARE = 0.25
+#: The largest off-turn share a TimeControl takes (CPU seconds per wall second: cores).
+MAX_OFFTURN_SHARE = 1024.0
+
 
 @dataclasses.dataclass(frozen=True)
 class TimeControl:
@@ -77,6 +89,10 @@ class TimeControl:
     hard_cap_s: float = DEFAULT_HARD_CAP_S
     strikes_to_forfeit: int = 3
     clock: str = "wall"
+    offturn_free_s: float = OFFTURN_FREE_S
+    """Off-turn CPU a seat may use per game (or since its last off-turn strike) besides its share."""
+    offturn_share: float = OFFTURN_SHARE
+    """The share of the wall time it is not asked that a seat may use in CPU then (0.25: a quarter core)."""
 
     @property
     def cpu(self) -> bool:
@@ -104,6 +120,9 @@ class TimeControl:
             raise ValueError(
                 f"hard cap ({self.hard_cap_s} s) must be at least the move time ({self.move_s} s)"
             )
+        check_seconds(self.offturn_free_s, "off-turn CPU allowance")
+        if isinstance(self.offturn_share, bool) or not 0 <= self.offturn_share <= MAX_OFFTURN_SHARE:
+            raise ValueError(f"off-turn CPU share must be between 0 and {MAX_OFFTURN_SHARE:g}, got {self.offturn_share}")
         if not 1 <= self.strikes_to_forfeit <= MAX_STRIKES:
             raise ValueError(f"strikes to forfeit must be between 1 and {MAX_STRIKES}, got {self.strikes_to_forfeit}")
 

@@ -79,6 +79,10 @@ class BotTotals:
     forfeits: dict[str, int] = dataclasses.field(default_factory=dict)
     strikes: int = 0
     points: int = 0
+    offturn_cpu_ms: float | None = None
+    """CPU its seats used while not asked, over the match (docs/time-control.md); None: not measured."""
+    offturn_ms: float | None = None
+    """The wall time of those spans."""
 
 
 @dataclasses.dataclass
@@ -133,6 +137,11 @@ def _totals(config: MatchConfig, seat_bots: list[int], games: list[GameOutcome],
             seats = [s for s, sb in enumerate(seat_bots) if sb == b]
             team = team_of(n, seats[0])
             t.strikes += sum(g.stats[s].strikes for s in seats)
+            for s in seats:  # void games too: the CPU was used
+                st = g.stats[s]
+                if st.offturn_measured:
+                    t.offturn_cpu_ms = round((t.offturn_cpu_ms or 0.0) + st.offturn_cpu_s * 1000, 3)
+                    t.offturn_ms = round((t.offturn_ms or 0.0) + st.offturn_s * 1000, 3)
             if not g.scored:
                 t.voids += 1
                 continue

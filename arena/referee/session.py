@@ -168,6 +168,13 @@ class RemoteSeat:
         self._cpu_used: float | None = None
         # Under the CPU clock, the CPU seconds the open decision may use (polled by the tick).
         self._cpu_limit: float | None = None
+        # Off-turn CPU (docs/time-control.md): the latest meter reading, where (wall, CPU) the span
+        # the seat is not asked began (its answer, the game's start; None while it is asked, and
+        # after a timeout until its late answer: it is still on that decision), and the span that
+        # ended at the open request (its CPU None where not measured).
+        self._cpu_now: float | None = None
+        self._idle_from: tuple[float, float | None] | None = None
+        self._offturn: tuple[float | None, float] = (None, 0.0)
         #: Set by the match host: the bot's process or container, to tell a
         #: crash from a disconnect.
         self.process: RunningBot | None = None
@@ -254,6 +261,8 @@ class RemoteSeat:
             # by when the match loop gets round to it.
             now = self._received_at = self._clock()
             self._cpu_used = self._cpu_since_request()
+            # Its off-turn span starts here, from the reading just taken (no extra read).
+            self._idle_from = (now, self._cpu_now if self._cpu_used is not None else None)
             late = now - self._checked - LAG_TICK_S
             if late > LAG_TOLERANCE_S:
                 # The loop stalled since the timer last ran (the answer may have
@@ -274,6 +283,8 @@ class RemoteSeat:
             # A slow bot's answer to a request that timed out: the strike was
             # its price; it is recorded, and is no flood.
             self._timed_out.discard(rid)
+            if self._pending is None and self._idle_from is None:
+                self._open_idle()  # done with its late decision: not asked from here on
             self._refuse("stale_answer", f"late answer to request {rid}, which timed out", rid, counts=False)
         elif rid in self._answered or owner == self.seat:
             self._refuse("stale_answer", f"answer to request {rid}, which is closed", rid)
@@ -285,8 +296,28 @@ class RemoteSeat:
         start, cpu = self._cpu_start, self._cpu
         if start is None or cpu is None:
             return None
-        now = cpu()
+        now = self._cpu_now = cpu()
         return None if now is None else max(0.0, now - start)
+
+    def _open_idle(self) -> None:
+        """Start an off-turn span now (the game's start, a late answer): one meter read."""
+        cpu = self._cpu = getattr(self.process, "cpu_seconds", None)  # a CpuMeter (arena.match.seat)
+        self._idle_from = (self._clock(), cpu() if cpu is not None else None)
+
+    def offturn_tail(self) -> tuple[float | None, float]:
+        """``(cpu_s, wall_s)`` since the seat's last answer of the game ((None, 0.0): not measured).
+
+        Called by the match loop when the game is over (:class:`arena.match.seat.OffTurnMeter`);
+        it closes the span, so the time between games counts nowhere.
+        """
+        idle, self._idle_from = self._idle_from, None
+        cpu = self._cpu
+        if idle is None or idle[1] is None or cpu is None or self._pending is not None:
+            return None, 0.0
+        now = cpu()
+        if now is None:
+            return None, 0.0
+        return max(0.0, now - idle[1]), max(0.0, self._clock() - idle[0])
 
     def _note_backlog(self) -> None:
         """While streams are being refused, the referee's CPU since the decision opened is its backlog."""
@@ -310,10 +341,11 @@ class RemoteSeat:
             return SeatReply(
                 malformed=str(exc), raw=raw, think_us=answer.think_time_us,
                 received_at=received, platform_lag_s=lag, cpu_s=cpu, note=note,
+                offturn_cpu_s=self._offturn[0], offturn_s=self._offturn[1],
             )  # fmt: skip
         return SeatReply(
             action=action, raw=raw, think_us=answer.think_time_us, received_at=received,
-            platform_lag_s=lag, cpu_s=cpu, note=note,
+            platform_lag_s=lag, cpu_s=cpu, note=note, offturn_cpu_s=self._offturn[0], offturn_s=self._offturn[1],
         )  # fmt: skip
 
     def _take_note(self, text: str) -> str:
@@ -426,6 +458,12 @@ class RemoteSeat:
         # The seat's clock runs from here: a request its transport has not
         # taken yet is still its time.
         now = self._clock()  # by default the event loop's own clock (loop.time()), read directly
+        # The span it was not asked ends here: its CPU from the readings at its last answer and now.
+        idle, self._idle_from = self._idle_from, None
+        if idle is not None and idle[1] is not None and self._cpu_start is not None:
+            self._offturn = (max(0.0, self._cpu_start - idle[1]), max(0.0, now - idle[0]))
+        else:
+            self._offturn = (None, 0.0)
         self._checked = now
         self._deadline = now + timeout
         due = self._tick_due = now + min(timeout, LAG_TICK_S)  # when this decision is first checked
@@ -450,6 +488,7 @@ class RemoteSeat:
             raise await self._classified(lost) from None
         except DecisionTimeout as timeout_:
             timeout_.cpu_s = self._cpu_since_request()
+            timeout_.offturn_cpu_s, timeout_.offturn_s = self._offturn
             self._timed_out.add(rid)
             if seq and self._sent < seq:
                 self.mark_lost(
@@ -573,6 +612,7 @@ class RemoteSeat:
     ) -> None:  # fmt: skip
         self._refused_this_game = 0
         self._notes_this_game = 0
+        self._open_idle()
         await self.send(game_start_message(index, game_id, bot_seed, first, scores, bags))
 
     async def end_hand(self, hand: HandResult, tricks: tuple[Trick, ...], rules: Ruleset) -> None:

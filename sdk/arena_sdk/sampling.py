@@ -20,7 +20,9 @@ What a world respects:
   random, so it holds (or has played) at most ``k`` of them, and how many
   follows that draw's chances (see below).  Cards you gave back in your own
   exchange after the opponent's came too late: it cannot hold them;
-- blind nil: a hand you have not looked at is unknown to you too.
+- blind nil: a hand you have not looked at is unknown to you too;
+- two players: what the opponent has seen (its draw discards, or the cards it
+  gave back in a blind-nil exchange) is set in the world as the rules make it.
 
 Without a bid model every consistent world is equally likely, except after
 that exchange: there a world's weight is the draw's chance of putting ``j``
@@ -431,6 +433,7 @@ class DealSampler:
             state.hands[s] = mask
         if self.n == 2:
             state.discards = list(alloc[DISCARD])
+            state.seen_discards[1 - self.me] = self._opponent_seen(alloc, rng)
         return state
 
     def _build(self, hands: list[list[int]], alloc: dict[Holder, list[int]], rng: random.Random) -> GameState:
@@ -452,7 +455,7 @@ class DealSampler:
         state.hands  # deal hand 1 from ``deck`` now, before it is renumbered  # noqa: B018
         state.hand_number = view.hand_number
         state.deck_log = {view.hand_number: deck}
-        self._replay_before_play(state, start, alloc)
+        self._replay_before_play(state, start, alloc, rng)
         for t in view.tricks:
             for c in t.cards:
                 state.apply(CARDS[int(c)])
@@ -484,7 +487,9 @@ class DealSampler:
             tail.insert(0, self.offered)
         return stock + tail
 
-    def _replay_before_play(self, state: GameState, start: list[list[int]], alloc: dict[Holder, list[int]]) -> None:
+    def _replay_before_play(
+        self, state: GameState, start: list[list[int]], alloc: dict[Holder, list[int]], rng: random.Random
+    ) -> None:
         """Apply the public decisions before the play, stopping at the view's own decision."""
         view, me, two = self.view, self.me, self.n == 2
         patched = False
@@ -509,20 +514,25 @@ class DealSampler:
                 state.apply(True)
             elif kind is Decision.EXCHANGE:
                 if seat == me and self.kind is Decision.EXCHANGE:
-                    self._patch_after_draw(state, start, alloc)
+                    self._patch_after_draw(state, start, alloc, rng)
                     return
                 state.apply(())
             else:  # BID
                 if two and not patched:
-                    self._patch_after_draw(state, start, alloc)
+                    self._patch_after_draw(state, start, alloc, rng)
                     patched = True
                 bid = view.bids[seat]
                 if bid is None:
                     return
                 state.apply(bid)
+        if two and not patched and state.decision is Decision.PLAY:
+            # Both bid blind nil (their bids): no bid came to patch the world at.
+            self._patch_after_draw(state, start, alloc, rng)
 
-    def _patch_after_draw(self, state: GameState, start: list[list[int]], alloc: dict[Holder, list[int]]) -> None:
-        """Two players, once the draw is over: the world's hands, discards and public counts."""
+    def _patch_after_draw(
+        self, state: GameState, start: list[list[int]], alloc: dict[Holder, list[int]], rng: random.Random
+    ) -> None:
+        """Two players, once the draw is over: the world's hands, discards, seen discards and public counts."""
         for s in range(2):
             mask = 0
             for c in start[s]:
@@ -533,8 +543,38 @@ class DealSampler:
         for c in self.view.seen_discards:
             mine |= 1 << int(c)
         state.seen_discards[self.me] = mine
+        state.seen_discards[1 - self.me] = self._opponent_seen(alloc, rng)
         if self.view.exchanged:
             state.exchanged = list(self.view.exchanged)
+
+    def _opponent_seen(self, alloc: dict[Holder, list[int]], rng: random.Random) -> int:
+        """Two players, after the draw: what the opponent has seen in this world (a card mask).
+
+        The replay that builds a world arranges the draw any way once it is over,
+        so it must be told.  By the rules an opponent that drew saw the 13 cards
+        it let go; a blind-nil opponent saw none in the draw and then the ``k``
+        it gave back in its exchange (``k`` is public), chosen from its hand
+        before it drew.  Either way they are discards it does not hold, and not
+        what this seat has seen.  Taken from the world's discards less this
+        seat's seen ones: exactly the opponent's 13 when neither bid blind nil
+        (no randomness used, so such worlds are drawn as before); at random
+        among them otherwise (this seat's exchange may have taken some of the
+        opponent's, which of them it was is not known to it).
+        """
+        view, opp = self.view, 1 - self.me
+        if view.blind[opp]:
+            want = view.exchanged[opp] if view.exchanged else 0
+        else:
+            want = 13
+        if not want:
+            return 0
+        mine = {int(c) for c in view.seen_discards}
+        pool = [c for c in alloc[DISCARD] if c not in mine]
+        chosen = pool if len(pool) <= want else rng.sample(sorted(pool), want)
+        mask = 0
+        for c in chosen:
+            mask |= 1 << c
+        return mask
 
 
 def honour_bid_model(sigma: float = 1.5) -> BidModel:
