@@ -12,6 +12,7 @@ from arena.commands import (
     demo,
     ladder,
     match,
+    play,
     ratings,
     replay,
     rules,
@@ -64,6 +65,7 @@ app.add_typer(sandbox.app, name="sandbox")
 app.add_typer(ladder.app, name="ladder")
 app.command("replay")(replay.replay)
 app.command("demo")(demo.demo)
+app.command("play")(play.play)
 app.command("serve")(serve.serve)
 app.command("sprt")(sprt.sprt)
 app.command("submit")(submit.submit)

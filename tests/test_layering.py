@@ -83,6 +83,10 @@ ALLOWED = {
         "arena.match", "arena.referee", "arena.sandbox", "arena.tables", "arena.results", "arena.tournament",
         "arena.ratings", "arena.publish", "arena.ladder",
     },
+    # People at the table (arena play): hosts its match like `arena match run` (the referee's
+    # play_seated) with a person's seat adapter, and shows a game's replay with the publish viewer.
+    # A sibling of the runners: nothing imports it but the CLI.
+    "play": {"arena.match", "arena.referee", "arena.sandbox", "arena.publish", "arena.play"},
 }
 
 

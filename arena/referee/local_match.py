@@ -214,6 +214,7 @@ async def play_seated(
     listen: Sequence[str] = (),
     client: Any = None,
     labels: Mapping[str, str] | None = None,
+    seat_launchers: Mapping[int, Launcher] | None = None,
 ) -> HostedMatch:
     """Play ``spec`` with one bot per seat: a referee on private sockets, bots started, cleaned up.
 
@@ -227,12 +228,13 @@ async def play_seated(
     run`` and the tournament scheduler use.  ``client``: the run's Docker
     client to reuse (without one, a client is opened for this match and
     closed after it).  ``labels`` go on every container (``arena.run``).
+    ``seat_launchers``: seats started by these instead of their bots (a person's seat: arena.play).
     """
     if client is None and any(b.kind == "docker" for b in seat_bots):
         with docker_client_for(seat_bots) as own:
             return await play_seated(
                 spec, seat_bots, log_dir=log_dir, limits=limits, start_timeout=start_timeout,
-                on_game_end=on_game_end, listen=listen, client=own, labels=labels,
+                on_game_end=on_game_end, listen=listen, client=own, labels=labels, seat_launchers=seat_launchers,
             )  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="arena-") as tmp:
         # The match's socket directory: one subdirectory per seat, each mounted only by that seat.
@@ -240,8 +242,9 @@ async def play_seated(
         n = spec.rules.players
         seats = [RemoteSeat(s, spec.match_id) for s in range(n)]
         seat_dirs = [seat_socket_dir(socket_dir, n, s) for s in range(n)]
+        given = seat_launchers or {}
         launchers = [
-            _launcher(bot, seat_dirs[s], spec.match_id, limits, client, labels or {})
+            given.get(s) or _launcher(bot, seat_dirs[s], spec.match_id, limits, client, labels or {})
             for s, bot in enumerate(seat_bots)
         ]
         server = await RefereeServer().start(list(listen))

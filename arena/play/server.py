@@ -1,0 +1,71 @@
+"""Serve one table: uvicorn on 127.0.0.1 and the table's match, on one event loop.
+
+The referee (grpc.aio), the seat adapter and the web app share the loop, so a
+click reaches the referee without crossing a thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+
+import uvicorn
+
+from arena.play.table import PlayTable
+from arena.play.web import MAX_MESSAGE_CHARS, create_app
+
+#: The only address a table is served on: this machine.
+HOST = "127.0.0.1"
+
+
+def table_url(port: int, table: PlayTable) -> str:
+    """The table page's address."""
+    return f"http://{HOST}:{port}/t/{table.key}"
+
+
+async def serve_table(
+    table: PlayTable,
+    *,
+    port: int = 0,
+    on_ready: Callable[[str], None] = lambda url: None,
+    on_match_end: Callable[[PlayTable], None] = lambda table: None,
+    exit_when_done: bool = False,
+) -> None:
+    """Serve ``table`` on ``HOST:port`` (0: any free port) and play its match.
+
+    ``on_ready`` gets the page's URL once the server listens.  After the match
+    the page stays up (its replay links) until the server is stopped (Ctrl-C),
+    or ``exit_when_done``.  Stopping the server during the match stops the match.
+    """
+    app = create_app({table.key: table}, hosts=(HOST, "localhost"))
+    config = uvicorn.Config(
+        app, host=HOST, port=port, log_level="warning", lifespan="off", ws_max_size=4 * MAX_MESSAGE_CHARS,
+        server_header=False, proxy_headers=False,
+    )  # fmt: skip
+    server = uvicorn.Server(config)
+    served = asyncio.create_task(server.serve())
+    while not server.started:
+        if served.done():
+            await served  # it could not start (the port is taken): its error
+            raise OSError(f"could not serve on {HOST}:{port}")
+        await asyncio.sleep(0.02)
+    bound = server.servers[0].sockets[0].getsockname()[1]
+    on_ready(table_url(bound, table))
+    match = asyncio.create_task(table.run())
+    try:
+        done, _ = await asyncio.wait({served, match}, return_when=asyncio.FIRST_COMPLETED)
+        if match in done:
+            on_match_end(table)
+            if match.exception() is None and not exit_when_done:
+                await served
+    finally:
+        server.should_exit = True
+        if not match.done():
+            match.cancel()
+        for task in (match, served):
+            with contextlib.suppress(BaseException):
+                await task
+        await table.close()
+    if match.done() and not match.cancelled() and match.exception() is not None:
+        raise match.exception()  # type: ignore[misc]

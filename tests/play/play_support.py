@@ -1,0 +1,149 @@
+"""A real ``arena play`` in a subprocess and Debian's Chromium to sit at it (Playwright)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--disable-quic"]  # fmt: skip
+#: Fast bots for the other seats (Easy answers in well under a millisecond).
+FAST = ("--partner", "builtin:easy", "--opponent", "builtin:easy")
+#: How long any wait for the table may take on a loaded machine before the test fails.
+WAIT_MS = 60_000
+URL = re.compile(r"(http://127\.0\.0\.1:\d+/t/[A-Za-z0-9_-]+)")
+
+
+class Table:
+    """An ``arena play`` process: its URL, its output directory, its output so far."""
+
+    def __init__(self, process: subprocess.Popen[str], url: str, out: Path) -> None:
+        self.process = process
+        self.url = url
+        self.out = out
+
+    @property
+    def origin(self) -> str:
+        return self.url.split("/t/")[0]
+
+    def records(self) -> list[Path]:
+        return sorted(p for p in self.out.rglob("play-*-g*.json"))
+
+
+@contextmanager
+def arena_play(tmp_path: Path, *args: str) -> Iterator[Table]:
+    """Start ``arena play ARGS`` (port 0, output under ``tmp_path``); stop it with SIGINT after."""
+    out = tmp_path / "out"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "play", "--port", "0", "--out", str(out), *args],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
+        env={**os.environ, "COLUMNS": "400"},
+    )  # fmt: skip
+    try:
+        url = _read_url(process)
+        yield Table(process, url, out)
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(10)
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def _read_url(process: subprocess.Popen[str]) -> str:
+    assert process.stdout is not None
+    seen = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        seen.append(line)
+        found = URL.search(line)
+        if found:
+            return found[1]
+    raise AssertionError(f"arena play printed no table address: {''.join(seen)!r}")
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing (required in CI)")
+        pytest.skip(f"{CHROMIUM} is not installed")
+    from playwright.sync_api import sync_playwright
+
+    os.environ.setdefault("DBUS_SESSION_BUS_ADDRESS", "disabled:")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def pushed(page: Any) -> list[dict[str, Any]]:
+    """Every message the server pushes to ``page`` from now on, parsed (a list that grows)."""
+    messages: list[dict[str, Any]] = []
+
+    def on_socket(ws: Any) -> None:
+        ws.on("framereceived", lambda payload: messages.append(json.loads(payload)))
+
+    page.on("websocket", on_socket)
+    return messages
+
+
+def latest_state(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """The last table state among ``messages``."""
+    return next(m["state"] for m in reversed(messages) if m["type"] == "state")
+
+
+#: What the page shows when the person has something to do, or the game is over.
+ACTIONABLE = "button.card.legal, .bids button.action, #game-over h2"
+
+
+def play_out(page: Any, *, keyboard: bool = False, max_moves: int = 200) -> int:
+    """Play the person's seat until a game is over; by clicks, or by keys only. Returns the moves made."""
+    moves = 0
+    while moves < max_moves:
+        page.wait_for_selector(ACTIONABLE, timeout=WAIT_MS)
+        if page.locator("#game-over h2").count():
+            return moves
+        if keyboard:
+            # The page puts the focus on the first action of each new decision; arrows move it.
+            focused = page.evaluate("document.activeElement && document.activeElement.className")
+            if "card" in (focused or "") and moves % 2:
+                page.keyboard.press("ArrowRight")
+            elif "bid" in (focused or ""):
+                page.keyboard.press("Tab")
+                page.keyboard.press("Tab")  # a bid of 2
+            elif not focused or ("card" not in focused and "bid" not in focused):
+                page.keyboard.press("Tab")
+                continue
+            page.keyboard.press("Enter")
+        else:
+            card = page.locator("button.card.legal")
+            if card.count():
+                card.first.click()
+            else:
+                page.locator(".bids button.action").nth(2).click()
+        moves += 1
+        # The answer went: the page leaves "your turn" at once (a selector: the page's CSP allows no eval).
+        page.wait_for_selector("body:not(.my-turn), #game-over h2", state="attached", timeout=WAIT_MS)
+    raise AssertionError(f"no game end after {max_moves} moves")
