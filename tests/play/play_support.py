@@ -118,13 +118,15 @@ def latest_state(messages: list[dict[str, Any]]) -> dict[str, Any]:
 ACTIONABLE = "button.card.legal, .bids button.action, #game-over h2"
 
 
-def play_out(page: Any, *, keyboard: bool = False, max_moves: int = 200) -> int:
-    """Play the person's seat until a game is over; by clicks, or by keys only. Returns the moves made."""
+def play_out(page: Any, *, keyboard: bool = False, max_moves: int = 200, until_moves: bool = False) -> int:
+    """Play the person's seat until a game is over (or, ``until_moves``, ``max_moves`` moves made);
+    by clicks, or by keys only.  Returns the moves made."""
     moves = 0
     while moves < max_moves:
         page.wait_for_selector(ACTIONABLE, timeout=WAIT_MS)
         if page.locator("#game-over h2").count():
             return moves
+        asked = page.get_attribute("body", "data-request")
         if keyboard:
             # The page puts the focus on the first action of each new decision; arrows move it.
             focused = page.evaluate("document.activeElement && document.activeElement.className")
@@ -144,6 +146,8 @@ def play_out(page: Any, *, keyboard: bool = False, max_moves: int = 200) -> int:
             else:
                 page.locator(".bids button.action").nth(2).click()
         moves += 1
-        # The answer went: the page leaves "your turn" at once (a selector: the page's CSP allows no eval).
-        page.wait_for_selector("body:not(.my-turn), #game-over h2", state="attached", timeout=WAIT_MS)
+        # The answer went: the page closes that decision at once (a selector: the page's CSP allows no eval).
+        page.wait_for_selector(f'body:not([data-request="{asked}"])', state="attached", timeout=WAIT_MS)
+    if until_moves:
+        return moves
     raise AssertionError(f"no game end after {max_moves} moves")

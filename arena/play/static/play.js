@@ -286,6 +286,7 @@
     else prompt = decisionPrompt(decision);
     $("prompt").textContent = prompt;
     body.classList.toggle("my-turn", Boolean(decision && !waiting));
+    body.dataset.request = decision && !waiting ? String(decision.request_id) : "";
     if (state.message) $("message").textContent = state.message;
 
     if (decision && !waiting) {
