@@ -310,8 +310,9 @@ class HumanSeat:
                     waiter.cancel()
             return decision.answer.result()
         finally:
+            # No push here: the page shows its answer at once by itself, and the referee's
+            # next message (with the bots' cards) comes a moment later; one render, not two.
             self.decision = None
-            self.on_change()
 
 
 def default_answer(decision: OpenDecision) -> str:

@@ -24,6 +24,7 @@
   let takenOver = false;
   let retryMs = 500;
   let sentFor = null; // the request id answered, until the server moves on
+  let sentCard = null; // the card played with it (shown on the table until the server's view has it)
   let focusedFor = null; // the request id whose first action got the focus
   let receivedAt = 0;
   const selected = new Set(); // exchange: the cards picked
@@ -58,8 +59,15 @@
     return path;
   }
 
-  // A card drawn as SVG (hidden from screen readers: its button or figure carries the words).
+  // A card drawn as SVG (hidden from screen readers: its button or figure carries the words);
+  // each card is drawn once and cloned after, so a re-render stays cheap.
+  const drawn = new Map();
   function cardSvg(card) {
+    if (!drawn.has(card)) drawn.set(card, drawCard(card));
+    return drawn.get(card).cloneNode(true);
+  }
+
+  function drawCard(card) {
     const svg = document.createElementNS(SVG, "svg");
     svg.setAttribute("viewBox", "0 0 60 84");
     svg.setAttribute("aria-hidden", "true");
@@ -130,12 +138,16 @@
       if (message.type === "state") {
         state = message.state;
         receivedAt = performance.now();
-        if (!state.decision || state.decision.request_id !== sentFor) sentFor = null;
+        if (state.decision && state.decision.request_id !== sentFor) {
+          sentFor = null;
+          sentCard = null;
+        }
         if (!state.decision || state.decision.kind !== "exchange") selected.clear();
         render();
         document.dispatchEvent(new CustomEvent("arena:rendered", { detail: state.version }));
       } else if (message.type === "refused") {
         sentFor = null;
+        sentCard = null;
         $("message").textContent = message.message;
         if (state) render();
       } else if (message.type === "taken_over") {
@@ -160,6 +172,7 @@
     const decision = state && state.decision;
     if (!decision || sentFor === decision.request_id || !socket || socket.readyState !== WebSocket.OPEN) return;
     sentFor = decision.request_id;
+    sentCard = decision.kind === "play" ? action : null;
     $("message").textContent = "";
     socket.send(JSON.stringify({ type: "answer", request_id: decision.request_id, action: action }));
     render();
@@ -230,7 +243,8 @@
       return;
     }
     let plays = view.current_trick.slice();
-    if (state.just_played && !plays.some((p) => p.card === state.just_played.card)) plays.push(state.just_played);
+    const played = state.just_played || (sentCard && { seat: state.seat, card: sentCard });
+    if (played && !plays.some((p) => p.card === played.card)) plays.push(played);
     let caption = "";
     const lastHand = state.hands.length ? state.hands[state.hands.length - 1] : null;
     if (!plays.length) {
@@ -328,6 +342,7 @@
     const exchanging = decision && !waiting && decision.kind === "exchange";
     const legal = new Set(playing ? decision.legal : []);
     for (const card of view.hand) {
+      if (card === sentCard || (state.just_played && card === state.just_played.card)) continue; // on the table now
       const ok = playing ? legal.has(card) : exchanging;
       let label = cardWords(card);
       if (playing) label += ok ? "" : " (cannot be played now)";
