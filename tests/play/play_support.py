@@ -115,7 +115,7 @@ def latest_state(messages: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 #: What the page shows when the person has something to do, or the game is over.
-ACTIONABLE = "button.card.legal, .bids button.action, #game-over h2"
+ACTIONABLE = "button.card.legal, #actions button.action, #game-over h2"
 
 
 def play_out(page: Any, *, keyboard: bool = False, max_moves: int = 200, until_moves: bool = False) -> int:
@@ -135,7 +135,7 @@ def play_out(page: Any, *, keyboard: bool = False, max_moves: int = 200, until_m
             elif "bid" in (focused or ""):
                 page.keyboard.press("Tab")
                 page.keyboard.press("Tab")  # a bid of 2
-            elif not focused or ("card" not in focused and "bid" not in focused):
+            elif not focused or ("card" not in focused and "action" not in focused):
                 page.keyboard.press("Tab")
                 continue
             page.keyboard.press("Enter")
@@ -143,8 +143,12 @@ def play_out(page: Any, *, keyboard: bool = False, max_moves: int = 200, until_m
             card = page.locator("button.card.legal")
             if card.count():
                 card.first.click()
-            else:
+            elif page.locator(".bids button.action").count():
                 page.locator(".bids button.action").nth(2).click()
+            elif page.locator("#actions button.action", has_text="See my cards").count():
+                page.locator("#actions button.action", has_text="See my cards").click()  # no blind nil
+            else:  # keep the offered card, give back no cards
+                page.locator("#actions button.action").first.click()
         moves += 1
         # The answer went: the page closes that decision at once (a selector: the page's CSP allows no eval).
         page.wait_for_selector(f'body:not([data-request="{asked}"])', state="attached", timeout=WAIT_MS)

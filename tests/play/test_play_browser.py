@@ -62,6 +62,21 @@ def test_a_whole_hand_by_clicks_is_recorded_scored_and_replayable(tmp_path: Path
         assert not page.csp_errors  # type: ignore[attr-defined]
 
 
+def test_the_two_player_draw_game_by_clicks(tmp_path: Path, browser) -> None:  # noqa: F811
+    with arena_play(tmp_path, "--rules", "two-player", "--opponent", "builtin:easy", *ONE_HAND) as table:
+        page = new_page(browser)
+        messages = pushed(page)
+        page.goto(table.url)
+        moves = play_out(page)
+        kinds = {m["state"]["decision"]["kind"] for m in messages if m["type"] == "state" and m["state"]["decision"]}
+        assert {"draw", "bid", "play"} <= kinds
+        assert moves == ("blind_nil" in kinds) + 13 + 1 + 13  # (declining blind nil), 13 draws, a bid, 13 cards
+        (record_path,) = table.records()
+        record = json.loads(record_path.read_text())
+        assert record["seats"]["A"]["name"] == "person" and record["strikes"]["A"] == 0
+        assert not page.csp_errors  # type: ignore[attr-defined]
+
+
 def test_a_whole_hand_by_keyboard_only(tmp_path: Path, browser) -> None:  # noqa: F811
     with arena_play(tmp_path, *FAST, *ONE_HAND) as table:
         page = new_page(browser)
