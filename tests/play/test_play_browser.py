@@ -9,6 +9,9 @@ the server pushed (parsed) and in the records on disk.
 from __future__ import annotations
 
 import json
+import shlex
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -202,3 +205,29 @@ def test_the_table_fits_the_window(tmp_path: Path, browser, size: tuple[int, int
             assert b is not None and b["x"] >= 0 and b["x"] + b["width"] <= size[0]
             assert box.get_attribute("aria-label")
         assert not page.csp_errors  # type: ignore[attr-defined]
+
+
+def test_bot_names_are_text_and_the_four_colour_deck_is_kept(tmp_path: Path, browser) -> None:  # noqa: F811
+    """A bot's name (here from its file name) is shown as text, never as markup; the deck switch sticks."""
+    hostile = tmp_path / "<img src=x onerror=alert(1)>.py"
+    shutil.copy(Path(__file__).resolve().parents[2] / "example_bots" / "random" / "bot.py", hostile)
+    spec = f"cmd:{shlex.join([sys.executable, str(hostile)])}"
+    with arena_play(tmp_path, "--opponent", spec, "--partner", "builtin:easy", *ONE_HAND) as table:
+        page = new_page(browser)
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.goto(table.url)
+        page.wait_for_selector(".bids button.action, button.card.legal", timeout=WAIT_MS)
+        assert "<img src=x onerror=alert(1)> (W)" in page.text_content("#pos-left .name")
+        assert page.locator(".seat img").count() == 0 and not dialogs
+        page.check("#four-colour")
+        page.reload()
+        page.wait_for_selector("#hand .suit-D .pip, #hand .suit-C .pip", state="attached", timeout=WAIT_MS)
+        assert page.is_checked("#four-colour")
+        fills = page.eval_on_selector_all(
+            "#hand .card-face .pip", "ps => ps.map(p => [p.closest('svg').classList[1], getComputedStyle(p).fill])"
+        )
+        colours = dict(fills)
+        assert colours.get("suit-D", "rgb(20, 86, 200)") == "rgb(20, 86, 200)"
+        assert colours.get("suit-C", "rgb(24, 128, 44)") == "rgb(24, 128, 44)"
+        assert {"suit-D", "suit-C"} & colours.keys()

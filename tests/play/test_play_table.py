@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,16 @@ def test_when_the_persons_clock_runs_out_the_seat_plays_the_default_in_time(tmp_
     assert game.ending == "max_hands"
     assert game.stats[0].strikes == 0 and game.stats[0].decisions == 14
     assert "Your time ran out: a bid of 1 was played for you." in messages
+
+
+def test_the_public_view_holds_no_hand() -> None:
+    """What a spectator's feed is built from: bids, cards played, tricks, scores; no seat's cards."""
+    from arena.play.views import public_view_json, seat_view_json
+
+    view = pb.SeatView(seat=1, hand=["SA", "H2"], offered_card="D3", seen_discards=["C4"], bids=[2, -1, -1, -1],
+                       current_trick=[pb.Play(seat=0, card="HK")], scores=[10, 20], bags=[1, 2])  # fmt: skip
+    public = json.dumps(public_view_json(view))
+    for secret in ("SA", "H2", "D3", "C4"):
+        assert secret not in public
+    assert "HK" in public
+    assert seat_view_json(view)["hand"] == ["SA", "H2"]
