@@ -48,22 +48,68 @@ def seat_bots(players: int, seat: int, partner: str | None, opponents: list[str]
     return tuple(specs)
 
 
+SeatOption = Annotated[
+    str | None, typer.Option("--seat", help="Your seat: N, E, S or W (A or B for two players) \\[default: S, or A].")
+]
+PartnerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--partner",
+        help=f"Your partner, a bot spec (builtin:easy|medium|hard, cmd:..., docker:IMAGE) \\[default: {DEFAULT_BOT}].",
+    ),
+]
+OpponentOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--opponent",
+        help=f"The opponents: once for both, or twice (in play order after you) \\[default: {DEFAULT_BOT}].",
+        show_default=False,
+    ),
+]
+TimeControlOption = Annotated[
+    str,
+    typer.Option(
+        "--time-control",
+        metavar="MOVE[,BANK]",
+        help="Your clock in seconds: a move, and a bank per game. When it runs out your seat plays the "
+        "default move for you (never a strike).",
+    ),
+]
+ReconnectOption = Annotated[
+    float,
+    typer.Option("--reconnect", help="Seconds a closed page is waited for before the game is abandoned."),
+]
+CompareOption = Annotated[
+    str,
+    typer.Option(
+        "--compare-with",
+        help=f"The bot replayed in your seat after each hand ({', '.join(COMPARE_BOTS)}); the page can ask for another.",
+    ),
+]
+OutOption = Annotated[
+    Path,
+    typer.Option(help="Directory for the table's folder (named by its match id): records, bot logs, play.json."),
+]
+
+
 def play(
     preset: PresetOption = "pagat",
     overrides: SetOption = None,
-    seat: Annotated[str | None, typer.Option("--seat", help="Your seat: N, E, S or W (A or B for two players) [default: S, or A].")] = None,
-    partner: Annotated[str | None, typer.Option("--partner", help=f"Your partner, a bot spec (builtin:easy|medium|hard, cmd:..., docker:IMAGE) [default: {DEFAULT_BOT}].")] = None,
-    opponent: Annotated[list[str] | None, typer.Option("--opponent", help=f"The opponents: once for both, or twice (in play order after you) [default: {DEFAULT_BOT}].", show_default=False)] = None,
-    time_control: Annotated[str, typer.Option("--time-control", metavar="MOVE[,BANK]", help="Your clock in seconds: a move, and a bank per game. When it runs out your seat plays the default move for you (never a strike).")] = "60,300",
-    reconnect: Annotated[float, typer.Option("--reconnect", help="Seconds the table waits for you to reopen a closed page before the game is abandoned.")] = DEFAULT_RECONNECT_S,
+    seat: SeatOption = None,
+    partner: PartnerOption = None,
+    opponent: OpponentOption = None,
+    time_control: TimeControlOption = "60,300",
+    reconnect: ReconnectOption = DEFAULT_RECONNECT_S,
     games: Annotated[int, typer.Option("--games", help="Games to play at this table.")] = 1,
     seed: SeedOption = None,
-    compare_with: Annotated[str, typer.Option("--compare-with", help=f"The bot replayed in your seat after each hand ({', '.join(COMPARE_BOTS)}); the page can ask for another.")] = "hard",
+    compare_with: CompareOption = "hard",
     port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1 (0: any free port).")] = 0,
     open_browser: Annotated[bool, typer.Option("--open", help="Open the table in your web browser.")] = False,
-    exit_when_done: Annotated[bool, typer.Option("--exit-when-done", help="Stop serving when the match is over (else: at Ctrl-C).")] = False,
-    start_timeout: Annotated[float, typer.Option("--start-timeout", help="Seconds the bots (and your seat) get to join.")] = 20.0,
-    out: Annotated[Path, typer.Option(help="Directory for the table's records (in a folder named by the match id), bot logs and play.json.")] = Path("matches/play"),
+    exit_when_done: Annotated[
+        bool, typer.Option("--exit-when-done", help="Stop serving when the match is over (else: at Ctrl-C).")
+    ] = False,
+    start_timeout: Annotated[float, typer.Option("--start-timeout", help="Seconds the seats get to join.")] = 20.0,
+    out: OutOption = Path("matches/play"),
 ) -> None:
     """Play Spades in your browser with and against bots, on 127.0.0.1 (no Docker needed).
 
@@ -84,33 +130,36 @@ def play(
     try:
         bots = seat_bots(n, me, partner, list(opponent or []))
         match_id = new_match_id()
-        table = PlayTable(
-            TableConfig(
-                rules=rules, seat=me, bots=bots, out_dir=out / match_id, match_id=match_id, seed=match_seed(seed), games=games,
-                time_control=parse_time_control(time_control), reconnect_s=reconnect, compare_bot=compare_with,
-                start_timeout=start_seconds(start_timeout),
-            )
+        config = TableConfig(
+            rules=rules, seat=me, bots=bots, out_dir=out / match_id, match_id=match_id, seed=match_seed(seed),
+            games=games, time_control=parse_time_control(time_control), reconnect_s=reconnect,
+            compare_bot=compare_with, start_timeout=start_seconds(start_timeout),
         )  # fmt: skip
+        table = PlayTable(config)
     except (PlayError, BotSpecError) as exc:
         fail(str(exc))
     if any(b is not None and b.kind == "docker" for b in bots):
         console.print("docker: bots need the Docker engine; built-in and cmd: bots do not.", highlight=False)
 
     def ready(url: str) -> None:
-        console.print(f"Your table: [bold]{url}[/]  (you are {seat_name(n, me)}; Ctrl-C stops it)", highlight=False, soft_wrap=True)
+        where = f"you are {seat_name(n, me)}; Ctrl-C stops it"
+        console.print(f"Your table: [bold]{url}[/]  ({where})", highlight=False, soft_wrap=True)
         if open_browser:
             threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
 
     def ended(done: PlayTable) -> None:
         for g in done.outcomes:
-            console.print(f"{safe_text(g.game_id)}: {safe_text(g.ending)}; record {safe_text(done.records.get(g.game_id, ''))}", highlight=False, soft_wrap=True)
+            record = safe_text(done.records.get(g.game_id, ""))
+            console.print(f"{safe_text(g.game_id)}: {safe_text(g.ending)}; record {record}", highlight=False, soft_wrap=True)
         if done.seat.abandoned:
             console.print("the game was abandoned (no page connected within --reconnect)", highlight=False)
         if not exit_when_done:
             console.print("The match is over; the page stays up for its replays (Ctrl-C to stop).", highlight=False)
 
     try:
-        asyncio.run(serve_table(table, port=port, on_ready=ready, on_match_end=ended, exit_when_done=exit_when_done))
+        asyncio.run(
+            serve_table(table, port=port, on_ready=ready, on_match_end=ended, exit_when_done=exit_when_done)
+        )
     except KeyboardInterrupt:
         console.print("stopped", highlight=False)
     except OSError as exc:

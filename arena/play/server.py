@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 from collections.abc import Callable
 
 import uvicorn
@@ -44,14 +45,22 @@ async def serve_table(
         server_header=False, proxy_headers=False,
     )  # fmt: skip
     server = uvicorn.Server(config)
-    served = asyncio.create_task(server.serve())
+    # Bound here, not by uvicorn: a port in use is an OSError to report, not uvicorn's exit.
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((HOST, port))
+    except OSError as exc:
+        listener.close()
+        raise OSError(f"{HOST}:{port}: {exc.strerror or exc}") from None
+    served = asyncio.create_task(server.serve(sockets=[listener]))
     while not server.started:
         if served.done():
-            await served  # it could not start (the port is taken): its error
+            listener.close()
+            await served
             raise OSError(f"could not serve on {HOST}:{port}")
         await asyncio.sleep(0.02)
-    bound = server.servers[0].sockets[0].getsockname()[1]
-    on_ready(table_url(bound, table))
+    on_ready(table_url(listener.getsockname()[1], table))
     match = asyncio.create_task(table.run())
     try:
         done, _ = await asyncio.wait({served, match}, return_when=asyncio.FIRST_COMPLETED)
@@ -67,5 +76,6 @@ async def serve_table(
             with contextlib.suppress(BaseException):
                 await task
         await table.close()
+        listener.close()
     if match.done() and not match.cancelled() and match.exception() is not None:
         raise match.exception()  # type: ignore[misc]

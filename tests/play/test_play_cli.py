@@ -1,0 +1,41 @@
+"""``arena play``'s bad input: one line on stderr and exit 2, before anything starts."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--seat", "Q"], "--seat: unknown seat 'Q'; seats are N, E, S, W"),
+        (["--rules", "two-player", "--partner", "builtin:easy"], "the two-player game has no partner"),
+        (["--opponent", "a", "--opponent", "b", "--opponent", "c"], "a four-player table has two opponents"),
+        (["--opponent", "foo"], "bot 'foo' must start with cmd:"),
+        (["--time-control", "abc"], "--time-control takes seconds"),
+        (["--time-control", "nan"], "--time-control: move time must be"),
+        (["--reconnect", "0"], "--reconnect must be more than 0"),
+        (["--compare-with", "alphago"], "--compare-with takes one of hard, medium, easy, random"),
+        (["--port", "70000"], "--port must be 0 to 65535"),
+        (["--set", "max_hands=0"], "max_hands"),
+    ],
+)
+def test_bad_options_are_one_line_errors(run_cli, args: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
+    done = run_cli("play", *args)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_port_in_use_is_a_one_line_error(run_cli) -> None:  # type: ignore[no-untyped-def]
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = run_cli("play", "--port", str(port), "--partner", "builtin:easy", "--opponent", "builtin:easy")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "cannot serve the table" in done.stderr and "Traceback" not in done.stderr
