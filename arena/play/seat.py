@@ -30,15 +30,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+# The SDK's client first: it picks gRPC's transport before grpc is imported (arena_sdk.transport).
 from arena_sdk.client import CHANNEL_OPTIONS, grpc_target
 from arena_sdk.engine import Decision, MalformedInputError, parse_card
 from arena_sdk.protocol import KIND_FROM_PROTO, PROTOCOL_VERSION, answer_to_proto, parse_action_text
-
-import grpc
-
-from arena.errors import ArenaError
 from arena_sdk.wire import arena_pb2 as pb
 from arena_sdk.wire import arena_pb2_grpc as pb_grpc
+
+import grpc  # noqa: E402
+
+from arena.errors import ArenaError
 
 #: The seat answers the default move for the person this long before the referee's limit.
 AUTO_MARGIN_S = 1.5

@@ -14,10 +14,10 @@ import unicodedata
 from typing import Any
 
 from arena_sdk.engine import seat_name, team_name
+from arena_sdk.wire import arena_pb2 as pb
 
 from arena.play.compare import seat_play
 from arena.play.seat import HandEnd
-from arena_sdk.wire import arena_pb2 as pb
 
 #: The longest bot name the page shows.
 NAME_CHARS = 40

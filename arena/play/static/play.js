@@ -279,8 +279,8 @@
     }
   }
 
-  function actionButton(label, action, extra) {
-    const button = el("button", { type: "button", class: "action " + (extra || ""), text: label });
+  function actionButton(label, action, extra, spoken) {
+    const button = el("button", { type: "button", class: "action " + (extra || ""), text: label, "aria-label": spoken || null });
     button.addEventListener("click", () => answer(action));
     return button;
   }
@@ -306,7 +306,7 @@
     if (decision && !waiting) {
       if (decision.kind === "bid") {
         const group = el("div", { class: "bids", role: "group", "aria-label": "Bids" });
-        for (const bid of decision.legal) group.append(actionButton(bid === "0" ? "Nil" : bid, bid, "bid"));
+        for (const bid of decision.legal) group.append(actionButton(bid === "0" ? "Nil" : bid, bid, "bid", bid === "0" ? "Bid nil" : "Bid " + bid));
         actions.append(group);
       } else if (decision.kind === "blind_nil") {
         actions.append(actionButton("Bid blind nil", "true"), actionButton("See my cards", "false"));
