@@ -313,6 +313,9 @@
       } else if (decision.kind === "draw") {
         if (view.offered_card) actions.append(cardFigure(view.offered_card, "offered"));
         actions.append(actionButton("Keep it", "keep"), actionButton("Discard it, take the next", "discard"));
+        if (view.seen_discards.length) {
+          actions.append(el("p", { class: "seen muted", text: "Seen going to the discards: " + view.seen_discards.map(cardWords).join(", ") }));
+        }
       } else if (decision.kind === "exchange") {
         const picked = Array.from(selected);
         actions.append(actionButton(picked.length ? "Give back " + picked.length + (picked.length === 1 ? " card" : " cards") : "Give back no cards", picked.join(",")));
