@@ -14,9 +14,11 @@ person's time for a decision is about to run out (``allowed_ms`` less
 :data:`AUTO_MARGIN_S`) the seat answers the protocol's default move for them,
 in time: a person at the table is never struck or forfeited by the clock.  When
 no page has been connected for ``reconnect_s`` while the seat is asked, the
-seat leaves the match (its stream ends): the referee records the game as
-forfeited by the person's side (``forfeit:disconnect``), which
-:attr:`HumanSeat.abandoned` reports.
+seat answers that decision with the default move and a note saying why
+(``Answer.note``: the record keeps it beside the decision), then leaves the
+match (it closes its stream): the referee records the game as forfeited by
+the person's side (``forfeit:disconnect``), which :attr:`HumanSeat.abandoned`
+reports.
 """
 
 from __future__ import annotations
@@ -228,10 +230,11 @@ class HumanSeat:
             which = message.WhichOneof("message")
             if which == "request":
                 answer = await self._ask(message.request)
-                if answer is None:  # abandoned: leave the match (the referee sees a disconnect)
-                    call.cancel()
-                    return
                 await call.write(pb.BotMessage(answer=answer))
+                if self.abandoned:  # leave the match: the referee sees the stream end (a disconnect)
+                    with contextlib.suppress(Exception):
+                        await call.done_writing()
+                    return
             else:
                 self._take(which, getattr(message, which))
             if which == "match_end":
@@ -271,8 +274,8 @@ class HumanSeat:
             self.message = message.message[:300]
         self.on_change()
 
-    async def _ask(self, request: pb.DecisionRequest) -> pb.Answer | None:
-        """Put ``request`` to the page and wait: its answer, the default move in time, or None (abandoned)."""
+    async def _ask(self, request: pb.DecisionRequest) -> pb.Answer:
+        """Put ``request`` to the page and wait: its answer, or the default move (in time; or abandoned)."""
         loop = asyncio.get_running_loop()
         kind = KIND_FROM_PROTO[request.kind]
         asked_at = time.monotonic()
@@ -297,8 +300,12 @@ class HumanSeat:
                 left_at = self._page_left_at
                 if left_at is not None and now - left_at >= self.reconnect_s:
                     self.abandoned = True
-                    self.message = f"No page was connected for {self.reconnect_s:g} s: the game was abandoned."
-                    return None
+                    why = f"no page was connected for {self.reconnect_s:g} s"
+                    self.message = f"The game was abandoned: {why}."
+                    text = default_answer(decision)
+                    answer = answer_to_proto(decision.request_id, kind, parse_action_text(kind, text))
+                    answer.note = f"the person left the table ({why}): abandoned"
+                    return answer
                 until = auto_at if left_at is None else min(auto_at, left_at + self.reconnect_s)
                 self._wake.clear()
                 waiter = asyncio.ensure_future(self._wake.wait())

@@ -187,6 +187,8 @@ def test_a_closed_tab_is_waited_for_then_the_game_is_abandoned_and_recorded(tmp_
         record = json.loads(record_path.read_text())
         assert record["result"]["ending"] == "forfeit:disconnect"
         assert record["result"]["forfeit"]["seat"] == "S"
+        notes = [a.get("note", "") for h in record["hands"] for a in h["actions"] if a["seat"] == "S"]
+        assert notes[-1] == "the person left the table (no page was connected for 2 s): abandoned"
         summary = json.loads(next(table.out.rglob("play.json")).read_text())
         assert summary["abandoned"] is True
 
