@@ -14,8 +14,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--disable-sync", "--no-first-run", "--disable-quic"]  # fmt: skip
@@ -79,23 +77,6 @@ def _read_url(process: subprocess.Popen[str]) -> str:
         if found:
             return found[1]
     raise AssertionError(f"arena play printed no table address: {''.join(seen)!r}")
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing (required in CI)")
-        pytest.skip(f"{CHROMIUM} is not installed")
-    from playwright.sync_api import sync_playwright
-
-    os.environ.setdefault("DBUS_SESSION_BUS_ADDRESS", "disabled:")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def pushed(page: Any) -> list[dict[str, Any]]:

@@ -15,29 +15,21 @@ import sys
 from pathlib import Path
 
 import pytest
-from play_support import (  # noqa: F401
-    FAST,
-    WAIT_MS,
-    arena_play,
-    browser,
-    latest_state,
-    play_out,
-    pushed,
-)
+from play_support import FAST, WAIT_MS, arena_play, latest_state, play_out, pushed
 
 pytestmark = pytest.mark.timeout(600)
 
 ONE_HAND = ("--set", "max_hands=1")
 
 
-def new_page(browser, width: int = 1280, height: int = 800):  # type: ignore[no-untyped-def]  # noqa: F811
+def new_page(browser, width: int = 1280, height: int = 800):  # type: ignore[no-untyped-def]
     page = browser.new_page(viewport={"width": width, "height": height})
     page.csp_errors = []  # type: ignore[attr-defined]
     page.on("console", lambda m: page.csp_errors.append(m.text) if "Content Security Policy" in m.text else None)
     return page
 
 
-def test_a_whole_hand_by_clicks_is_recorded_scored_and_replayable(tmp_path: Path, browser) -> None:  # noqa: F811
+def test_a_whole_hand_by_clicks_is_recorded_scored_and_replayable(tmp_path: Path, browser) -> None:
     with arena_play(tmp_path, *FAST, *ONE_HAND) as table:
         page = new_page(browser)
         messages = pushed(page)
@@ -65,7 +57,7 @@ def test_a_whole_hand_by_clicks_is_recorded_scored_and_replayable(tmp_path: Path
         assert not page.csp_errors  # type: ignore[attr-defined]
 
 
-def test_the_two_player_draw_game_by_clicks(tmp_path: Path, browser) -> None:  # noqa: F811
+def test_the_two_player_draw_game_by_clicks(tmp_path: Path, browser) -> None:
     with arena_play(tmp_path, "--rules", "two-player", "--opponent", "builtin:easy", *ONE_HAND) as table:
         page = new_page(browser)
         messages = pushed(page)
@@ -80,7 +72,7 @@ def test_the_two_player_draw_game_by_clicks(tmp_path: Path, browser) -> None:  #
         assert not page.csp_errors  # type: ignore[attr-defined]
 
 
-def test_a_whole_hand_by_keyboard_only(tmp_path: Path, browser) -> None:  # noqa: F811
+def test_a_whole_hand_by_keyboard_only(tmp_path: Path, browser) -> None:
     with arena_play(tmp_path, *FAST, *ONE_HAND) as table:
         page = new_page(browser)
         page.goto(table.url)
@@ -91,7 +83,7 @@ def test_a_whole_hand_by_keyboard_only(tmp_path: Path, browser) -> None:  # noqa
         assert record["strikes"]["S"] == 0
 
 
-def test_after_a_deal_the_page_shows_how_a_bot_played_the_same_cards(tmp_path: Path, browser) -> None:  # noqa: F811
+def test_after_a_deal_the_page_shows_how_a_bot_played_the_same_cards(tmp_path: Path, browser) -> None:
     with arena_play(tmp_path, *FAST, *ONE_HAND, "--compare-with", "easy") as table:
         page = new_page(browser)
         messages = pushed(page)
@@ -114,7 +106,7 @@ def test_after_a_deal_the_page_shows_how_a_bot_played_the_same_cards(tmp_path: P
         assert page.locator('#compare .comparison[data-bot="easy"] .mini-cards .card').count() == 13
 
 
-def test_a_reload_in_the_middle_of_a_hand_resumes_it(tmp_path: Path, browser) -> None:  # noqa: F811
+def test_a_reload_in_the_middle_of_a_hand_resumes_it(tmp_path: Path, browser) -> None:
     with arena_play(tmp_path, *FAST, *ONE_HAND) as table:
         page = new_page(browser)
         page.goto(table.url)
@@ -133,7 +125,7 @@ def test_a_reload_in_the_middle_of_a_hand_resumes_it(tmp_path: Path, browser) ->
         assert json.loads(record_path.read_text())["result"]["ending"] == "max_hands"
 
 
-def test_an_illegal_card_gets_a_message_and_the_same_decision_again(tmp_path: Path, browser) -> None:  # noqa: F811
+def test_an_illegal_card_gets_a_message_and_the_same_decision_again(tmp_path: Path, browser) -> None:
     with arena_play(tmp_path, *FAST, *ONE_HAND) as table:
         page = new_page(browser)
         messages = pushed(page)
@@ -163,7 +155,7 @@ def test_an_illegal_card_gets_a_message_and_the_same_decision_again(tmp_path: Pa
         assert not [e for e in record["events"] if e["seat"] == "S"]
 
 
-def test_a_second_tab_takes_the_seat_over(tmp_path: Path, browser) -> None:  # noqa: F811
+def test_a_second_tab_takes_the_seat_over(tmp_path: Path, browser) -> None:
     with arena_play(tmp_path, *FAST, *ONE_HAND) as table:
         first = new_page(browser)
         first.goto(table.url)
@@ -176,7 +168,7 @@ def test_a_second_tab_takes_the_seat_over(tmp_path: Path, browser) -> None:  # n
         assert play_out(second) == 14
 
 
-def test_a_closed_tab_is_waited_for_then_the_game_is_abandoned_and_recorded(tmp_path: Path, browser) -> None:  # noqa: F811
+def test_a_closed_tab_is_waited_for_then_the_game_is_abandoned_and_recorded(tmp_path: Path, browser) -> None:
     with arena_play(tmp_path, *FAST, *ONE_HAND, "--reconnect", "2", "--exit-when-done") as table:
         page = new_page(browser)
         page.goto(table.url)
@@ -194,7 +186,7 @@ def test_a_closed_tab_is_waited_for_then_the_game_is_abandoned_and_recorded(tmp_
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
-def test_the_table_fits_the_window(tmp_path: Path, browser, size: tuple[int, int]) -> None:  # noqa: F811
+def test_the_table_fits_the_window(tmp_path: Path, browser, size: tuple[int, int]) -> None:
     with arena_play(tmp_path, *FAST, *ONE_HAND) as table:
         page = new_page(browser, *size)
         page.goto(table.url)
@@ -209,7 +201,7 @@ def test_the_table_fits_the_window(tmp_path: Path, browser, size: tuple[int, int
         assert not page.csp_errors  # type: ignore[attr-defined]
 
 
-def test_bot_names_are_text_and_the_four_colour_deck_is_kept(tmp_path: Path, browser) -> None:  # noqa: F811
+def test_bot_names_are_text_and_the_four_colour_deck_is_kept(tmp_path: Path, browser) -> None:
     """A bot's name (here from its file name) is shown as text, never as markup; the deck switch sticks."""
     hostile = tmp_path / "<img src=x onerror=alert(1)>.py"
     shutil.copy(Path(__file__).resolve().parents[2] / "example_bots" / "random" / "bot.py", hostile)
