@@ -14,11 +14,13 @@ from arena_sdk.engine.seats import parse_seat
 
 from arena.commands.common import bad_input_exits, console, fail
 from arena.commands.options import PresetOption, SeedOption, SetOption, match_seed, start_seconds
+from arena.errors import ArenaError
 from arena.play.compare import COMPARE_BOTS
 from arena.play.seat import DEFAULT_RECONNECT_S
 from arena.play.server import serve_table
 from arena.play.table import PlayError, PlayTable, TableConfig, new_match_id, parse_time_control
 from arena.referee.botspec import BotSpec, BotSpecError, parse_bot_spec
+from arena.referee.local_match import docker_client_for
 from arena.text import safe_text
 
 DEFAULT_BOT = "builtin:hard"
@@ -138,8 +140,13 @@ def play(
         table = PlayTable(config)
     except (PlayError, BotSpecError) as exc:
         fail(str(exc))
-    if any(b is not None and b.kind == "docker" for b in bots):
-        console.print("docker: bots need the Docker engine; built-in and cmd: bots do not.", highlight=False)
+    images = [b for b in bots if b is not None and b.kind == "docker"]
+    if images:
+        try:  # the engine answers and every image is there, before the table opens
+            with docker_client_for(images):
+                pass
+        except BotSpecError as exc:
+            fail(str(exc))
 
     def ready(url: str) -> None:
         where = f"you are {seat_name(n, me)}; Ctrl-C stops it"
@@ -161,6 +168,10 @@ def play(
             serve_table(table, port=port, on_ready=ready, on_match_end=ended, exit_when_done=exit_when_done)
         )
     except KeyboardInterrupt:
-        console.print("stopped", highlight=False)
+        pass
     except OSError as exc:
         fail(f"cannot serve the table: {exc}")
+    except ArenaError as exc:  # e.g. a docker: bot without a Docker engine
+        fail(str(exc))
+    if len(table.outcomes) < games and not table.seat.abandoned:
+        console.print("stopped before the match was over: the game in progress has no record", highlight=False)

@@ -64,9 +64,9 @@ async def serve_table(
     match = asyncio.create_task(table.run())
     try:
         done, _ = await asyncio.wait({served, match}, return_when=asyncio.FIRST_COMPLETED)
-        if match in done:
+        if match in done and match.exception() is None:
             on_match_end(table)
-            if match.exception() is None and not exit_when_done:
+            if not exit_when_done:
                 await served
     finally:
         server.should_exit = True

@@ -39,3 +39,11 @@ def test_a_port_in_use_is_a_one_line_error(run_cli) -> None:  # type: ignore[no-
         done = run_cli("play", "--port", str(port), "--partner", "builtin:easy", "--opponent", "builtin:easy")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "cannot serve the table" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_docker_bot_that_cannot_start_is_a_one_line_error_before_the_table_opens(run_cli) -> None:  # type: ignore[no-untyped-def]
+    done = run_cli("play", "--opponent", "docker:arena-play-test-no-such-image:1", "--partner", "builtin:easy")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Your table" not in done.stdout
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "Docker" in done.stderr or "arena-play-test-no-such-image" in done.stderr
