@@ -8,6 +8,11 @@ that relays each decision to the page and the person's answer back.  The page
 WebSocket.  After each hand, :mod:`arena.play.compare` replays the same deal
 with a chosen bot in the person's seat.  docs/play.md describes it for users.
 
-This module imports nothing heavy: the comparison runs in a worker process that
-imports :mod:`arena.play.compare` alone.
+The pieces are meant to be used by other hosts of a table (the ladder's
+practice tables and live games): :meth:`arena.play.seat.HumanSeat.launcher` is
+a launcher like any bot's (``play_seated(..., seat_launchers={seat: ...})``),
+:func:`arena.play.web.create_app` serves any number of tables by key, and
+:func:`arena.play.views.public_view_json` is a view with only the public
+information (what a spectator may be sent).  The comparison runs in a process
+of its own (``python -m arena.play.compare``).
 """
