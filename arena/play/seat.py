@@ -47,6 +47,8 @@ from arena.errors import ArenaError
 AUTO_MARGIN_S = 1.5
 #: The default reconnect window: how long a seat that is asked waits for a page to come back.
 DEFAULT_RECONNECT_S = 60.0
+#: Before the first page has connected, the seat waits at least this long for one.
+FIRST_PAGE_WAIT_S = 600.0
 #: How long the seat waits for the referee's socket at the start.
 CONNECT_TIMEOUT_S = 30.0
 #: The name the seat joins with (records name the person's seat by it).
@@ -149,7 +151,8 @@ class HumanSeat:
         self.message = ""
         """The latest thing the person should be told (a refused answer, a move played for them)."""
         self._pages = 0
-        self._page_left_at: float | None = time.monotonic()  # no page yet: the window starts now
+        self._page_left_at: float | None = time.monotonic()  # no page yet: the wait starts now
+        self._page_seen = False
         self._wake = asyncio.Event()
 
     # ------------------------------------------------------------ the page's side
@@ -162,10 +165,16 @@ class HumanSeat:
     def seat(self) -> int:
         return self.welcome.seat if self.welcome is not None else -1
 
+    def reconnect_window(self) -> float:
+        """How long the seat, when asked, waits with no page: ``reconnect_s``, or before any page
+        has come at all (the person is still opening the address) at least :data:`FIRST_PAGE_WAIT_S`."""
+        return self.reconnect_s if self._page_seen else max(self.reconnect_s, FIRST_PAGE_WAIT_S)
+
     def page_connected(self) -> None:
         """A page is showing the table (the reconnect window stops)."""
         self._pages += 1
         self._page_left_at = None
+        self._page_seen = True
         self._wake.set()
 
     def page_disconnected(self) -> None:
@@ -298,15 +307,16 @@ class HumanSeat:
                     self.message = f"Your time ran out: {describe(kind, text)} was played for you."
                     return answer_to_proto(decision.request_id, kind, parse_action_text(kind, text))
                 left_at = self._page_left_at
-                if left_at is not None and now - left_at >= self.reconnect_s:
+                window = self.reconnect_window()
+                if left_at is not None and now - left_at >= window:
                     self.abandoned = True
-                    why = f"no page was connected for {self.reconnect_s:g} s"
+                    why = f"no page was connected for {window:g} s"
                     self.message = f"The game was abandoned: {why}."
                     text = default_answer(decision)
                     answer = answer_to_proto(decision.request_id, kind, parse_action_text(kind, text))
                     answer.note = f"the person left the table ({why}): abandoned"
                     return answer
-                until = auto_at if left_at is None else min(auto_at, left_at + self.reconnect_s)
+                until = auto_at if left_at is None else min(auto_at, left_at + window)
                 self._wake.clear()
                 waiter = asyncio.ensure_future(self._wake.wait())
                 try:

@@ -134,3 +134,14 @@ def test_the_public_view_holds_no_hand() -> None:
         assert secret not in public
     assert "HK" in public
     assert seat_view_json(view)["hand"] == ["SA", "H2"]
+
+
+def test_before_the_first_page_the_seat_waits_longer_than_the_reconnect_window() -> None:
+    """Opening the printed address takes a moment: the short window counts only once a page has come."""
+    from arena.play.seat import FIRST_PAGE_WAIT_S
+
+    seat = HumanSeat(reconnect_s=2)
+    assert seat.reconnect_window() == FIRST_PAGE_WAIT_S
+    seat.page_connected()
+    seat.page_disconnected()
+    assert seat.reconnect_window() == 2
