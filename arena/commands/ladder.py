@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import secrets
-import shutil
 import threading
 from pathlib import Path
 from typing import Annotated, Any
@@ -25,6 +24,7 @@ from arena.ladder.builds import source_dir
 from arena.ladder.config import CONFIG_NAME, LadderConfig, load_ladder_config, template
 from arena.ladder.standings import standings
 from arena.sandbox.build import DEFAULT_BASE_IMAGE
+from arena.sandbox.tree import remove_tree
 from arena.ladder.store import UPLOADING, LadderStore, token_hash
 from arena.text import safe_text
 
@@ -274,9 +274,9 @@ def serve(
 
 def _recover_uploads(config: LadderConfig, store: LadderStore) -> None:
     """What a killed server left of uploads: half-received files, and versions whose files never arrived."""
-    shutil.rmtree(config.directory / "tmp", ignore_errors=True)
+    remove_tree(config.directory / "tmp", ignore_errors=True)  # hostile trees: never recursive
     for version in store.versions(status=UPLOADING):
-        shutil.rmtree(source_dir(config, version), ignore_errors=True)
+        remove_tree(source_dir(config, version), ignore_errors=True)
         store.delete_version(version.id)
 
 
