@@ -22,23 +22,26 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import logging
 import random
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import trio
 
-from arena.ladder.builds import build_and_validate
+from arena.ladder.builds import MAX_ATTEMPTS, BuildCancelled, build_and_validate
 from arena.ladder.config import LadderConfig
 from arena.ladder.matchmaking import Standing as MatchStanding
 from arena.ladder.matchmaking import next_pairing
 from arena.ladder.standings import Standing, standings
-from arena.ladder.store import ACTIVE, QUEUED, LadderStore, Version
+from arena.ladder.store import ACTIVE, BUILDING, FAILED, QUEUED, VALIDATING, LadderStore, Version
 from arena.match.seeds import bot_seed_key, derive_seed
 from arena.referee.botspec import BotSpec
 from arena.results.store import ResultsStore, StoredGame
+from arena.sandbox.build import LOG_KEEP_CHARS
 from arena.tables.containers import prune_run
 from arena.tables.pairs import PairBatch, play_pairs
 from arena.tables.players import TablePlayer
@@ -49,6 +52,8 @@ log = logging.getLogger("arena.ladder")
 
 #: How often the loop looks for work when there is none (submissions, a resume, a stop).
 IDLE_S = 0.5
+#: Seconds the server waits, when it stops, for a cancelled build or validation to end.
+BUILD_STOP_S = 30.0
 #: Times a pair is started before it is given up (its games void: the platform kept failing).
 MAX_PAIR_ATTEMPTS = 3
 
@@ -95,6 +100,8 @@ class LadderService:
         self.building: str | None = None
         #: The id of the version being built (set back to queued if the server stops meanwhile).
         self.building_version: int | None = None
+        #: Set when the server stops: the build or validation in flight ends within seconds.
+        self.build_cancel = threading.Event()
         self.state = LadderState()
         self.games: list[StoredGame] = []
         self.refresh()
@@ -146,10 +153,14 @@ class LadderService:
             finally:
                 self.stop.set()
                 with trio.CancelScope(shield=True):
-                    # The tables stop at once (their bots are stopped and removed).  A build is
-                    # not waited for (Docker cannot stop one): its version is built again next time.
+                    # The tables stop at once (their bots are stopped and removed); a build or a
+                    # validation is cancelled (its containers removed) and built again next time.
+                    self.build_cancel.set()
                     while self.busy:
                         await trio.sleep(0.1)
+                    with trio.move_on_after(BUILD_STOP_S):
+                        while self.building_version is not None:
+                            await trio.sleep(0.1)
                     building = self.building_version
                     if building is not None:
                         self.store.set_status(building, QUEUED)
@@ -267,22 +278,46 @@ class LadderService:
     # ------------------------------------------------------------ builds
 
     async def _builds(self) -> None:
-        """Build queued versions one at a time, oldest first."""
+        """Build queued versions one at a time, oldest first (the worker builds; this task writes the store)."""
         while not self.stop.is_set():
             queued = self.store.versions(status=QUEUED)
             if not queued:
                 await trio.sleep(IDLE_S)
                 continue
             version = min(queued, key=lambda v: v.id)
+            attempts = version.attempts + 1
+            if attempts > MAX_ATTEMPTS:
+                given_up = f"\nbuild given up after {MAX_ATTEMPTS} attempts (the server stopped during each)\n"
+                self.store.set_status(version.id, FAILED, build_log=(version.build_log + given_up)[-LOG_KEEP_CHARS:])
+                continue
+            self.store.set_status(version.id, BUILDING, attempts=attempts)
             self.building = version.entry
             self.building_version = version.id
             self.refresh()
+
+            def on_phase(phase: str, info: Mapping[str, Any], version_id: int = version.id) -> None:
+                with contextlib.suppress(trio.RunFinishedError, trio.Cancelled):  # the server is stopping
+                    trio.from_thread.run_sync(
+                        lambda: self.store.set_status(version_id, VALIDATING, image_id=info["image_id"], build_log=info["build_log"])
+                    )
+
             try:
-                status = await trio.to_thread.run_sync(
-                    build_and_validate, self.config, self.store, version, self.ladder_id, self.ratings,
+                outcome = await trio.to_thread.run_sync(
+                    functools.partial(
+                        build_and_validate, self.config, version, ladder_id=self.ladder_id, run_id=self.run_id,
+                        on_phase=on_phase, cancel=self.build_cancel,
+                    ),
                     abandon_on_cancel=True,
-                )
-                log.info("version %s: %s", version.entry, status)
+                )  # fmt: skip
+                if outcome.passed:
+                    self.store.set_status(version.id, VALIDATING, validation_log=outcome.validation_log)
+                    self.store.activate(version, self.ratings())
+                else:
+                    self.store.set_status(version.id, FAILED, image_id=outcome.image_id, build_log=outcome.build_log,
+                                          validation_log=outcome.validation_log)  # fmt: skip
+                log.info("version %s: %s", version.entry, "active" if outcome.passed else outcome.reason)
+            except BuildCancelled:
+                self.store.set_status(version.id, QUEUED)  # the server is stopping: built again next time
             except Exception:  # noqa: BLE001 - a build that breaks must not stop the ladder
                 log.exception("building %s failed", version.entry)
                 with contextlib.suppress(Exception):
