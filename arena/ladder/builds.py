@@ -35,6 +35,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from arena_sdk.engine import seat_name
+
 from arena.ladder.config import LadderConfig
 from arena.ladder.store import Version
 from arena.match import GameOutcome, MatchSpec, TimeControl, game_seeds
@@ -47,7 +49,6 @@ from arena.sandbox.build_run import LogTail
 from arena.sandbox.docker import RUN_LABEL, DockerUnavailable
 from arena.sandbox.tree import remove_tree
 from arena.tables.containers import prune_run
-from arena_sdk.engine import seat_name
 
 #: Times a version's build is started before it is marked failed (a server killed mid-build retries it).
 MAX_ATTEMPTS = 2

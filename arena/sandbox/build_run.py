@@ -248,6 +248,7 @@ def run_build(
     Returns the image ID, or the engine's error; the log's tail either way.
     """
     import docker.errors
+
     from docker import utils
 
     api = client.api

@@ -18,36 +18,10 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from tree_support import deep_archive, make_deep_tree
 
 from arena.sandbox.bot_dir import BotDirError, DirLimits, extract_tar
 from arena.sandbox.tree import remove_children, remove_tree
-
-
-def deep_archive(depth: int) -> bytes:
-    """A gzip tarball holding one directory ``depth`` levels deep (pax headers carry the long name)."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
-        info = tarfile.TarInfo("/".join(["d"] * depth))
-        info.type = tarfile.DIRTYPE
-        info.mode = 0o755
-        tar.addfile(info)
-    return buffer.getvalue()
-
-
-def make_deep_tree(root: Path, depth: int, name: str = "d") -> None:
-    """``root`` with ``depth`` nested directories below it, made by descriptor (deeper than PATH_MAX)."""
-    root.mkdir()
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        for _ in range(depth):
-            os.mkdir(name, dir_fd=fd)
-            child = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-            os.close(fd)
-            fd = child
-        with open(os.open("leaf.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as f:
-            f.write("bottom")
-    finally:
-        os.close(fd)
 
 
 def test_a_1500_deep_archive_is_refused_in_one_line_and_leaves_nothing(tmp_path: Path):
