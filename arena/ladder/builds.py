@@ -201,7 +201,6 @@ def validate(config: LadderConfig, image: str, version: Version, *, run_id: str,
                 on_game_end=on_game_end, labels={RUN_LABEL: run_id},
             ), cancel))  # fmt: skip
         except (asyncio.CancelledError, BuildCancelled):
-            prune_run(run_id, match_id)  # what the game's own clean-up did not remove
             raise BuildCancelled("cancelled during the validation game") from None
         except (BotSpecError, DockerUnavailable) as exc:
             return Validation(False, f"validation could not start: {exc}\n", _one_line(f"validation could not start: {exc}"), None)
@@ -209,7 +208,7 @@ def validate(config: LadderConfig, image: str, version: Version, *, run_id: str,
             why = f"validation failed to run: {type(exc).__name__}: {exc}"
             return Validation(False, why + "\n", _one_line(why), None)
         finally:
-            prune_run(run_id, match_id)
+            prune_run(run_id, match_id)  # what the game's own clean-up did not remove (a cancel, a fault)
         logs = "".join(
             f"--- {p.name}\n{_read_tail(p)}\n" for p in sorted(logs_dir.glob("*.log"))
         )

@@ -169,3 +169,27 @@ def test_log_tail_keeps_the_end_and_counts_the_cut():
     big = LogTail(10)
     big.write("é" * 1000)
     assert big.text().endswith("é" * 10) and big.cut_bytes == 990 * 2
+
+
+def test_two_builds_at_once_on_one_client_an_honest_one_does_not_wait_behind_a_slow_one(engine: Any, tmp_path: Path):
+    """The slow build holds no lock the honest one needs: the honest one ends while the slow one still runs."""
+    cancel = threading.Event()
+    slow_ended: list[BaseException] = []
+    slow_started = threading.Event()
+
+    def slow() -> None:
+        try:
+            build_image(bot_dir(tmp_path / "slow", "sleep 900"), tag=f"{TAG}-slow", base_image=BASE_IMAGE, client=engine,
+                        on_line=lambda line: slow_started.set() if "Running in" in line else None, cancel=cancel)  # fmt: skip
+        except BaseException as exc:  # noqa: BLE001 - the test looks at it
+            slow_ended.append(exc)
+
+    worker = threading.Thread(target=slow, daemon=True)
+    worker.start()
+    assert slow_started.wait(600), "the slow build reached its step"
+    honest = build_image(bot_dir(tmp_path / "honest", "true"), tag=f"{TAG}-honest", base_image=BASE_IMAGE, client=engine)
+    assert not slow_ended and worker.is_alive(), "the honest build ended while the slow one was still running"
+    assert engine.images.get(f"{TAG}-honest").id == honest.image_id
+    cancel.set()
+    worker.join(120)
+    assert len(slow_ended) == 1 and isinstance(slow_ended[0], BuildInterrupted), slow_ended
