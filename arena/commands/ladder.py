@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import typer
 from arena_sdk.engine import RulesError, parse_overrides, resolve_ruleset
 from rich.table import Table
+from rich.text import Text
 
 from arena.commands.common import console, err_console, fail, print_json
 from arena.commands.options import PresetOption, SetOption, warn_if_oversubscribed
@@ -203,8 +204,12 @@ def serve(
         str | None, typer.Option("--scheduler", help="Play the tables on a Dask cluster (docs/cluster.md).")
     ] = None,
     insecure: Annotated[bool, typer.Option("--insecure", help="Accept plain tcp:// to a scheduler on a private network.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the address and errors, not each build, pair and void.")] = False,
 ) -> None:
     """Run the ladder and its web site until Ctrl-C (or SIGTERM): builds, games, ratings, pages.
+
+    The console prints one line per build step, pair started and stored, void,
+    suspension and failure (``--quiet`` silences all but failures).
 
     Safe to stop at any moment, even with kill -9: stored games are kept and
     never counted twice, pairs cut short are played again, builds cut short
@@ -231,7 +236,7 @@ def serve(
     else:
         player = LocalTables()
         warn_if_oversubscribed(2 * config.concurrency, config.time_control)  # two tables a pair
-    service = LadderService(config, store, results, player)
+    service = LadderService(config, store, results, player, on_event=lambda event: _tell(event, quiet))
     app = create_app(config, lambda: service.state)
     server = uvicorn.Server(
         uvicorn.Config(wrap(app, config), host=host or config.host, port=config.port if port is None else port,
@@ -270,6 +275,18 @@ def serve(
         store.close()
     if not server.started:
         fail(f"the web site could not start on {host or config.host}:{config.port if port is None else port}")
+
+
+def _tell(event: Any, quiet: bool) -> None:
+    """One console line for a ladder event (a failure is shown even with ``--quiet``)."""
+    if quiet and event.kind != "failure":
+        return
+    import datetime
+
+    stamp = datetime.datetime.now().strftime("%H:%M:%S")
+    style = {"failure": "red", "void": "yellow", "suspend": "yellow", "build": "cyan"}.get(event.kind, "")
+    # A Text, not markup: the line holds what teams and bots sent (brackets included).
+    err_console.print(Text(f"{stamp} {event.kind:<7} {safe_text(event.text)}", style=style), highlight=False, soft_wrap=True)
 
 
 def _recover_uploads(config: LadderConfig, store: LadderStore) -> None:

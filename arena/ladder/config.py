@@ -27,7 +27,7 @@ from arena.tournament.config import ConfigError, _check_keys, _get, parse_limits
 CONFIG_NAME = "ladder.toml"
 
 _SECTIONS: dict[str, set[str]] = {
-    "ladder": {"name", "concurrency", "pairs_per_batch", "start_timeout"},
+    "ladder": {"name", "concurrency", "pairs_per_batch", "start_timeout", "suspend_after"},
     "rules": {"preset", "set"},
     "time": {"move", "bank", "hard_cap", "strikes", "clock"},
     "limits": {"memory", "cpus", "pids", "tmpfs", "log_bytes"},
@@ -88,6 +88,8 @@ class LadderConfig:
     submissions: SubmissionLimits
     host: str
     port: int
+    suspend_after: int = 4
+    """A newly active version that loses its first this many games by crash or forfeit is suspended (0: never)."""
 
     @property
     def results_path(self) -> Path:
@@ -108,6 +110,7 @@ name = {_toml_value(name)}
 concurrency = 1                # duplicate pairs played at once; each is two tables (two processes)
 pairs_per_batch = 1            # deals two tables play before their bots restart (1 is fairest to new versions)
 start_timeout = 30.0           # seconds the bots of a table get to connect
+suspend_after = 4              # a new version that loses its first N games by crash or forfeit is suspended (0: never)
 
 [rules]
 preset = {_toml_value(preset)}            # see `arena rules presets`
@@ -200,6 +203,9 @@ def load_ladder_config(directory: Path) -> LadderConfig:
     if not 1 <= pairs_per_batch <= 100:
         raise ConfigError(f"[ladder] pairs_per_batch must be 1 to 100, got {pairs_per_batch}")
     start_timeout = float(_get(lad, "start_timeout", (int, float), 30.0, "ladder"))
+    suspend_after = _get(lad, "suspend_after", int, 4, "ladder")
+    if not 0 <= suspend_after <= 1000:
+        raise ConfigError(f"[ladder] suspend_after must be 0 to 1000, got {suspend_after}")
     r = data.get("rules", {})
     try:
         rules = resolve_ruleset(
@@ -272,6 +278,7 @@ def load_ladder_config(directory: Path) -> LadderConfig:
         submissions=submissions,
         host=_get(srv, "host", str, "127.0.0.1", "server"),
         port=port,
+        suspend_after=suspend_after,
     )
 
 

@@ -83,4 +83,21 @@ def standings(games: Iterable[StoredGame], active: Iterable[str], start: Mapping
     return out
 
 
-__all__ = ["Standing", "standings"]
+class StandingsBook:
+    """The loop's standings, kept up to date game by game (a stand-in: refits over every kept game)."""
+
+    def __init__(self, games: Iterable[StoredGame] = (), *, excluded_clusters: Iterable[str] = ()) -> None:
+        self.games = list(games)
+        self.excluded = set(excluded_clusters)
+
+    def add(self, game: StoredGame) -> None:
+        self.games.append(game)
+
+    def exclude_cluster(self, cluster: str) -> None:
+        self.excluded.add(cluster)
+
+    def standings(self, listed: Iterable[str]) -> list[Standing]:
+        return standings((g for g in self.games if g.cluster not in self.excluded), listed)
+
+
+__all__ = ["Standing", "StandingsBook", "standings"]

@@ -3,7 +3,10 @@
 One SQLite file, ``DIR/ladder.sqlite`` (WAL), next to the games in
 ``DIR/results.sqlite`` (the tournament's store, so ``arena ratings`` reads a
 ladder too).  The web server and the ladder loop both write here, each in
-short transactions (SQLite serialises them; a busy timeout covers the wait).
+short transactions on its own thread's connection (SQLite serialises them; a
+busy timeout covers the wait; a connection shared by two threads would let one
+thread's statements fall inside the other's transaction).  A version's status
+moves only as :mod:`arena.ladder.lifecycle` allows, compare-and-set.
 
 Tokens are never stored: only their SHA-256 (a token is 192 random bits, so
 a plain hash cannot be searched), compared in constant time.
@@ -17,12 +20,27 @@ import hashlib
 import hmac
 import secrets
 import sqlite3
+import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.ladder.lifecycle import (
+    ACTIVE,
+    BUILDING,
+    DISABLED,
+    FAILED,
+    IN_BUILD,
+    QUEUED,
+    RETIRED,
+    SUSPENDED,
+    UPLOADING,
+    VALIDATING,
+    IllegalTransition,
+    check,
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -75,10 +93,11 @@ CREATE TABLE IF NOT EXISTS history (
 CREATE INDEX IF NOT EXISTS history_version ON history(version, at);
 """
 
-#: A version's way through the server (docs/ladder.md, "Submissions").
-UPLOADING, QUEUED, BUILDING, VALIDATING, ACTIVE, RETIRED, FAILED, DISABLED = (
-    "uploading", "queued", "building", "validating", "active", "retired", "failed", "disabled",
-)  # fmt: skip
+#: Columns added since the first ladders (added to an older store when it is opened).
+ADDED_COLUMNS = (
+    ("versions", "reason", "TEXT NOT NULL DEFAULT ''"),
+    ("versions", "uploaded", "INTEGER NOT NULL DEFAULT 0"),
+)
 #: How long a web sign-in lasts.
 SESSION_DAYS = 7
 
@@ -114,6 +133,10 @@ class Version:
     final_low: float | None
     final_high: float | None
     final_pairs: int | None
+    reason: str = ""
+    """Why it failed or was suspended (one line, shown to its team)."""
+    uploaded: int = 0
+    """1 once its files were in place (it counts against the day's quota)."""
 
     @property
     def entry(self) -> str:
@@ -151,26 +174,58 @@ class LadderStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
         try:
-            self.db = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.executescript(SCHEMA)
+            db = self.db
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(SCHEMA)
+            self._add_columns(db)
         except sqlite3.Error as exc:
             raise LadderError(f"cannot open {path}: {exc}") from None
 
+    @property
+    def db(self) -> sqlite3.Connection:
+        """This thread's connection (made on first use)."""
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA synchronous=FULL")
+            self._local.db = db
+            with self._lock:
+                self._connections.append(db)
+        return db
+
+    def _add_columns(self, db: sqlite3.Connection) -> None:
+        for table, column, kind in ADDED_COLUMNS:
+            have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+            if column not in have:
+                with self.transaction() as tx:
+                    tx.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+                    if column == "uploaded":  # every version of an older store past its upload counts
+                        tx.execute("UPDATE versions SET uploaded=1 WHERE status<>?", (UPLOADING,))
+
     def close(self) -> None:
-        self.db.close()
+        """Close every thread's connection."""
+        with self._lock:
+            connections, self._connections = self._connections, []
+        for db in connections:
+            with suppress(sqlite3.Error):
+                db.close()
+        self._local = threading.local()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        self.db.execute("BEGIN IMMEDIATE")
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
         try:
-            yield self.db
+            yield db
         except BaseException:
-            self.db.execute("ROLLBACK")
+            if db.in_transaction:
+                db.execute("ROLLBACK")
             raise
-        self.db.execute("COMMIT")
+        db.execute("COMMIT")
 
     # ------------------------------------------------------------ meta
 
@@ -267,9 +322,16 @@ class LadderStore:
     # ------------------------------------------------------------ versions
 
     def submissions_today(self, team: str) -> int:
+        """Today's (UTC) submissions of ``team`` that count against its quota.
+
+        An upload in progress counts (two at once cannot pass the quota); one
+        that failed before its files were in place does not: the team sent
+        nothing the server could build.
+        """
         today = now()[:10]
         (count,) = self.db.execute(
-            "SELECT COUNT(*) FROM versions WHERE team=? AND substr(created, 1, 10)=?", (team, today)
+            "SELECT COUNT(*) FROM versions WHERE team=? AND substr(created, 1, 10)=? AND (uploaded=1 OR status=?)",
+            (team, today, UPLOADING),
         ).fetchone()
         return int(count)
 
@@ -335,20 +397,52 @@ class LadderStore:
             )
         ]
 
-    def set_status(self, version_id: int, status: str, **fields: Any) -> None:
-        allowed = {"image_id", "build_log", "validation_log", "attempts", "activated", "retired",
-                   "final_elo", "final_low", "final_high", "final_pairs"}  # fmt: skip
-        bad = set(fields) - allowed
+    def transition(self, version_id: int, status: str, *, expect: str | None = None, **fields: Any) -> Version:
+        """Move a version to ``status`` (and set ``fields``) if the lifecycle allows it; returns it after.
+
+        Compare-and-set: the move is checked against the version's status in
+        the same transaction (and against ``expect``, when given), so a writer
+        acting on an old view raises :class:`IllegalTransition` and writes nothing.
+        """
+        bad = set(fields) - VERSION_FIELDS
         if bad:
             raise ValueError(f"unknown version fields {sorted(bad)}")
-        sets = ", ".join(["status=?", *(f"{k}=?" for k in fields)])
+        if status == QUEUED:
+            fields.setdefault("uploaded", 1)
         with self.transaction() as db:
-            db.execute(f"UPDATE versions SET {sets} WHERE id=?", (status, *fields.values(), version_id))
+            row = db.execute("SELECT team, number, status FROM versions WHERE id=?", (version_id,)).fetchone()
+            if row is None:
+                raise LadderError(f"no version with id {version_id}")
+            entry, current = f"{row[0]}@{row[1]}", row[2]
+            if expect is not None and current != expect:
+                raise IllegalTransition(entry, current, status)
+            if status != current:  # staying where it is only writes the fields
+                check(entry, current, status)
+            sets = ", ".join(["status=?", *(f"{k}=?" for k in fields)])
+            db.execute(
+                f"UPDATE versions SET {sets} WHERE id=? AND status=?", (status, *fields.values(), version_id, current)
+            )
+        found = self.version(version_id)
+        assert found is not None
+        return found
 
-    def activate(self, version: Version, ratings: dict[str, tuple[float, float, float, int]]) -> None:
-        """Make ``version`` its team's active version; the one it replaces retires with its last rating."""
+    def set_status(self, version_id: int, status: str, **fields: Any) -> None:
+        """:meth:`transition` without a result (the lifecycle is enforced the same way)."""
+        self.transition(version_id, status, **fields)
+
+    def activate(self, version: Version, ratings: dict[str, tuple[float, float, float, int]]) -> Version:
+        """Make ``version`` its team's active version; the one it replaces retires with its last rating.
+
+        ``version`` must be ``validating`` (a new version) or ``retired`` (a
+        version restored after its successor was suspended): compare-and-set,
+        :class:`IllegalTransition` otherwise (the organiser disabled it meanwhile).
+        """
         stamp = now()
         with self.transaction() as db:
+            row = db.execute("SELECT status FROM versions WHERE id=?", (version.id,)).fetchone()
+            if row is None:
+                raise LadderError(f"no version {version.entry}")
+            check(version.entry, row[0], ACTIVE)
             for old in db.execute(
                 "SELECT id, team, number FROM versions WHERE team=? AND status=? AND id<>?",
                 (version.team, ACTIVE, version.id),
@@ -359,29 +453,41 @@ class LadderStore:
                     "WHERE id=?",
                     (RETIRED, stamp, elo, low, high, pairs, old[0]),
                 )
-            db.execute("UPDATE versions SET status=?, activated=? WHERE id=?", (ACTIVE, stamp, version.id))
+            db.execute(
+                "UPDATE versions SET status=?, activated=COALESCE(activated, ?), retired=NULL, reason='' WHERE id=?",
+                (ACTIVE, stamp, version.id),
+            )
+        found = self.version(version.id)
+        assert found is not None
+        return found
+
+    def suspend(self, version: Version, reason: str) -> Version | None:
+        """Suspend an active version (``reason`` told on its team's page); restore the team's previous good one.
+
+        Returns the restored version (None: the team had none to restore).
+        """
+        self.transition(version.id, SUSPENDED, expect=ACTIVE, reason=reason[:500])
+        previous = [
+            v for v in self.versions(team=version.team, status=RETIRED) if v.id < version.id and v.image_id
+        ]
+        if not previous:
+            return None
+        restored = max(previous, key=lambda v: v.id)
+        return self.activate(restored, {})
 
     def interrupted_builds(self) -> list[Version]:
         """Versions a killed server left half-built: they are built again (or marked failed)."""
-        return [v for v in self.versions() if v.status in (BUILDING, VALIDATING)]
+        return [v for v in self.versions() if v.status in IN_BUILD]
 
     # ------------------------------------------------------------ pairs and history
 
-    def start_pair(self, version0: str, version1: str) -> int:
-        with self.transaction() as db:
-            (last,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM pairs").fetchone()
-            db.execute(
-                "INSERT INTO pairs(seq, version0, version1, status, started) VALUES (?, ?, ?, 'playing', ?)",
-                (last + 1, version0, version1, now()),
-            )
-        return int(last + 1)
+    def legacy_pairs(self) -> list[tuple[int, str, str, str]]:
+        """The pairs a ladder from before the ledger kept here: (seq, first, second, status).
 
-    def finish_pair(self, seq: int, status: str = "done") -> None:
-        with self.transaction() as db:
-            db.execute("UPDATE pairs SET status=? WHERE seq=?", (status, seq))
-
-    def unfinished_pairs(self) -> list[tuple[int, str, str]]:
-        return [tuple(r) for r in self.db.execute("SELECT seq, version0, version1 FROM pairs WHERE status='playing' ORDER BY seq")]  # type: ignore[misc]
+        Pairs are the run's results now (:mod:`arena.tables.ledger`); the loop
+        moves the unfinished ones there once.
+        """
+        return [tuple(r) for r in self.db.execute("SELECT seq, version0, version1, status FROM pairs ORDER BY seq")]  # type: ignore[misc]
 
     def add_history(self, rows: list[tuple[str, int, float, float, float]]) -> None:
         stamp = now()
@@ -402,8 +508,11 @@ class LadderStore:
 
 
 _VERSION_COLUMNS = ", ".join(f.name for f in dataclasses.fields(Version))
+#: The fields a status move may set besides the status.
+VERSION_FIELDS = frozenset(f.name for f in dataclasses.fields(Version)) - {"id", "team", "number", "status", "created"}
 
 __all__ = [
-    "ACTIVE", "BUILDING", "DISABLED", "FAILED", "LadderError", "LadderStore", "QUEUED", "RETIRED", "Team",
-    "UPLOADING", "VALIDATING", "Version", "check_team_name", "new_token", "token_hash",
+    "ACTIVE", "BUILDING", "DISABLED", "FAILED", "IllegalTransition", "LadderError", "LadderStore", "QUEUED",
+    "RETIRED", "SUSPENDED", "Team", "UPLOADING", "VALIDATING", "Version", "check_team_name", "new_token",
+    "token_hash",
 ]  # fmt: skip

@@ -16,6 +16,7 @@ import datetime
 import errno
 import secrets
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -93,7 +94,23 @@ CREATE TABLE IF NOT EXISTS disqualified (
     reason TEXT NOT NULL,
     at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS pairs (
+    seq INTEGER PRIMARY KEY,
+    first TEXT NOT NULL,
+    second TEXT NOT NULL,
+    cluster TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    reason TEXT NOT NULL DEFAULT '',
+    started TEXT NOT NULL,
+    finished TEXT
+);
+CREATE INDEX IF NOT EXISTS pairs_status ON pairs(status);
+CREATE INDEX IF NOT EXISTS games_cluster ON games(cluster);
 """
+
+#: A duplicate pair's states in the ``pairs`` table (:mod:`arena.tables.ledger` writes them).
+PAIR_PLAYING, PAIR_DONE, PAIR_VOID, PAIR_ABANDONED = "playing", "done", "void", "abandoned"
 
 
 #: The meta key of the run's secret (never shown to bots; in the store only).
@@ -210,6 +227,23 @@ class StoredGame:
     """
 
 
+@dataclasses.dataclass(frozen=True)
+class StoredPair:
+    """A duplicate pair of a run that plays pairs one at a time (the ladder): its state and attempts."""
+
+    seq: int
+    first: str
+    second: str
+    cluster: str
+    status: str
+    attempts: int
+    reason: str
+    started: str
+    finished: str | None
+
+
+_PAIR_COLUMNS = ", ".join(f.name for f in dataclasses.fields(StoredPair))
+
 #: The columns of the games table (every StoredGame field but the forfeit list and the times, stored apart).
 COLUMNS = tuple(f.name for f in dataclasses.fields(StoredGame) if f.name not in ("forfeit_entries", "side_times"))
 SIDE_TIME_COLUMNS = tuple(f.name for f in dataclasses.fields(SideTime))
@@ -226,15 +260,18 @@ class ResultsStore:
     def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
         self.read_only = read_only
+        # One connection per thread: a connection shared by two threads lets one thread's
+        # statements fall inside the other's transaction (and be lost on its rollback).
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
         try:
-            if read_only:
-                self.db = _connect_read_only(path)
-            else:
+            if not read_only:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                self.db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-                self.db.execute("PRAGMA journal_mode=WAL")
-                self.db.execute("PRAGMA synchronous=NORMAL")
-                self.db.executescript(SCHEMA)
+            db = self.db
+            if not read_only:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.executescript(SCHEMA)
                 self._migrate_forfeits()
         except sqlite3.Error as exc:
             if getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL":
@@ -242,6 +279,23 @@ class ResultsStore:
             raise StoreError(f"cannot open the results store {path}: {exc}") from None
         except OSError as exc:
             raise storage_error(exc, path.parent) from None
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """This thread's connection to the store (made on first use)."""
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is None:
+            if self.read_only:
+                db = _connect_read_only(self.path)
+            else:
+                db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+                # FULL: a game's row (and a pair marked done) survives a power loss once committed,
+                # like the ladder's own store; one fsync per stored game costs nothing next to a game.
+                db.execute("PRAGMA synchronous=FULL")
+            self._local.db = db
+            with self._lock:
+                self._connections.append(db)
+        return db
 
     @classmethod
     def open_read_only(cls, path: Path) -> ResultsStore:
@@ -261,7 +315,13 @@ class ResultsStore:
                 )
 
     def close(self) -> None:
-        self.db.close()
+        """Close every thread's connection."""
+        with self._lock:
+            connections, self._connections = self._connections, []
+        for db in connections:
+            with suppress(sqlite3.Error):
+                db.close()
+        self._local = threading.local()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -424,6 +484,63 @@ class ResultsStore:
 
     def void_attempts(self) -> dict[str, int]:
         return dict(self.db.execute("SELECT game_id, COUNT(*) FROM voids GROUP BY game_id").fetchall())
+
+    def has_game(self, game_id: str) -> bool:
+        """Whether ``game_id`` is stored (one index lookup, whatever the number of games)."""
+        return self.db.execute("SELECT 1 FROM games WHERE game_id=?", (game_id,)).fetchone() is not None
+
+    def game(self, game_id: str) -> StoredGame | None:
+        """One stored game, or None."""
+        rows = self._rows("WHERE game_id=?", (game_id,))
+        return rows[0] if rows else None
+
+    # ------------------------------------------------------------ duplicate pairs
+
+    def add_pair(self, first: str, second: str, *, cluster: str = "{seq}", seq: int | None = None) -> int:
+        """Write a pair as ``playing`` (its next number, or ``seq``); returns its number.
+
+        ``cluster`` names the pair's games' cluster, formatted with its ``seq``.
+        """
+        with self.transaction() as db:
+            if seq is None:
+                (last,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM pairs").fetchone()
+                seq = max(int(last), int(self.meta_value(db, "pairs_floor") or 0)) + 1
+            db.execute(
+                "INSERT INTO pairs(seq, first, second, cluster, status, started) VALUES (?, ?, ?, ?, ?, ?)",
+                (seq, first, second, cluster.format(seq=seq), PAIR_PLAYING, now()),
+            )
+        return seq
+
+    @staticmethod
+    def meta_value(db: sqlite3.Connection, key: str) -> str | None:
+        row = db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def pair(self, seq: int) -> StoredPair | None:
+        row = self.db.execute(f"SELECT {_PAIR_COLUMNS} FROM pairs WHERE seq=?", (seq,)).fetchone()
+        return None if row is None else StoredPair(*row)
+
+    def pairs(self, status: str | None = None) -> list[StoredPair]:
+        """The pairs (``status``: only those), oldest first."""
+        where, args = ("WHERE status=?", (status,)) if status is not None else ("", ())
+        return [StoredPair(*r) for r in self.db.execute(f"SELECT {_PAIR_COLUMNS} FROM pairs {where} ORDER BY seq", args)]
+
+    def update_pair(self, seq: int, *, status: str | None = None, attempts_delta: int = 0, reason: str | None = None) -> None:
+        """Change a pair in one write (its status, its attempts, its reason)."""
+        sets, args = ["attempts = MAX(0, attempts + ?)"], [attempts_delta]
+        if status is not None:
+            sets += ["status=?", "finished=?"]
+            args += [status, None if status == PAIR_PLAYING else now()]
+        if reason is not None:
+            sets.append("reason=?")
+            args.append(reason[:500])
+        with self.transaction() as db:
+            db.execute(f"UPDATE pairs SET {', '.join(sets)} WHERE seq=?", (*args, seq))
+
+    def void_clusters(self) -> set[str]:
+        """The clusters of pairs given up (void) or abandoned: their stored half is out of the ratings."""
+        found = self.db.execute("SELECT cluster FROM pairs WHERE status IN (?, ?)", (PAIR_VOID, PAIR_ABANDONED))
+        return {r[0] for r in found}
 
     def finished_ids(self) -> set[str]:
         return {r[0] for r in self.db.execute("SELECT game_id FROM games")}

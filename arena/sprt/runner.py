@@ -1,27 +1,20 @@
 """Run an SPRT: duplicate pairs until the LLR crosses a bound, resumable at any moment.
 
-The runner is the coordinator and the only writer of the results store. It
-keeps ``concurrency / 2`` batches of pairs in play (each batch = two tables
-at the same time, each table its own OS process, see :mod:`arena.tables.pairs`),
-stores every game as its table process sends it, feeds each completed pair
-to the sequential test, and stops the tables as soon as the test is decided,
-``--max-pairs`` pairs are in, or the user presses Ctrl-C. A pair whose game
-was voided (the platform failed, a table process died) is played again, at
-most ``MAX_ATTEMPTS`` times.
-
-Orchestration is trio, as the tournament runner's, and everything about playing
-a table is the table kernel's (:mod:`arena.tables`): the table player, image IDs
-resolved once at the start, each game's row and the prune of leftovers.
+The test is a *schedule* of the run loop (:class:`arena.tables.runner.Runner`,
+which plays the tables, stores every game through the ledger, owns Ctrl-C and
+the prune): it keeps ``concurrency / 2`` batches of pairs in play (each batch
+= two tables at the same time, each table its own OS process, see
+:mod:`arena.tables.pairs`), feeds each completed pair to the sequential test,
+and stops the tables as soon as the test is decided, ``--max-pairs`` pairs are
+in, or the user presses Ctrl-C. A pair whose game was voided (the platform
+failed, a table process died) is played again, at most ``MAX_ATTEMPTS`` times.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import errno
-import math
-import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import trio
@@ -30,19 +23,18 @@ from arena.match.seeds import bot_seed_key
 from arena.ratings.pairs import PairOutcome, PairSummary, PointsTally, pentanomial_index, summary_of
 from arena.ratings.sprt import SequentialTest, Status
 from arena.referee.botspec import BotSpecError
-from arena.results.store import ResultsStore, StoreError, storage_error
+from arena.results.store import ResultsStore
 from arena.sandbox.docker import DockerUnavailable, ImageNotFound, SeatStartError, docker_client
 from arena.sandbox.preflight import preflight_images, preflight_run
 from arena.sprt.config import SprtConfig, deal_seed, game_id
 from arena.sprt.store import open_store, stored_pairs
 from arena.tables.containers import prune_run, resolve_image_ids
-from arena.tables.pairs import PairBatch, play_pairs
+from arena.tables.ledger import Ledger, Recorded
+from arena.tables.pairs import PairBatch
 from arena.tables.players import LocalTables, TablePlayer
-from arena.tables.rows import GameSlot, store_played
+from arena.tables.rows import GameSlot
+from arena.tables.runner import Job, Runner
 from arena.tables.spec import TableGame, TableResult
-
-#: What a batch's task tells the loop when it ends: the batch and its tables' results (None: it failed).
-_Done = tuple[PairBatch, "tuple[TableResult, TableResult] | None"]
 
 #: Times a pair is started before the run gives up on the platform.
 MAX_ATTEMPTS = 3
@@ -141,6 +133,8 @@ def _images(config: SprtConfig) -> tuple[Any, dict[str, str | None]]:
 
 
 class _Run:
+    """The test as a schedule of the run loop (:class:`arena.tables.runner.Runner`): which pairs next, when to stop."""
+
     def __init__(
         self,
         config: SprtConfig,
@@ -168,6 +162,8 @@ class _Run:
             self._count(outcome)
         self.resumed = self.test.pairs
         self.games = len(store.finished_ids())
+        #: The one writer of the results (the stored-game guard: a late copy writes nothing).
+        self.ledger = Ledger(store, config.out, ruleset_hash=config.rules.hash)
         self.voids = 0
         self.attempts: dict[int, int] = {}
         self.retry: set[int] = set()
@@ -176,101 +172,49 @@ class _Run:
         #: Set to stop every table (decided, Ctrl-C, a write that failed): each table process
         #: stops its bots and ends; the games in progress are not stored and are played on resume.
         self.stop = threading.Event()
-        self.interrupted = False
         self.failure: str | None = None
-        self.fatal: StoreError | None = None
 
     # ------------------------------------------------------------ the loop
 
     async def run(self) -> SprtReport:
-        send: trio.MemorySendChannel[_Done]
-        receive: trio.MemoryReceiveChannel[_Done]
-        send, receive = trio.open_memory_channel(math.inf)
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._watch_signals)
-            try:
-                if self.client is not None:
-                    # Leftovers of an earlier run of this test that was killed.
-                    await trio.to_thread.run_sync(self._prune)
-                self._update()
-                while not self._stopping():
-                    while len(self.running) < self.config.concurrency // 2 and not self._stopping():
-                        batch = self._next_batch()
-                        if batch is None:
-                            break
-                        self.running[batch.batch_id] = batch
-                        nursery.start_soon(self._play_batch, batch, send)
-                        self._update()
-                    if not self.running:
-                        break
-                    batch, results = await receive.receive()
-                    self.running.pop(batch.batch_id, None)
-                    if results is not None:  # None: the batch's task failed (and the nursery says how)
-                        self._batch_done(batch, results)
-            finally:
-                # Stop the tables still playing and wait for them: their processes stop their bots.
-                self.stop.set()
-                with trio.CancelScope(shield=True):
-                    while self.running:
-                        batch, _ = await receive.receive()
-                        self.running.pop(batch.batch_id, None)
-                    if self.client is not None:
-                        await trio.to_thread.run_sync(self._prune)
-                nursery.cancel_scope.cancel()  # the signal watcher
+        runner = Runner(
+            self, self.ledger, self.player, capacity=2 * max(1, self.config.concurrency // 2), stop=self.stop,
+            # By match id, not by run label: containers of a test started by an older version carry none.
+            prune=(lambda: prune_run(None, f"sprt-{self.run_id}/", self.client)) if self.client is not None else None,
+        )  # fmt: skip
         self._update()
-        if self.fatal is not None:
-            raise self.fatal
-        return SprtReport(
-            self.snapshot(), self._result(), self.interrupted, self.failure, self.run_id
-        )
-
-    async def _play_batch(self, batch: PairBatch, done: trio.MemorySendChannel[_Done]) -> None:
-        results = None
         try:
-            results = await play_pairs(batch, self._on_game(batch), self.stop, self.player)
+            outcome = await runner.run()
         finally:
-            # Always said, even when failing or cancelled: the loop waits for every running batch.
-            done.send_nowait((batch, results))
+            self._update()
+        return SprtReport(self.snapshot(), self._result(outcome.interrupted), outcome.interrupted, self.failure, self.run_id)
 
-    async def _watch_signals(self) -> None:
-        """Ctrl-C or SIGTERM: stop the tables (their bots are stopped), keep what is stored."""
-        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async for _ in signals:
-                self.interrupted = True
-                self.stop.set()
-                self._update()
-
-    def _result(self) -> str:
+    def _result(self, interrupted: bool) -> str:
         if self.test.verdict is not None:
             return self.test.verdict
         if self.failure is not None:
             return FAILED
-        return INTERRUPTED if self.interrupted else INCONCLUSIVE
+        return INTERRUPTED if interrupted else INCONCLUSIVE
 
-    def _stopping(self) -> bool:
+    def done(self) -> bool:
+        """Decided, ``max_pairs`` in, or given up on the platform (the loop then stops the tables still playing)."""
+        limit = self.config.max_pairs
         return (
-            self.stop.is_set()
-            or self.interrupted
-            or self.failure is not None
-            or self.fatal is not None
-            or self._decided()
+            self.failure is not None
+            or self.test.verdict is not None
+            or (limit is not None and self.test.pairs >= limit)
         )
 
-    def _decided(self) -> bool:
-        limit = self.config.max_pairs
-        return self.test.verdict is not None or (limit is not None and self.test.pairs >= limit)
-
-    def _prune(self) -> None:
-        # By match id, not by run label: containers of a test started by an older version carry none.
-        prune_run(None, f"sprt-{self.run_id}/", self.client)
+    async def idle(self) -> bool:
+        return False  # nothing runs and nothing is left to start: max_pairs' pairs are all in
 
     # ------------------------------------------------------------ scheduling
 
     def _in_play(self) -> set[int]:
         return {p for batch in self.running.values() for p in batch.pairs}
 
-    def _next_batch(self) -> PairBatch | None:
-        """The next pairs to play: pairs to retry first, then new ones (below ``max_pairs``)."""
+    def next_job(self) -> Job | None:
+        """The next pairs to play as one batch: pairs to retry first, then new ones (below ``max_pairs``)."""
         size = self.config.pairs_per_table
         limit = self.config.max_pairs
         busy = self._in_play()
@@ -286,7 +230,7 @@ class _Run:
         for pair in picks:
             self.attempts[pair] = self.attempts.get(pair, 0) + 1
         config = self.config
-        return PairBatch(
+        batch = PairBatch(
             batch_id=f"sprt-{self.run_id}/d{picks[0]:06d}",
             pairs=tuple(picks),
             deal_seeds=tuple(deal_seed(config.seed, p, self.secret) for p in picks),
@@ -304,33 +248,40 @@ class _Run:
             start_timeout=config.start_timeout,
             bot_seed_key=bot_seed_key(self.secret),
         )
+        self.running[batch.batch_id] = batch
+        slots = {
+            gid: self._slot(pair, table, gid)
+            for table, ids in enumerate(batch.game_ids, 1)
+            for gid, pair in zip(ids, batch.pairs, strict=True)
+        }
+        self._update()
+        return Job(
+            key=batch.batch_id,
+            tables={n: batch.table(n, local=self.player.local) for n in (1, 2)},
+            slots=slots,
+            images=self.images,
+            log_dirs={n: batch.table_log_dir(n) for n in (1, 2)},
+        )
 
-    def _batch_done(self, batch: PairBatch, results: tuple[TableResult, TableResult]) -> None:
+    def job_done(self, job: Job, results: Mapping[int, TableResult], stopped: bool) -> None:
         """A batch ended: its unfinished pairs are played again, up to ``MAX_ATTEMPTS`` starts.
 
         A table that failed (its process killed, the platform down) voids the
         game it was playing: the first of its games not stored. Its later
         games were never started; their pairs are simply played again.
         """
-        if self._stopping():
+        batch = self.running.pop(job.key)
+        self._update()
+        if stopped or self.done():
             return  # stopped on purpose: nothing failed, what is missing is played on resume
-        errors = [r.error for r in results if r.error is not None]
-        for table, result in enumerate(results, start=1):
+        errors = [r.error for r in results.values() if r.error is not None]
+        for table, result in sorted(results.items()):
             if result.error is None:
                 continue
             sent = {g.game_id for g in result.games}
             for pair, gid in zip(batch.pairs, batch.game_ids[table - 1], strict=True):
                 if gid not in sent and not self.book.has(pair, table):
-                    try:
-                        self._void(gid, f"void:platform: {result.error}")
-                    except StoreError as exc:  # as on_game: one line, not a traceback
-                        self._fatal(exc)
-                        return
-                    except OSError as exc:
-                        if not _disk_full(exc):
-                            raise
-                        self._fatal(storage_error(exc, self.config.out))
-                        return
+                    self._void(gid, f"void:platform: {result.error}")
                     break
         for pair in batch.pairs:
             if pair in self.book.complete:
@@ -344,54 +295,27 @@ class _Run:
 
     # ------------------------------------------------------------ results
 
-    def _on_game(self, batch: PairBatch) -> Callable[[int, TableGame], None]:
-        pair_of = {
-            gid: p for ids in batch.game_ids for gid, p in zip(ids, batch.pairs, strict=True)
-        }
-
-        def on_game(table: int, game: TableGame) -> None:
-            if self.fatal is not None or game.game_id not in pair_of:
-                return
-            try:
-                self._store_game(pair_of[game.game_id], table, game)
-            except StoreError as exc:
-                self._fatal(exc)
-            except OSError as exc:
-                if not _disk_full(exc):
-                    raise
-                self._fatal(storage_error(exc, self.config.out))
-
-        return on_game
-
-    def _fatal(self, exc: StoreError) -> None:
-        """The results cannot be written: stop every table (their games in progress are played on resume)."""
-        self.fatal = exc
-        self.stop.set()
-
     def _void(self, gid: str, reason: str) -> None:
-        self.store.record_void(gid, reason)
+        self.ledger.void(gid, reason)
         self.voids += 1
         self.progress.on_void(gid, reason)
         self._update()
 
-    def _store_game(self, pair: int, table: int, game: TableGame) -> None:
-        """Store one finished game; a pair it completes goes to the test (in storing order)."""
-        if self.book.has(pair, table):
-            return  # played again because its partner game was missing: the stored one stands
-        if game.void is not None:
-            self._void(game.game_id, game.void)
+    def recorded(self, job: Job, table: int, game: TableGame, recorded: Recorded) -> None:
+        """A stored game; a pair it completes goes to the test (in storing order)."""
+        if recorded.void is not None:
+            self.voids += 1
+            self.progress.on_void(game.game_id, game.void or recorded.void)
+            self._update()
             return
-        row = store_played(
-            self.store, self.config.out, self._slot(pair, table, game.game_id), game,
-            ruleset_hash=self.config.rules.hash, images=self.images,
-        )  # fmt: skip
+        row = recorded.row
         if row is None:
-            return  # already stored (a copy of a game played twice)
+            return  # already stored (a copy of a game played twice): nothing was written
         self.games += 1
         completed = self.book.add(row)
         if completed is not None:
             self._count(completed[1])
-            if self._decided():
+            if self.done():
                 self.stop.set()  # the test is over: stop the tables still playing
         self._update()
 
@@ -419,10 +343,6 @@ class _Run:
 
     def _update(self) -> None:
         self.progress.on_update(self.snapshot())
-
-
-def _disk_full(exc: OSError) -> bool:
-    return exc.errno in (errno.ENOSPC, errno.EDQUOT)
 
 
 __all__ = [

@@ -1,45 +1,30 @@
-"""Play duplicate pairs: the same deals at two tables, partnerships swapped, at the same time.
+"""Duplicate pairs: the same deals at two tables, partnerships swapped, at the same time.
 
 ``arena sprt`` and the ladder play their games this way (a tournament plays a
-whole pairing's tables from its schedule): a
-:class:`PairBatch` names a few consecutive pairs and turns into two
-:class:`~arena.tables.spec.TableSpec`\\ s, and each table is played by a
-table player (:class:`~arena.tables.players.LocalTables`: its own OS process
-with its own referee, match loop and bots, so ``--concurrency N`` uses up to N
-cores; the per-decision path never leaves that process).  Table 1 seats NEW
-as the first side (N/S, or player A), table 2 seats OLD there; both start at
-once on *different* bot processes or containers and play the batch's deals in
-order, so each table's bots stay up for the whole batch and no bot ever meets
-a deal twice.
-
-Each finished game is reported through ``on_game(table, game)`` on the
-coordinator's (trio) thread as soon as the table process sends it, so the
-coordinator stays the only writer of the results.  A table whose process dies
-or whose platform fails comes back as a :class:`TableResult` with ``error``
-set (never an exception), and the other table still finishes.
+whole pairing's tables from its schedule): a :class:`PairBatch` names a few
+consecutive pairs and turns into two :class:`~arena.tables.spec.TableSpec`\\ s,
+which the run loop (:class:`arena.tables.runner.Runner`) plays at once, each
+by a table player (:class:`~arena.tables.players.LocalTables`: its own OS
+process with its own referee, match loop and bots, so ``--concurrency N`` uses
+up to N cores; the per-decision path never leaves that process).  Table 1
+seats NEW as the first side (N/S, or player A), table 2 seats OLD there; both
+start at once on *different* bot processes or containers and play the batch's
+deals in order, so each table's bots stay up for the whole batch and no bot
+ever meets a deal twice.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import threading
-from collections.abc import Callable
 from pathlib import Path
 
-import trio
 from arena_sdk.engine import Ruleset
 
 from arena.match import TimeControl
 from arena.referee.botspec import BotSpec
 from arena.referee.host import DEFAULT_START_TIMEOUT_S
 from arena.sandbox.docker import ContainerLimits
-from arena.tables.logs import write_logs
-from arena.tables.players import TablePlayer
-from arena.tables.spec import SeatSpec, TableGame, TableResult, TableSpec, seat_specs
-from arena.tables.task import ImageMismatch
-
-#: ``on_game(table, game)``: table 1 seats NEW as the first side, table 2 seats OLD there.
-OnGame = Callable[[int, TableGame], None]
+from arena.tables.spec import SeatSpec, TableSpec, seat_specs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,45 +88,4 @@ class PairBatch:
         return self.log_dir / f"{Path(self.batch_id).name}-t{number}"
 
 
-async def play_pairs(
-    batch: PairBatch, on_game: OnGame, stop: threading.Event, player: TablePlayer
-) -> tuple[TableResult, TableResult]:
-    """Play both tables of ``batch`` at the same time; report each game as it ends.
-
-    Returns both tables' results. A table that fails (its process killed, the
-    platform down) has ``error`` set and does not stop the other: its games
-    count once the failed table's games are played again. Setting ``stop``
-    stops both tables and their bots (the tables' results say ``stopped``).
-    """
-    results: dict[int, TableResult] = {}
-
-    async def one(number: int) -> None:
-        spec = batch.table(number, local=player.local)
-        own: list[BaseException] = []  # an error of on_game is the coordinator's, not the table's
-
-        def report(game: TableGame) -> None:
-            try:
-                on_game(number, game)
-            except BaseException as exc:
-                own.append(exc)
-                raise
-
-        try:
-            results[number] = await player.play(spec, report, stop)
-        except ImageMismatch as exc:  # the image is gone from this machine since the start
-            results[number] = TableResult(spec.table_id, [], {}, error=f"ImageMismatch: {exc}")
-        except Exception as exc:
-            if own:
-                raise
-            # A platform fault of this table (it could not start): its pairs are played again.
-            results[number] = TableResult(spec.table_id, [], {}, error=f"{type(exc).__name__}: {exc}")
-        if results[number].logs:  # a remote table's logs, kept where a local one writes them
-            write_logs(batch.table_log_dir(number), results[number].logs)
-
-    async with trio.open_nursery() as nursery:
-        for number in (1, 2):
-            nursery.start_soon(one, number)
-    return results[1], results[2]
-
-
-__all__ = ["OnGame", "PairBatch", "play_pairs"]
+__all__ = ["PairBatch"]

@@ -38,7 +38,7 @@ from arena.sandbox.docker import docker_client
 from arena.tables.containers import prune_run, resolve_image_ids, wait_for_docker
 from arena.tables.logs import write_logs
 from arena.tables.players import LocalTables, RunStopped, TablePlayer
-from arena.tables.rows import store_played
+from arena.tables.ledger import Ledger
 from arena.tables.spec import SeatSpec, TableGame, TableSpec, seat_specs
 from arena.tables.task import ImageMismatch
 from arena.tournament.config import Entry, TournamentConfig, load_config
@@ -357,20 +357,20 @@ async def _run(
     # Entries added while the run goes on may bring Docker in: prune whenever any plan used it.
     uses_docker = any(e.bot.kind == "docker" for e in config.entries)
 
+    ledger = Ledger(store, config.output, ruleset_hash=config.rules.hash)
+
     def store_game(game: ScheduledGame, played: TableGame) -> None:
-        if game.game_id in store.finished_ids():
-            return  # a late copy of a game already stored (a table replayed elsewhere): dropped
-        if played.void is not None:
-            store.record_void(game.game_id, played.void)
+        # (``plan`` is read when a game ends: the latest, after the file grew)
+        recorded = ledger.record(game.slot, played, plan.images)
+        if recorded.late:
+            return  # a late copy of a game already stored (a table replayed elsewhere): nothing written
+        if recorded.void is not None:
             state["voided"] += 1
-            progress.on_void(game.game_id, played.ending)
+            progress.on_void(game.game_id, recorded.void)
             return
-        row = store_played(
-            store, config.output, game.slot, played, ruleset_hash=config.rules.hash, images=plan.images
-        )  # (``plan`` is read when a game ends: the latest, after the file grew)
-        if row is not None:
+        if recorded.row is not None:
             state["played"] += 1
-            progress.on_game(row)
+            progress.on_game(recorded.row)
         # Disqualify as soon as an entry is over the share: its tables not yet
         # started are skipped (and stored as forfeits at the end of the round).
         mark_disqualified(config.faults, store, (game.side0, game.side1))
@@ -535,7 +535,7 @@ async def _run_table(
                 finished = store.finished_ids()
                 for game in table.games:
                     if game.game_id not in finished and game.game_id not in seen:
-                        store.record_void(game.game_id, f"void:platform: {result.error}")
+                        store.record_void(game.game_id, f"void:platform: {result.error}")  # (no table reported it)
             except StoreError as exc:
                 fatal.append(exc)
                 stop.set()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import pickle
 import sqlite3
-import threading
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,10 @@ from arena.referee.botspec import parse_bot_spec
 from arena.sprt import SprtConfig, run_sprt, runner
 from arena.tables import pairs as play
 from arena.sprt.config import deal_seed
+from arena.results.store import ResultsStore
+from arena.tables.ledger import Ledger
+from arena.tables.rows import GameSlot
+from arena.tables.runner import Job, Runner
 from arena.tables.spec import TableGame, TableResult
 
 NEW = parse_bot_spec("cmd:new-bot")
@@ -50,6 +53,46 @@ def batch(players_preset: str = "pagat") -> play.PairBatch:
         new=NEW, old=OLD, names=("new", "old"), rules=resolve_ruleset(players_preset, {}),
         time_control=TimeControl(), log_dir=Path("logs"), run_id="x", images=(IMAGE, None),
     )  # fmt: skip
+
+
+class OneBatch:
+    """A schedule of the run loop that plays one batch's two tables and keeps what it is told."""
+
+    def __init__(self, b: play.PairBatch, player, on_game=lambda table, game: None) -> None:
+        self.b, self.player, self.on_game = b, player, on_game
+        self.given = False
+        self.results: dict[int, TableResult] = {}
+
+    def next_job(self):
+        if self.given:
+            return None
+        self.given = True
+        slots = {gid: GameSlot(gid, 0, 0, t, "c", "new", "old", "s") for t, ids in enumerate(self.b.game_ids, 1) for gid in ids}
+        local = self.player.local
+        return Job("b", {n: self.b.table(n, local=local) for n in (1, 2)}, slots, {},
+                   {n: self.b.table_log_dir(n) for n in (1, 2)})  # fmt: skip
+
+    def recorded(self, job, table, game, recorded):
+        self.on_game(table, game)
+
+    def job_done(self, job, results, stopped):
+        self.results = dict(results)
+
+    def done(self):
+        return bool(self.results)
+
+    async def idle(self):
+        return False
+
+
+def play_batch(b: play.PairBatch, player, tmp: Path, on_game=lambda table, game: None) -> dict[int, TableResult]:
+    """Play ``b``'s two tables through the run loop (its ledger writes into ``tmp``)."""
+    store = ResultsStore(tmp / "results.sqlite")
+    store.claim("h", "t", "r")
+    schedule = OneBatch(b, player, on_game)
+    trio.run(Runner(schedule, Ledger(store, tmp, ruleset_hash="r"), player, capacity=2, watch_signals=False).run)
+    store.close()
+    return schedule.results
 
 
 def played(game_id: str) -> TableGame:
@@ -84,7 +127,7 @@ def test_two_player_tables_swap_the_players():
     assert [s.entry for s in b.table(2).seats] == ["old", "new"]
 
 
-def test_both_tables_play_at_the_same_time():
+def test_both_tables_play_at_the_same_time(tmp_path):
     events: list[tuple[str, str]] = []
 
     async def fake_table(spec, on_game, stop):
@@ -95,12 +138,12 @@ def test_both_tables_play_at_the_same_time():
         return TableResult(spec.table_id, [], {})
 
     got: list[tuple[int, str]] = []
-    trio.run(play.play_pairs, batch(), lambda t, g: got.append((t, g.game_id)), threading.Event(), FakeTables(fake_table))
+    play_batch(batch(), FakeTables(fake_table), tmp_path, lambda t, g: got.append((t, g.game_id)))
     assert [e[0] for e in events] == ["start", "start", "end", "end"], events
     assert sorted(got) == [(1, "d000004-t1"), (2, "d000004-t2")]
 
 
-def test_a_failed_table_lets_the_other_finish_and_says_why():
+def test_a_failed_table_lets_the_other_finish_and_says_why(tmp_path):
     finished = []
 
     async def fake_table(spec, on_game, stop):
@@ -110,12 +153,13 @@ def test_a_failed_table_lets_the_other_finish_and_says_why():
         finished.append(spec.match_id)
         return TableResult(spec.table_id, [], {})
 
-    one, two = trio.run(play.play_pairs, batch(), lambda t, g: None, threading.Event(), FakeTables(fake_table))
+    results = play_batch(batch(), FakeTables(fake_table), tmp_path)
+    one, two = results[1], results[2]
     assert one.error == "RuntimeError: docker went away" and two.error is None
     assert finished == ["sprt-x/d000004-t2"]
 
 
-def test_an_error_of_the_coordinator_is_not_taken_for_the_tables():
+def test_an_error_of_the_coordinator_is_not_taken_for_the_tables(tmp_path):
     async def fake_table(spec, on_game, stop):
         on_game(played(spec.game_ids[0]))
         return TableResult(spec.table_id, [], {})
@@ -124,7 +168,7 @@ def test_an_error_of_the_coordinator_is_not_taken_for_the_tables():
         raise KeyError("a bug in the coordinator")
 
     with pytest.raises(BaseException) as caught:  # trio wraps it in an exception group
-        trio.run(play.play_pairs, batch(), broken, threading.Event(), FakeTables(fake_table))
+        play_batch(batch(), FakeTables(fake_table), tmp_path, broken)
     assert "a bug in the coordinator" in repr(caught.value)
 
 
@@ -236,7 +280,7 @@ def test_a_remote_tables_logs_come_back_to_the_coordinators_log_directory(tmp_pa
     remote = FakeTables(remote_table)
     remote.local = False
     b = dataclasses.replace(batch(), log_dir=tmp_path / "logs")
-    trio.run(play.play_pairs, b, lambda t, g: None, threading.Event(), remote)
+    play_batch(b, remote, tmp_path)
     assert seen_dirs == [None, None]
     for number in (1, 2):
         directory = b.table_log_dir(number)
