@@ -236,7 +236,8 @@ def serve(
     else:
         player = LocalTables()
         warn_if_oversubscribed(2 * config.concurrency, config.time_control)  # two tables a pair
-    service = LadderService(config, store, results, player, on_event=lambda event: _tell(event, quiet))
+    service = LadderService(config, store, results, player, on_event=lambda event: _tell(event, quiet),
+                            builders=config.submissions.builders)
     app = create_app(config, lambda: service.state)
     server = uvicorn.Server(
         uvicorn.Config(wrap(app, config), host=host or config.host, port=config.port if port is None else port,
