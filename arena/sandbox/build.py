@@ -52,6 +52,7 @@ from arena.sandbox.bot_dir import (
 from arena.sandbox.build_run import BuildLimits, BuildStopped, image_size, run_build
 from arena.sandbox.docker import LABEL, docker_client
 from arena.sandbox.dockerfile_policy import MAX_DOCKERFILE_CHARS, DockerfileError, check_dockerfile
+from arena.sandbox.tree import remove_tree
 
 DEFAULT_BASE_IMAGE = os.environ.get("ARENA_BASE_IMAGE", "python:3.11-slim")
 #: The bot base image's repository (``ARENA_BOT_BASE`` overrides it, e.g. to keep test builds
@@ -374,7 +375,8 @@ def build_image(
     buildargs = {"BASE_IMAGE": str(base.id)} if "BASE_IMAGE" in wanted else {}
     if "BOT_BASE" in wanted:
         buildargs["BOT_BASE"] = ensure_bot_base(base_image=base_image, tag=bot_base, client=client, on_line=on_line)
-    with tempfile.TemporaryDirectory(prefix="arena-build-") as tmp:
+    tmp = tempfile.mkdtemp(prefix="arena-build-")
+    try:
         context = Path(tmp) / "context"
         if default:  # the bot base has the SDK: only the author's files (and wheels) go in
             try:
@@ -388,6 +390,8 @@ def build_image(
             client, context, tag=tag, what=str(source), on_line=on_line, buildargs=buildargs,
             labels={LABEL: "1", BUILD_LABEL: source.name}, limits=build_limits, cancel=cancel,
         )  # fmt: skip
+    finally:
+        remove_tree(tmp, ignore_errors=True)  # a copy of a submission: never removed recursively
     return built
 
 
