@@ -5,7 +5,20 @@ from __future__ import annotations
 import io
 import os
 import tarfile
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
+
+from arena.sandbox.tree import remove_children
+
+
+@pytest.fixture
+def deep_tmp(tmp_path: Path) -> Iterator[Path]:
+    """``tmp_path``, emptied without recursion afterwards: a deep tree left by a failing test would
+    make pytest's own clean-up of old temporary folders (``shutil.rmtree``) raise RecursionError."""
+    yield tmp_path
+    remove_children(tmp_path)
 
 
 def deep_archive(depth: int) -> bytes:

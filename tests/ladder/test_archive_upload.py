@@ -15,7 +15,10 @@ from pathlib import Path
 
 import pytest
 from ladder_support import Ladder, bot_source, tarball
-from tree_support import deep_archive, make_deep_tree
+from tree_support import deep_archive, deep_tmp, make_deep_tree  # noqa: F401 - deep_tmp: a fixture, used below
+
+#: Every test here empties its tmp_path without recursion afterwards (deep trees, even when it fails).
+pytestmark = pytest.mark.usefixtures("deep_tmp")
 
 
 @pytest.fixture

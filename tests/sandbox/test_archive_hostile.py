@@ -18,7 +18,10 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from tree_support import deep_archive, make_deep_tree
+from tree_support import deep_archive, deep_tmp, make_deep_tree  # noqa: F401 - deep_tmp: a fixture, used below
+
+#: Every test here empties its tmp_path without recursion afterwards (deep trees, even when it fails).
+pytestmark = pytest.mark.usefixtures("deep_tmp")
 
 from arena.sandbox.bot_dir import BotDirError, DirLimits, extract_tar
 from arena.sandbox.tree import remove_children, remove_tree
