@@ -44,6 +44,7 @@ def test_sigterm_during_a_validation_game_ends_the_server_within_a_bound(tmp_pat
         started = time.monotonic()
         code = ladder.stop(signal.SIGTERM, timeout=240)
         took = time.monotonic() - started
+        print(f"the server exited {took:.1f} s after SIGTERM during a validation game")
         assert took < 90, f"the server took {took:.0f} s to exit after SIGTERM"
         assert code == 0, ladder.log.read_text()[-3000:]
         left = client.containers.list(all=True, filters={"label": f"arena.run={run}"})
