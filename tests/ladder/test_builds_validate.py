@@ -11,6 +11,7 @@ under ``DIR/validation/v<id>/`` and named in the log.
 from __future__ import annotations
 
 import dataclasses
+import random
 import threading
 import time
 import uuid
@@ -48,7 +49,8 @@ def ladder_config(directory: Path, **submissions: Any) -> LadderConfig:
     return dataclasses.replace(config, submissions=dataclasses.replace(config.submissions, **submissions))
 
 
-_ids = iter(range(1, 10_000))
+#: Version ids unique to this test run: the validation's match label (validate-v<id>) must not be another run's.
+_ids = iter(range(random.randrange(10**6, 10**7), 10**8))
 
 
 def version_with(config: LadderConfig, files: dict[str, str]) -> Version:
@@ -131,14 +133,20 @@ def test_a_build_past_build_timeout_fails_at_once_with_one_line(engine: Any, tmp
 
 def test_a_failed_validation_says_why_in_one_line_and_names_its_record(engine: Any, tmp_path: Path):
     config = ladder_config(tmp_path / "lad")
-    version = version_with(config, {"bot.py": bot_source("CRASH", crash=True)})
+    # Each bid raises: the SDK answers nothing, and the seat is struck.
+    crash_at_bid = bot_source("CRASH-AT-BID").replace(
+        "class Marked(RandomBot):\n", "class Marked(RandomBot):\n    def bid(self, *a, **k):\n        raise RuntimeError('no bid today')\n\n"
+    )
+    version = version_with(config, {"bot.py": crash_at_bid})
     outcome = build_and_validate(config, version, ladder_id=LADDER_ID, run_id=f"ladder-{LADDER_ID}",
                                  on_phase=lambda phase, info: None, cancel=threading.Event(), client=engine)  # fmt: skip
     assert not outcome.passed and outcome.image_id is not None
-    assert outcome.reason is not None and outcome.reason.startswith("validation: forfeit:") and "\n" not in outcome.reason
-    if outcome.validation_record is not None:  # a bot that never joins ends the game before a hand
-        assert (config.directory / outcome.validation_record).is_file()
-        assert outcome.validation_record in outcome.validation_log
+    assert outcome.reason is not None and outcome.reason.startswith("validation: ") and "strike" in outcome.reason
+    assert "\n" not in outcome.reason
+    assert outcome.validation_record is not None and (config.directory / outcome.validation_record).is_file()
+    name = Path(outcome.validation_record).name
+    assert f"the game's record: {outcome.validation_record}" in outcome.validation_log
+    assert f"reproduce: python -m arena_sdk.testing bot.py --replay {name} --seat " in outcome.validation_log, outcome.validation_log
 
 
 def test_a_cancel_during_the_validation_game_ends_it_within_seconds_and_removes_its_containers(engine: Any, tmp_path: Path):
