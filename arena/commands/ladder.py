@@ -21,17 +21,21 @@ from rich.text import Text
 from arena.commands.common import console, err_console, fail, print_json
 from arena.commands.options import PresetOption, SetOption, warn_if_oversubscribed
 from arena.errors import ArenaError
-from arena.ladder.builds import source_dir
 from arena.ladder.config import CONFIG_NAME, LadderConfig, load_ladder_config, template
-from arena.ladder.standings import standings
+from arena.ladder.export import ladder_standings
+from arena.ladder.paths import source_dir
+from arena.ladder.sizes import mib
+from arena.ladder.store import UPLOADING, LadderStore, token_hash
 from arena.sandbox.build import DEFAULT_BASE_IMAGE
 from arena.sandbox.tree import remove_tree
-from arena.ladder.store import UPLOADING, LadderStore, token_hash
 from arena.text import safe_text
 
 app = typer.Typer(help="Run a competition: teams submit bots, a ladder plays them, a web site shows it.", no_args_is_help=True)
 team_app = typer.Typer(help="Teams and their tokens.", no_args_is_help=True)
 app.add_typer(team_app, name="team")
+
+#: The ``[server]`` address ``arena ladder init`` writes (the help texts name it; a test compares them).
+DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
 
 DirArgument = Annotated[Path, typer.Argument(help="The ladder directory (made by arena ladder init).")]
 NameArgument = Annotated[str, typer.Argument(help="The team's name: 1-40 letters, digits, '.', '_' or '-'.")]
@@ -149,9 +153,9 @@ def snapshot(config: LadderConfig, store: LadderStore) -> dict[str, Any]:
     results = ResultsStore.open_read_only(config.results_path)
     try:
         games = results.games()
+        rows = ladder_standings(store, results, games)  # the site's and the export's definition
     finally:
         results.close()
-    rows = standings(games, [v.entry for v in store.active_versions()])
     teams = {}
     for team in store.teams():
         teams[team.name] = {
@@ -162,7 +166,9 @@ def snapshot(config: LadderConfig, store: LadderStore) -> dict[str, Any]:
                 for v in store.versions(team=team.name)
             ],
         }
-    return {"ladder": config.name, "paused": store.paused, "games": len(games),
+    sub = config.submissions
+    limits = {"max_bytes": sub.max_bytes, "max_files": sub.max_files, "daily_quota": sub.daily_quota}
+    return {"ladder": config.name, "paused": store.paused, "games": len(games), "limits": limits,
             "standings": [r.to_dict() for r in rows], "teams": teams}  # fmt: skip
 
 
@@ -171,7 +177,7 @@ def show(
     directory: DirArgument,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
 ) -> None:
-    """Print the leaderboard and each team's versions (read from the stores; fine while the server runs)."""
+    """Print the leaderboard, the upload limits and each team's versions (read from the stores; fine while the server runs)."""
     config, store = _open(directory)
     try:
         data = snapshot(config, store)
@@ -190,6 +196,12 @@ def show(
             str(r["pairs"]), "–" if r["points_per_hand"] is None else f"{r['points_per_hand']:+.1f}",
         )  # fmt: skip
     console.print(table)
+    limits = data["limits"]
+    console.print(
+        f"uploads: at most {mib(limits['max_bytes'])} and {limits['max_files']} files each, "
+        f"{limits['daily_quota']} per team per UTC day",
+        highlight=False,
+    )
     for name, team in data["teams"].items():
         versions = ", ".join(f"{v['version']}:{v['status']}" for v in team["versions"]) or "no versions"
         console.print(f"{safe_text(name)}{' (disabled)' if team['disabled'] else ''}: {safe_text(versions)}")
@@ -198,8 +210,12 @@ def show(
 @app.command("serve")
 def serve(
     directory: DirArgument,
-    host: Annotated[str | None, typer.Option(help="Address to serve the site on (default: ladder.toml's [server]).")] = None,
-    port: Annotated[int | None, typer.Option(help="Port (default: ladder.toml's [server]; 0 picks a free one).")] = None,
+    host: Annotated[
+        str | None, typer.Option(help=f"Address to serve the site on (default: ladder.toml's \\[server] host; init writes {DEFAULT_HOST}).")
+    ] = None,
+    port: Annotated[
+        int | None, typer.Option(help=f"Port (default: ladder.toml's \\[server] port; init writes {DEFAULT_PORT}; 0 picks a free one).")
+    ] = None,
     scheduler: Annotated[
         str | None, typer.Option("--scheduler", help="Play the tables on a Dask cluster (docs/cluster.md).")
     ] = None,
@@ -299,3 +315,4 @@ def _recover_uploads(config: LadderConfig, store: LadderStore) -> None:
 
 
 __all__ = ["app", "snapshot"]
+__import__("arena.commands.ladder_export", fromlist=["register"]).register(app)  # arena ladder export (its own module)

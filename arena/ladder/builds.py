@@ -38,6 +38,7 @@ from typing import Any
 from arena_sdk.engine import seat_name
 
 from arena.ladder.config import LadderConfig
+from arena.ladder.paths import source_dir, validation_dir
 from arena.ladder.store import Version
 from arena.match import GameOutcome, MatchSpec, TimeControl, game_seeds
 from arena.match.output import reproduce_command, struck_decisions, write_record
@@ -79,16 +80,6 @@ class BuildOutcome:
 
 class BuildCancelled(Exception):
     """``cancel`` was set during the build or the validation: the coordinator queues the version again."""
-
-
-def source_dir(config: LadderConfig, version: Version) -> Path:
-    """Where a version's unpacked bot directory is kept (what it was built from)."""
-    return config.directory / "submissions" / version.team / str(version.number)
-
-
-def validation_dir(config: LadderConfig, version: Version) -> Path:
-    """Where a version's validation game records are kept (``DIR/validation/v<version id>``)."""
-    return config.directory / "validation" / f"v{version.id}"
 
 
 def unpack(config: LadderConfig, archive: Path, dest: Path) -> None:
@@ -175,7 +166,7 @@ class Validation:
 def validate(config: LadderConfig, image: str, version: Version, *, run_id: str, cancel: threading.Event) -> Validation:
     """Play a short game of ``image`` against itself in the sandbox, its containers under ``run_id``.
 
-    The record goes to :func:`validation_dir`.  Raises :class:`BuildCancelled`
+    The record goes to ``DIR/validation/v<version id>/`` (:func:`arena.ladder.paths.validation_dir`).  Raises :class:`BuildCancelled`
     when ``cancel`` is set (the game's containers removed).
     """
     entry = version.entry
@@ -186,7 +177,7 @@ def validate(config: LadderConfig, image: str, version: Version, *, run_id: str,
     spec = MatchSpec(match_id=match_id, rules=rules, deal_seeds=tuple(game_seeds(f"validate-{entry}", 1)),
                      time_control=time_control)  # fmt: skip
     spec_bots = (BotSpec("docker", image), BotSpec("docker", image))
-    out_dir = validation_dir(config, version)
+    out_dir = validation_dir(config.directory, version.id)
     saved: list[Path] = []
 
     def on_game_end(game: GameOutcome) -> None:
@@ -277,5 +268,5 @@ def remove_source(config: LadderConfig, version: Version) -> None:
 
 __all__ = [
     "MAX_ATTEMPTS", "BuildCancelled", "BuildOutcome", "Validation", "build_and_validate", "dir_limits", "image_tag",
-    "remove_source", "source_dir", "unpack", "validate", "validation_dir",
+    "remove_source", "source_dir", "unpack", "validate",
 ]

@@ -31,7 +31,7 @@ _SECTIONS: dict[str, set[str]] = {
     "rules": {"preset", "set"},
     "time": {"move", "bank", "hard_cap", "strikes", "clock"},
     "limits": {"memory", "cpus", "pids", "tmpfs", "log_bytes"},
-    "matchmaking": {"settle_pairs", "target_half_width", "explore"},
+    "matchmaking": {field.name for field in dataclasses.fields(MatchmakingSettings)},
     "submissions": {"max_bytes", "max_files", "build_timeout", "build_memory", "build_cpus", "max_image_size",
                     "builders", "daily_quota", "validation_hands", "base_image"},
     "server": {"host", "port"},
@@ -81,8 +81,6 @@ class LadderConfig:
     limits: ContainerLimits
     concurrency: int
     """Duplicate pairs played at once (each is two tables, each table its own process)."""
-    pairs_per_batch: int
-    """Deals the two tables of a pairing play before their bots are restarted."""
     start_timeout: float
     matchmaking: MatchmakingSettings
     submissions: SubmissionLimits
@@ -108,7 +106,6 @@ def template(name: str, preset: str, overrides: dict[str, str], base_image: str 
 [ladder]
 name = {_toml_value(name)}
 concurrency = 1                # duplicate pairs played at once; each is two tables (two processes)
-pairs_per_batch = 1            # deals two tables play before their bots restart (1 is fairest to new versions)
 start_timeout = 30.0           # seconds the bots of a table get to connect
 suspend_after = 4              # a new version that loses its first N games by crash or forfeit is suspended (0: never)
 
@@ -134,6 +131,11 @@ log_bytes = 1048576            # bytes of each seat's log kept per table
 settle_pairs = 6               # a new version plays at least this many pairs first
 target_half_width = 60.0       # Elo: a version is settled once its 95% interval is narrower than this each side
 explore = 0.1                  # share of pairings chosen at random (keeps every version connected)
+separation = "order"           # "order": neighbours' order established; "intervals": their intervals apart
+resolution = 40.0              # Elo: neighbours whose difference is shown to be within ±this count as tied
+window = 4                     # candidate pairings are at most this many places apart in the ranking
+softness = 2.0                 # Elo: how sharply settled neighbours are told from unsettled ones
+prior_information = 0.25       # each version's prior information (about one game against an equal)
 
 [submissions]
 max_bytes = 33554432           # the upload (compressed) and the unpacked bot directory, each: 32 MiB
@@ -199,9 +201,13 @@ def load_ladder_config(directory: Path) -> LadderConfig:
     concurrency = _get(lad, "concurrency", int, 1, "ladder")
     if not 1 <= concurrency <= 64:
         raise ConfigError(f"[ladder] concurrency must be 1 to 64, got {concurrency}")
-    pairs_per_batch = _get(lad, "pairs_per_batch", int, 1, "ladder")
-    if not 1 <= pairs_per_batch <= 100:
-        raise ConfigError(f"[ladder] pairs_per_batch must be 1 to 100, got {pairs_per_batch}")
+    # pairs_per_batch never changed anything (every pair's bots start fresh): older ladder.toml
+    # files wrote 1, which is what happens, and are read; any other value would be a promise.
+    if lad.get("pairs_per_batch", 1) != 1:
+        raise ConfigError(
+            f"[ladder] pairs_per_batch is not a setting (every pair's bots start fresh); remove it, "
+            f"got {lad['pairs_per_batch']!r}"
+        )
     start_timeout = float(_get(lad, "start_timeout", (int, float), 30.0, "ladder"))
     suspend_after = _get(lad, "suspend_after", int, 4, "ladder")
     if not 0 <= suspend_after <= 1000:
@@ -229,16 +235,7 @@ def load_ladder_config(directory: Path) -> LadderConfig:
     except ValueError as exc:
         raise ConfigError(f"[time] {exc}") from None
     limits = parse_limits(data.get("limits", {}))
-    mm = data.get("matchmaking", {})
-    matchmaking = MatchmakingSettings(
-        settle_pairs=_get(mm, "settle_pairs", int, MatchmakingSettings.settle_pairs, "matchmaking"),
-        target_half_width=float(
-            _get(mm, "target_half_width", (int, float), MatchmakingSettings.target_half_width, "matchmaking")
-        ),
-        explore=float(_get(mm, "explore", (int, float), MatchmakingSettings.explore, "matchmaking")),
-    )
-    if not 0 <= matchmaking.explore <= 1:
-        raise ConfigError(f"[matchmaking] explore must be between 0 and 1, got {matchmaking.explore}")
+    matchmaking = parse_matchmaking(data.get("matchmaking", {}))
     sb = data.get("submissions", {})
     submissions = SubmissionLimits(
         max_bytes=_get(sb, "max_bytes", int, SubmissionLimits.max_bytes, "submissions"),
@@ -272,7 +269,6 @@ def load_ladder_config(directory: Path) -> LadderConfig:
         time_control=time_control,
         limits=limits,
         concurrency=concurrency,
-        pairs_per_batch=pairs_per_batch,
         start_timeout=start_timeout,
         matchmaking=matchmaking,
         submissions=submissions,
@@ -282,4 +278,30 @@ def load_ladder_config(directory: Path) -> LadderConfig:
     )
 
 
-__all__ = ["CONFIG_NAME", "LadderConfig", "SubmissionLimits", "load_ladder_config", "template"]
+def parse_matchmaking(table: dict[str, Any]) -> MatchmakingSettings:
+    """``[matchmaking]``: every :class:`~arena.ladder.matchmaking.Settings` field, by its type.
+
+    Unknown keys were refused before (``_check_keys``); a value of the wrong type or out
+    of range is one :class:`ConfigError` line naming the key.
+    """
+    values: dict[str, Any] = {}
+    for field in dataclasses.fields(MatchmakingSettings):
+        if field.name not in table:
+            continue
+        default = getattr(MatchmakingSettings, field.name)
+        if isinstance(default, str):
+            values[field.name] = _get(table, field.name, str, default, "matchmaking")
+        elif isinstance(default, int):
+            values[field.name] = _get(table, field.name, int, default, "matchmaking")
+        else:
+            value = table[field.name]
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ConfigError(f"[matchmaking] {field.name} must be a number, got {value!r}")
+            values[field.name] = float(value)
+    try:
+        return MatchmakingSettings(**values)
+    except ValueError as exc:
+        raise ConfigError(f"[matchmaking] {str(exc).removeprefix('matchmaking settings: ')}") from None
+
+
+__all__ = ["CONFIG_NAME", "LadderConfig", "SubmissionLimits", "load_ladder_config", "parse_matchmaking", "template"]

@@ -22,13 +22,19 @@ returns. The rule, in order (docs/ladder-matchmaking.md):
    are from being separated at 95%. For each adjacent pair of the ranking (by Elo), with
    ``gap = elo_hi − elo_lo``, the *shortfall* is, by ``Settings.separation``:
 
-   - ``"order"`` (default): ``1.96·sd(θhi − θlo) − gap``, positive while the 95% interval
-     of their *difference* still contains 0, i.e. while their order is not established
-     (likelihood of superiority under 97.5%). ``sd`` comes from the information model
-     below, scaled to the reported intervals;
-   - ``"intervals"``: ``half_hi + half_lo − gap``, positive while their two 95% intervals
-     overlap (what a leaderboard shows; it needs each version placed against the whole
-     pool, so it rewards broad play and gains little over a round robin).
+   - ``"order"`` (default): with ``width = 1.96·sd(θhi − θlo)`` the half width of the 95%
+     interval of their *difference* (``sd`` from the information model below, scaled to
+     the reported intervals), ``min(width − gap, width + gap − resolution)``: positive
+     while that interval contains 0 (their order is not established: likelihood of
+     superiority under 97.5%) *and* reaches beyond ``±Settings.resolution`` Elo;
+   - ``"intervals"``: the same with ``width = half_hi + half_lo``: positive while their
+     two 95% intervals overlap and together reach beyond a band of ``resolution`` (what a
+     leaderboard shows; it needs each version placed against the whole pool, so it
+     rewards broad play and gains little over a round robin).
+
+   A neighbour pair whose shortfall is not positive is *settled*: separated, or shown
+   equal to within the resolution (an equivalence test) and so tied. Two equal versions
+   never separate; without the resolution they would take every pair for ever.
 
    The ranking's uncertainty is ``Σ softplus(shortfall)`` (softness ``Settings.softness``
    Elo: separated neighbours count next to nothing, unseparated ones fully). Candidates
@@ -104,6 +110,9 @@ class Settings:
     #: What the settled phase works towards for neighbours: ``"order"`` (their difference's
     #: 95% interval excludes 0) or ``"intervals"`` (their own 95% intervals do not overlap).
     separation: str = ORDER
+    #: Elo: neighbours whose difference's 95% interval lies within ±this count as settled
+    #: (tied) though their order is open: equal versions would otherwise never settle.
+    resolution: float = 40.0
 
     def __post_init__(self) -> None:
         problems = []
@@ -123,6 +132,8 @@ class Settings:
             problems.append(
                 f"prior_information must be a number > 0, got {self.prior_information!r}"
             )
+        if not _finite(self.resolution) or self.resolution < 0:
+            problems.append(f"resolution must be a number >= 0 (Elo), got {self.resolution!r}")
         if self.separation not in (ORDER, INTERVALS):
             problems.append(
                 f"separation must be {ORDER!r} or {INTERVALS!r}, got {self.separation!r}"
@@ -347,21 +358,30 @@ def _uncertain_pairing(
     hi, lo = np.array(order[:-1]), np.array(order[1:])
     gap = model.elo[hi] - model.elo[lo]
     col, k = model.update([c[0] for c in candidates], [c[1] for c in candidates])
+    # A neighbour pair is settled once separated (its 95% band above 0: width < gap) or
+    # measured to the resolution (its band inside ±resolution: width + gap <= resolution).
+    half = model.finite_half(10.0 * settings.target_half_width)
+    new_half = half[:, None] * model.shrink(col, k)
     if settings.separation == ORDER:
         # The 95% interval of each neighbours' difference, in Elo, before and after.
         scale = model.elo_scale()
         var = model.cov[hi, hi] + model.cov[lo, lo] - 2.0 * model.cov[hi, lo]
         diff = col[hi] - col[lo]
         new_var = np.maximum(var[:, None] - k[None, :] * diff * diff, 0.0)
-        before = Z95 * scale * np.sqrt(var) - gap
-        after = Z95 * scale * np.sqrt(new_var) - gap[:, None]
+        width = Z95 * scale * np.sqrt(var)
+        new_width = Z95 * scale * np.sqrt(new_var)
     else:
-        half = model.finite_half(10.0 * settings.target_half_width)
-        new_half = half[:, None] * model.shrink(col, k)
-        before = half[hi] + half[lo] - gap
-        after = new_half[hi] + new_half[lo] - gap[:, None]
-    soft = settings.softness
-    gain = (_softplus(before, soft)[:, None] - _softplus(after, soft)).sum(axis=0)
+        width = half[hi] + half[lo]
+        new_width = new_half[hi] + new_half[lo]
+    res = settings.resolution
+    before = np.minimum(width - gap, width + gap - res)
+    after = np.minimum(new_width - gap[:, None], new_width + gap[:, None] - res)
+    if np.any(before > 0.0):
+        soft = settings.softness
+        gain = (_softplus(before, soft)[:, None] - _softplus(after, soft)).sum(axis=0)
+    else:
+        # Every neighbour pair is settled: narrow the leaderboard's intervals (rule 5).
+        gain = (half[:, None] - new_half).sum(axis=0)
 
     def key(c: int) -> tuple[float, int, str, str]:
         i, j = candidates[c]

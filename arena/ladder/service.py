@@ -42,7 +42,8 @@ from arena.ladder.config import LadderConfig
 from arena.ladder.lifecycle import ACTIVE, BUILDING, FAILED, QUEUED, VALIDATING, IllegalTransition
 from arena.ladder.matchmaking import Standing as MatchStanding
 from arena.ladder.matchmaking import next_pairing
-from arena.ladder.standings import Standing, StandingsBook
+from arena.ladder.export import ladder_book
+from arena.ladder.state import LadderState, game_ids
 from arena.ladder.store import LadderStore, Version
 from arena.match.seeds import bot_seed_key, derive_seed
 from arena.referee.botspec import BotSpec
@@ -63,25 +64,12 @@ IDLE_S = 0.5
 STOP_GRACE_S = 20.0
 
 
-@dataclasses.dataclass
-class LadderState:
-    """What the web site shows while the loop runs (read from another thread: replaced whole, never mutated)."""
-
-    standings: tuple[Standing, ...] = ()
-    in_play: tuple[tuple[str, str], ...] = ()
-    building: str | None = None
-
-
 @dataclasses.dataclass(frozen=True)
 class LadderEvent:
     """Something the organiser sees at the console: ``kind`` (build, pair, void, suspend, failure, stop) and a line."""
 
     kind: str
     text: str
-
-
-def game_ids(seq: int) -> tuple[str, str]:
-    return f"L{seq:07d}-t1", f"L{seq:07d}-t2"
 
 
 def cluster_of(seq: int) -> str:
@@ -126,9 +114,7 @@ class LadderService:
         self.state = LadderState()
         self._move_legacy_pairs()
         stored = results.games_in_write_order()
-        self.book = StandingsBook(stored, excluded_clusters=self.ledger.void_clusters())
-        self.played: dict[frozenset[str], int] = {}
-        self._clusters: set[str] = set()
+        self.book = ladder_book(store, results, stored)
         #: Each version's first stored games, True where it lost them by its own crash or forfeit.
         self.first_games: dict[str, list[bool]] = {}
         for game in stored:
@@ -138,11 +124,7 @@ class LadderService:
     # ------------------------------------------------------------ standings
 
     def _count(self, game: StoredGame) -> None:
-        """Count a stored game for matchmaking (pairs per pairing) and the suspension rule."""
-        if game.cluster not in self._clusters:
-            self._clusters.add(game.cluster)
-            key = frozenset((game.side0, game.side1))
-            self.played[key] = self.played.get(key, 0) + 1
+        """Count a stored game for the suspension rule (a version's first games)."""
         if self.config.suspend_after:
             for side in (game.side0, game.side1):
                 seen = self.first_games.setdefault(side, [])
@@ -288,7 +270,7 @@ class LadderService:
                 high = s.high if s.high is not None else float("inf")
                 pool.append(MatchStanding(name, s.elo, low, high, s.pairs))
         busy = {name for pair in self.busy.values() for name in pair}
-        pairing = next_pairing(pool, self.played, busy, self.rng, self.config.matchmaking)
+        pairing = next_pairing(pool, self.book.pairs_played(), busy, self.rng, self.config.matchmaking)
         if pairing is None:
             return None
         a, b = sorted(pairing)

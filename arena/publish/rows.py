@@ -146,10 +146,10 @@ def interval_text(ratings: Ratings) -> str:
     """What the ± columns are, in words: the 95% interval and how it was estimated."""
     if ratings.error_method == ERROR_CLUSTER:
         return (
-            "± is the 95% interval of each Elo, cluster-robust: from how results vary "
-            "between duplicate pairs"
+            "± is the 95% interval of each Elo: the larger of the cluster-robust one (from how "
+            "results vary between duplicate pairs) and the model's"
         )
     return (
-        "± is the 95% interval of each Elo, from the model alone: some entry has too few duplicate "
-        "pairs for the cluster-robust estimate, which is usually wider"
+        "± is the 95% interval of each Elo, from the model alone: fewer than two entries have "
+        "the duplicate pairs a cluster-robust estimate needs"
     )

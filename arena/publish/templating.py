@@ -26,7 +26,14 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import (
+    BaseLoader,
+    ChoiceLoader,
+    Environment,
+    PackageLoader,
+    PrefixLoader,
+    StrictUndefined,
+)
 from markupsafe import Markup
 
 from arena.publish.rows import fmt_elo, fmt_pct, fmt_pentanomial, fmt_points, fmt_score
@@ -75,11 +82,25 @@ def exact(value: float | None) -> str:
     return "" if value is None else repr(float(value))
 
 
+#: Other parts of the arena's templates, by prefix (``ladder/leaderboard.html``): :func:`add_templates`.
+_PREFIXED: dict[str, BaseLoader] = {}
+
+
+def add_templates(prefix: str, package: str) -> Environment:
+    """Let ``package``'s ``templates/`` folder render with this environment as ``prefix/NAME``; returns it.
+
+    One environment for every page the arena makes (the ladder's site too):
+    the same autoescaping, undefined check, filters and assets.
+    """
+    _PREFIXED.setdefault(prefix, PackageLoader(package, "templates"))
+    return environment()
+
+
 @cache
 def environment() -> Environment:
     """The environment, built once per process (a publishing worker process builds its own)."""
     env = Environment(
-        loader=PackageLoader("arena.publish", "templates"),
+        loader=ChoiceLoader([PackageLoader("arena.publish", "templates"), PrefixLoader(_PREFIXED)]),
         autoescape=True,  # every template is HTML; nothing is rendered unescaped by default
         undefined=StrictUndefined,
         trim_blocks=True,

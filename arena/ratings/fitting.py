@@ -14,8 +14,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from arena.ratings.bradley_terry import PairTotals, gradient, maximise
-from arena.ratings.covariance import cluster_scores, meat, sandwich, small_sample_factor
+from arena.ratings.covariance import cluster_scores, meat, sandwich
 from arena.ratings.graph import components_of, strongly_connected
+from arena.ratings.intervals import anchor_of, centre, interval_covariance
 from arena.ratings.linalg import dense_laplacian, dense_threads, regularised_inverse
 from arena.ratings.model import (
     ELO_PER_LOGIT,
@@ -51,11 +52,16 @@ def fit(
       played, a weak prior that keeps a clean sweep finite; ``prior_draws=0`` is the
       plain maximum likelihood, which exists only if no group of players won every game
       against the rest (``ValueError`` otherwise).
-    - Ratings are in Elo (``400/ln 10`` per logit) with pool mean ``mean``.
-    - Error bars are 95% intervals (±1.96 se). They come from the duplicate pairs
-      (``Result.cluster``) by a cluster-robust sandwich when every player appears in at
-      least ``min_clusters`` clusters, otherwise from the model (Fisher information);
-      ``Ratings.error_method`` says which. Both are exact (no approximation at any size).
+    - Ratings are in Elo (``400/ln 10`` per logit) with the mean of the established
+      players (below; all players while fewer than two are) at ``mean``.
+    - Error bars are 95% intervals (±1.96 se). Once at least two players appear in at
+      least ``min_clusters`` clusters (duplicate pairs, ``Result.cluster``), they are
+      the larger of the cluster-robust sandwich (with the CR1 factor and Student's t
+      quantile for few clusters) and the model's (Fisher) covariance, in every
+      direction; until then the model's alone. ``Ratings.error_method`` says which.
+      Ratings and intervals are centred on the players with ``min_clusters`` clusters
+      (all of them while fewer than two have): a newcomer's first games do not widen
+      the others' intervals (:mod:`arena.ratings.intervals`). Exact at any size.
     - The comparison graph must be connected: if some players never met the others
       (directly or through others) their relative level is unknown and ``ValueError``
       is raised naming the groups; :func:`arena.ratings.components` finds the groups,
@@ -71,10 +77,10 @@ def fit(
     pairs = pair_totals(t, prior_draws)
     with dense_threads():
         theta, iterations = maximise(pairs, start=start_vector(t.players, start), tol=tol)
-        method, note = error_method(t, min_clusters)
-        exact = exact_covariance(t, pairs, theta, method)
+        method, note, anchor = error_method(t, min_clusters)
+        exact = exact_covariance(t, pairs, theta, method, anchor)
     return assemble(
-        t.players, theta, exact.covariance, method, note, mean, prior_draws, iterations,
+        t.players, centre(theta, anchor), exact.covariance, method, note, mean, prior_draws, iterations,
         records=records_of(t), crosstable=crosstable_of(t), games=t.total_games,
         clusters=t.clusters,
     )  # fmt: skip
@@ -141,22 +147,39 @@ def clusters_per_player(t: Tally) -> NDArray[np.int64]:
     return counts
 
 
-def error_method(t: Tally, min_clusters: int) -> tuple[str, str]:
-    """Which covariance to use, and why."""
-    return method_for(int(clusters_per_player(t).min()), t.clusters, min_clusters)
+def error_method(t: Tally, min_clusters: int) -> tuple[str, str, NDArray[np.bool_]]:
+    """Which covariance to use, why, and the anchor the ratings are centred on."""
+    return method_for(clusters_per_player(t), t.clusters, min_clusters)
 
 
-def method_for(fewest: int, clusters: int, min_clusters: int) -> tuple[str, str]:
-    """The covariance for a pool whose sparsest player is in ``fewest`` clusters."""
-    if fewest >= max(min_clusters, 2):
+def method_for(
+    per_player: NDArray[np.int64], clusters: int, min_clusters: int
+) -> tuple[str, str, NDArray[np.bool_]]:
+    """The covariance for a pool whose players are in ``per_player`` clusters each.
+
+    The sandwich is used once two players are *established* (in at least
+    ``min_clusters`` clusters), floored at the model's covariance for every player; the
+    ratings are centred on the established players (all, while fewer than two are).
+    One newcomer never switches the method nor moves the centre.
+    """
+    need = max(min_clusters, 2)
+    anchor = anchor_of(per_player, min_clusters)
+    established = int((per_player >= need).sum())
+    if established >= 2 and clusters >= 2:
+        centred = (
+            "the pool" if bool(anchor.all())
+            else f"the {established} players with at least {need} clusters"
+        )  # fmt: skip
         return ERROR_CLUSTER, (
-            f"cluster-robust sandwich over {clusters} duplicate-pair clusters "
-            f"(every player in at least {fewest})"
-        )
+            f"the larger of the cluster-robust sandwich over {clusters} duplicate-pair clusters "
+            f"(CR1 factor, t quantile with {clusters - 1} degrees of freedom) and the model "
+            f"(Fisher) variance; centred on {centred}"
+        ), anchor
+    fewest = int(per_player.min()) if len(per_player) else 0
     return ERROR_MODEL, (
-        f"model (Fisher) variance: some player is in only {fewest} cluster(s), "
-        f"fewer than the {max(min_clusters, 2)} a cluster-robust estimate needs"
-    )
+        f"model (Fisher) variance: fewer than two players are in {need} or more clusters "
+        f"(the sparsest is in {fewest} cluster(s)), the least a cluster-robust estimate needs"
+    ), anchor
 
 
 @dataclass(frozen=True, eq=False)
@@ -164,8 +187,9 @@ class Exact:
     """The exact covariance at a fit, and the pieces an incremental update starts from.
 
     ``q = (H + 11ᵀ/k)⁻¹``; ``a = Q M Q`` (cluster-robust method only, unscaled);
-    ``covariance`` in logits² (``G/(G−1)·a``, or ``q − 11ᵀ/k``); ``weights`` the
-    pairs' Hessian weights at the fit.
+    ``covariance`` in logits², what the intervals report (:mod:`arena.ratings.intervals`:
+    the corrected sandwich floored at the model's ``q − 11ᵀ/k``, centred on the anchor);
+    ``weights`` the pairs' Hessian weights at the fit.
     """
 
     q: Floats
@@ -174,14 +198,16 @@ class Exact:
     weights: Floats
 
 
-def exact_covariance(t: Tally, pairs: PairTotals, theta: Floats, method: str) -> Exact:
-    """The covariance of ``theta`` (logits²) by ``method``, exactly."""
+def exact_covariance(
+    t: Tally, pairs: PairTotals, theta: Floats, method: str, anchor: NDArray[np.bool_]
+) -> Exact:
+    """The covariance of ``theta`` (logits²) by ``method``, centred on ``anchor``, exactly."""
     _, v = gradient(theta, pairs)
     q = regularised_inverse(dense_laplacian(t.k, pairs.i, pairs.j, v))
     if method == ERROR_CLUSTER:
         a = sandwich(q, meat(cluster_scores(theta, t)))
-        return Exact(q, a, small_sample_factor(t.clusters) * a, v)
-    return Exact(q, None, q - 1.0 / t.k, v)
+        return Exact(q, a, interval_covariance(q, a, t.clusters, anchor), v)
+    return Exact(q, None, interval_covariance(q, None, t.clusters, anchor), v)
 
 
 def assemble(

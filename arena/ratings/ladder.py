@@ -41,6 +41,7 @@ from arena.ratings.fitting import (
     pair_totals,
 )
 from arena.ratings.graph import groups_of, scored_graph_strongly_connected
+from arena.ratings.intervals import anchored, centre, robust_factor
 from arena.ratings.linalg import dense_threads
 from arena.ratings.model import ERROR_CLUSTER, PlayerRating, Ratings, Result
 from arena.ratings.superiority import normal_cdf
@@ -52,7 +53,7 @@ from arena.ratings.tally import (
     sorted_codes,
     tally_arrays,
 )
-from arena.ratings.woodbury import Baseline, Changes, Updated, update
+from arena.ratings.woodbury import Baseline, Changes, Floored, update
 
 Floats = NDArray[np.float64]
 Ints = NDArray[np.int64]
@@ -88,7 +89,7 @@ class Snapshot:
     mean: float
     _index: dict[str, int] = field(repr=False)
     _elo: Floats = field(repr=False)
-    _cov: Updated | Exact = field(repr=False)
+    _cov: Floored | Exact = field(repr=False)
     _names: tuple[str, ...] = field(repr=False)
 
     def __getitem__(self, name: str) -> PlayerRating:
@@ -166,6 +167,8 @@ class _Base:
     weights: Floats
     matrices: Baseline
     games: int
+    excess: Floats | None = None  # what the floor added to the sandwich (intervals.floored)
+    model_excess: Floats | None = None  # and to the model's covariance
 
 
 class Ladder:
@@ -216,6 +219,7 @@ class Ladder:
         self._cluster_row: dict[int, int] = {}
         self._theta = np.zeros(0)
         self._base: _Base | None = None
+        self._exact: Exact | None = None
 
     @property
     def games(self) -> int:
@@ -268,14 +272,13 @@ class Ladder:
         pairs = pair_totals(t, self.prior_draws)
         with dense_threads():
             theta, iterations = maximise(pairs, start=theta_old, tol=self.tol)
-            method, note = method_for(
-                int(clusters_per_player(t).min()), t.clusters, self.min_clusters
-            )
-            exact = exact_covariance(t, pairs, theta, method)
+            method, note, anchor = method_for(clusters_per_player(t), t.clusters, self.min_clusters)
+            exact = exact_covariance(t, pairs, theta, method, anchor)
         self._theta = theta
-        self._set_base(t, theta, exact)
+        self._set_base(t, theta, exact, anchor)
+        self._exact = exact
         return assemble(
-            t.players, theta, exact.covariance, method, note, self.mean, self.prior_draws, iterations,
+            t.players, centre(theta, anchor), exact.covariance, method, note, self.mean, self.prior_draws, iterations,
             records=records_of(t), crosstable=crosstable_of(t), games=t.total_games,
             clusters=t.clusters,
         )  # fmt: skip
@@ -290,11 +293,16 @@ class Ladder:
             zip((t.row_cluster * KEY + t.row_pair).tolist(), range(len(t.row_pair)), strict=True)
         )
 
-    def _set_base(self, t: Tally, theta: Floats, exact: Exact) -> None:
+    def _set_base(self, t: Tally, theta: Floats, exact: Exact, anchor: NDArray[np.bool_]) -> None:
+        excess = model_excess = None
+        if exact.a is not None:
+            excess = exact.covariance - anchored(robust_factor(t.clusters) * exact.a, anchor)
+            model_excess = exact.covariance - anchored(exact.q - 1.0 / t.k, anchor)
         self._base = _Base(
             theta=theta.copy(), k=t.k, pairs=len(t.pair_i), rows=len(t.row_pair),
             pair_games=t.games.copy(), row_games=t.row_games.copy(), row_points=t.row_points.copy(),
             weights=exact.weights.copy(), matrices=Baseline(exact.q, exact.a), games=t.total_games,
+            excess=excess, model_excess=model_excess,
         )  # fmt: skip
 
     def _check(self, t: Tally) -> None:
@@ -325,9 +333,7 @@ class Ladder:
         with dense_threads():
             theta, iterations = maximise(pairs, start=start, tol=self.tol)
             self._theta = theta
-            method, note = method_for(
-                int(clusters_per_player(t).min()), t.clusters, self.min_clusters
-            )
+            method, note, anchor = method_for(clusters_per_player(t), t.clusters, self.min_clusters)
             base = self._base
             robust = method == ERROR_CLUSTER
             changes = self._changes(t, theta, pairs_n=pairs.n)
@@ -340,39 +346,40 @@ class Ladder:
                     else f"ratings moved up to {shift:.1f} Elo (limit {self.max_shift:g})" if shift > self.max_shift
                     else "the error method changed to cluster-robust"
                 )  # fmt: skip
-                exact = exact_covariance(t, pairs, theta, method)
-                self._set_base(t, theta, exact)
+                exact = exact_covariance(t, pairs, theta, method, anchor)
+                self._set_base(t, theta, exact, anchor)
+                self._exact = exact
                 return self._snapshot(t, theta, exact, method, note, EXACT,
-                                      f"exact: recomputed in full ({why})", iterations)  # fmt: skip
-            cov = update(base.matrices, changes, robust=robust, clusters=t.clusters)
+                                      f"exact: recomputed in full ({why})", iterations, anchor)  # fmt: skip
+            model = update(base.matrices, changes, robust=False, clusters=t.clusters)
+            cov = (
+                Floored(update(base.matrices, changes, robust=True, clusters=t.clusters), model, anchor,
+                        t.clusters, base.excess, base.model_excess)
+                if robust else Floored(None, model, anchor, t.clusters)
+            )  # fmt: skip
         since = t.total_games - base.games
         text = (
             f"updated from the last full fit for {since} new games ({terms} changed pairs, clusters "
             f"and players; low-rank corrections); pairs that did not play keep the last full fit's "
             f"weights (ratings moved up to {shift:.2f} Elo since): refit for exact intervals"
         )
-        return self._snapshot(t, theta, cov, method, note, UPDATED, text, iterations)
+        return self._snapshot(t, theta, cov, method, note, UPDATED, text, iterations, anchor)
 
     def _snapshot_exact(self, iterations: int) -> Snapshot:
         assert self._t is not None and self._base is not None
-        t, base = self._t, self._base
-        method, note = method_for(int(clusters_per_player(t).min()), t.clusters, self.min_clusters)
-        cov = (
-            base.matrices.a * (t.clusters / (t.clusters - 1) if t.clusters > 1 else 1.0)
-            if base.matrices.a is not None
-            else base.matrices.q - 1.0 / t.k
-        )
-        exact = Exact(base.matrices.q, base.matrices.a, cov, base.weights)
+        t = self._t
+        method, note, anchor = method_for(clusters_per_player(t), t.clusters, self.min_clusters)
+        assert self._exact is not None
         return self._snapshot(
-            t, self._theta, exact, method, note, EXACT, "exact: a full fit", iterations
+            t, self._theta, self._exact, method, note, EXACT, "exact: a full fit", iterations, anchor
         )
 
     def _snapshot(
-        self, t: Tally, theta: Floats, cov: Updated | Exact, method: str, note: str,
-        intervals: str, text: str, iterations: int,
+        self, t: Tally, theta: Floats, cov: Floored | Exact, method: str, note: str,
+        intervals: str, text: str, iterations: int, anchor: NDArray[np.bool_],
     ) -> Snapshot:  # fmt: skip
         diag = np.diagonal(cov.covariance) if isinstance(cov, Exact) else cov.diagonal
-        elo = self.mean + ELO_PER_LOGIT * theta
+        elo = self.mean + ELO_PER_LOGIT * centre(theta, anchor)
         se = (ELO_PER_LOGIT * np.sqrt(np.maximum(diag, 0.0))).tolist()
         records = records_of(t)
         elo_list = elo.tolist()

@@ -22,11 +22,14 @@ rather than at the new ones — is the approximation, small while the ratings mo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse
 from numpy.typing import NDArray
+
+from arena.ratings.intervals import Z95, t_quantile
 
 Floats = NDArray[np.float64]
 Ints = NDArray[np.int64]
@@ -87,6 +90,97 @@ class Updated:
             base = 0.0  # the sandwich: A₀ padded with zeros
         value = base + float(self._left[a] @ self._right[b]) + self._offset
         return self._scale * value
+
+    def times(self, w: Floats) -> Floats:
+        """``cov @ w`` (``O(k·r)``: the base product plus the low-rank terms)."""
+        k0 = self._base_k
+        out = np.zeros(len(w))
+        out[:k0] = self._base @ w[:k0]
+        if self._offset != 0.0:
+            out[k0:] = w[k0:]  # the model's identity block for entries new since the full fit
+            out += self._offset * float(w.sum())
+        out += self._left @ (self._right.T @ w)
+        result: Floats = self._scale * out
+        return result
+
+
+@dataclass(frozen=True, eq=False)
+class Floored:
+    """An updated covariance as the intervals report it (:mod:`arena.ratings.intervals`).
+
+    Centred on the anchor's mean: the sandwich ``robust`` (``None``: the model's alone)
+    scaled by the t quantile, plus ``excess``, what the last full fit's floor added to
+    its sandwich (``(F − R)₊``, positive semi-definite, ``k₀ × k₀``), and each rating's
+    variance floored at the model's. With nothing new since the full fit this is the
+    full fit's covariance exactly; after new games the floor is applied again to each
+    rating's variance (the full fit applies it to every direction, differences too).
+    """
+
+    robust: Updated | None
+    model: Updated
+    anchor: NDArray[np.bool_]
+    clusters: int
+    excess: Floats | None = None
+    model_excess: Floats | None = None
+
+    @property
+    def _t2(self) -> float:
+        return (t_quantile(self.clusters) / Z95) ** 2 if self.robust is not None else 1.0
+
+    def _weights(self) -> Floats:
+        w: Floats = self.anchor / self.anchor.sum()
+        return w
+
+    @staticmethod
+    def _times(e: Floats | None, w: Floats) -> Floats:
+        out = np.zeros(len(w))
+        if e is not None:
+            k0 = e.shape[0]
+            out[:k0] = e @ w[:k0]
+        return out
+
+    @staticmethod
+    def _diag(e: Floats | None, k: int) -> Floats:
+        out = np.zeros(k)
+        if e is not None:
+            out[: e.shape[0]] = np.diagonal(e)
+        return out
+
+    @cached_property
+    def _centring(self) -> tuple[Floats, float, Floats, float]:
+        """``C w`` and ``wᵀ C w`` for the model and for the robust part (with their excesses)."""
+        w = self._weights()
+        mw = self.model.times(w)
+        if self.robust is None:
+            return mw, float(w @ mw), mw, float(w @ mw)
+        mw = mw + self._times(self.model_excess, w)
+        rw = self._t2 * self.robust.times(w) + self._times(self.excess, w)
+        return mw, float(w @ mw), rw, float(w @ rw)
+
+    @cached_property
+    def diagonal(self) -> Floats:
+        """Each rating's variance (logits²)."""
+        mw, mm, rw, rr = self._centring
+        k = len(mw)
+        model = self.model.diagonal - 2.0 * mw + mm
+        if self.robust is None:
+            return model
+        model = model + self._diag(self.model_excess, k)
+        robust = self._t2 * self.robust.diagonal + self._diag(self.excess, k) - 2.0 * rw + rr
+        out: Floats = np.maximum(model, robust)
+        return out
+
+    def entry(self, a: int, b: int) -> float:
+        """``cov[a, b]``: the variance on the diagonal, the robust part (or the model) off it."""
+        if a == b:
+            return float(self.diagonal[a])
+        mw, mm, rw, rr = self._centring
+        if self.robust is None:
+            return self.model.entry(a, b) - float(mw[a]) - float(mw[b]) + mm
+        value = self._t2 * self.robust.entry(a, b)
+        if self.excess is not None and a < self.excess.shape[0] and b < self.excess.shape[0]:
+            value += float(self.excess[a, b])
+        return value - float(rw[a]) - float(rw[b]) + rr
 
 
 def _pad(x: Floats, rows: int) -> Floats:

@@ -31,6 +31,7 @@ from typing import Any
 
 import trio
 
+from arena.sandbox import procfs
 from arena.tables.containers import prune_table
 from arena.tables.spec import TableGame, TableResult, TableSpec
 from arena.tables.task import ImageMismatch, play_table
@@ -84,7 +85,8 @@ def table_process_main(spec: TableSpec, conn: Connection) -> None:
         now = time.monotonic()
         if now - state["at"] >= CHILDREN_EVERY_S:
             state["at"] = now
-            pids = tuple(_children())
+            # Each bot with its start time: the coordinator kills a pid only while it is still this process.
+            pids = tuple((pid, procfs.start_time(pid)) for pid in _children())
             if pids != state["reported"]:
                 state["reported"] = pids
                 _send(conn, ("pids", pids))
@@ -126,7 +128,7 @@ async def play_table_in_process(
     await trio.to_thread.run_sync(process.start)
     child.close()
     games: list[TableGame] = []
-    bots: tuple[int, ...] = ()
+    bots: tuple[tuple[int, int], ...] = ()
     result: TableResult | None = None
     stop_sent_at: float | None = None
     try:
@@ -186,13 +188,25 @@ async def _reap(process: Any, ending: bool) -> None:
         await trio.to_thread.run_sync(process.join, 5.0)
 
 
-def _kill_groups(pids: tuple[int, ...]) -> None:
-    """Kill what a dead table process had started (each bot leads its own process group)."""
-    for pid in pids:
+def _kill_groups(bots: tuple[tuple[int, int], ...]) -> None:
+    """Kill what a dead table process had started (each bot leads its own process group).
+
+    ``bots`` are (pid, start time) as the table process reported them. A pid
+    is signalled only while it is still that process (its start time the
+    same): by the time a table is found dead its bots may be gone and their
+    pids given to someone else's processes. A leader already gone leaves its
+    group killed (while any member lives, the kernel gives no one its pid);
+    a pid that now names another process is left alone.
+    """
+    for pid, started in bots:
+        now = procfs.stat(pid)
+        if now is not None and now.start != started:
+            continue  # reused: not ours
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
+        if now is not None:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
 
 
 __all__ = ["play_table_in_process", "table_process_main"]

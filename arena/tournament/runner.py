@@ -21,26 +21,23 @@ as a new version (``name@2``) when the organiser accepts it.
 from __future__ import annotations
 
 import dataclasses
-import errno
 import functools
 import json
-import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import trio
 
 from arena.errors import ArenaError
 from arena.match.seeds import bot_seed_key
-from arena.results.store import ResultsStore, StoredGame, StoreError, storage_error
+from arena.results.store import ResultsStore, StoredGame, StoreError
 from arena.sandbox.docker import docker_client
 from arena.tables.containers import prune_run, resolve_image_ids, wait_for_docker
-from arena.tables.logs import write_logs
-from arena.tables.players import LocalTables, RunStopped, TablePlayer
-from arena.tables.ledger import Ledger
-from arena.tables.spec import SeatSpec, TableGame, TableSpec, seat_specs
-from arena.tables.task import ImageMismatch
+from arena.tables.ledger import Ledger, Recorded
+from arena.tables.players import LocalTables, TablePlayer
+from arena.tables.runner import Job, Runner
+from arena.tables.spec import SeatSpec, TableGame, TableResult, TableSpec, seat_specs
 from arena.tournament.config import Entry, TournamentConfig, load_config
 from arena.tournament.disqualify import DISQUALIFIED, forfeit_unplayed, mark_disqualified
 from arena.tournament.growth import Growth, check_growth, known_entries
@@ -341,118 +338,162 @@ async def _run(
             "seed alone, so a bot that guesses the seed can compute them; start a new output directory "
             "to play with a secret"
         )
-    seed_key = bot_seed_key(secret)
     plan = await trio.to_thread.run_sync(
         functools.partial(plan_run, config, store, accept_rebuilt=accept_rebuilt, notice=progress.on_notice)
     )
-    run_id = store.run_id
     # Each image started once: one that cannot start is disqualified before its games are scheduled.
     await trio.to_thread.run_sync(preflight_entries, store, plan.images, config.limits, progress.on_notice)
     done_before = store.finished_ids()
     progress.on_start(len(plan.games), len(done_before & set(plan.by_id)))
     stop = threading.Event()
-    state = {"played": 0, "voided": 0}
-    #: A write that cannot be made (disk full), or a run that cannot go on: it stops and raises it.
-    fatal: list[Exception] = []
-    # Entries added while the run goes on may bring Docker in: prune whenever any plan used it.
-    uses_docker = any(e.bot.kind == "docker" for e in config.entries)
-
-    ledger = Ledger(store, config.output, ruleset_hash=config.rules.hash)
-
-    def store_game(game: ScheduledGame, played: TableGame) -> None:
-        # (``plan`` is read when a game ends: the latest, after the file grew)
-        recorded = ledger.record(game.slot, played, plan.images)
-        if recorded.late:
-            return  # a late copy of a game already stored (a table replayed elsewhere): nothing written
-        if recorded.void is not None:
-            state["voided"] += 1
-            progress.on_void(game.game_id, recorded.void)
-            return
-        if recorded.row is not None:
-            state["played"] += 1
-            progress.on_game(recorded.row)
-        # Disqualify as soon as an entry is over the share: its tables not yet
-        # started are skipped (and stored as forfeits at the end of the round).
-        mark_disqualified(config.faults, store, (game.side0, game.side1))
-
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(_watch_signals, stop, nursery.cancel_scope)
-        try:
-            while True:
-                await _play_rounds(config, plan, store, player, stop, fatal, store_game, progress, seed_key)
-                if fatal or stop.is_set():
-                    break
-                # Between batches: entries added to the file meanwhile are played in this run.
-                grown = await trio.to_thread.run_sync(
-                    functools.partial(reread, config, store, accept_rebuilt=accept_rebuilt, notice=progress.on_notice)
-                )
-                if grown is None:
-                    break
-                known = plan.images
-                config, plan = grown
-                # The images of entries added meanwhile are started once too, as at the start.
-                added = {label: image for label, image in plan.images.items() if label not in known}
-                if any(image is not None for image in added.values()):
-                    await trio.to_thread.run_sync(preflight_entries, store, added, config.limits, progress.on_notice)
-                uses_docker = uses_docker or any(e.bot.kind == "docker" for e in config.entries)
-                progress.on_start(len(plan.games), len(store.finished_ids() & set(plan.by_id)))
-        except StoreError as exc:
-            fatal.append(exc)
-        nursery.cancel_scope.cancel()
-    if uses_docker:
-        await trio.to_thread.run_sync(prune_run, run_id)
-    if fatal:
-        raise fatal[0]
-    by_id = plan.by_id
-    unfinished = sorted(set(by_id) - store.finished_ids())
+    schedule = RoundRobin(config, plan, store, player, progress, accept_rebuilt, bot_seed_key(secret), stop)
+    runner = Runner(
+        schedule, Ledger(store, config.output, ruleset_hash=config.rules.hash), player,
+        capacity=player.capacity(config.concurrency), stop=stop, prune=schedule.prune, fatal_image_mismatch=True,
+    )  # fmt: skip
+    outcome = await runner.run()
+    by_id = schedule.plan.by_id
     return RunReport(
-        total=len(plan.games),
+        total=len(schedule.plan.games),
         already_done=len(done_before & set(by_id)),
-        played=state["played"],
-        voided=state["voided"],
-        interrupted=stop.is_set(),
-        unfinished=unfinished,
+        played=schedule.played,
+        voided=schedule.voided,
+        interrupted=outcome.interrupted,
+        unfinished=sorted(set(by_id) - store.finished_ids()),
     )
 
 
-async def _play_rounds(
-    config: TournamentConfig,
-    plan: Plan,
-    store: ResultsStore,
-    player: TablePlayer,
-    stop: threading.Event,
-    fatal: list[Exception],
-    store_game: Callable[[ScheduledGame, TableGame], None],
-    progress: Progress,
-    seed_key: str,
-) -> None:
-    """Play the plan's missing games, and its voided ones again (up to ``void_retries`` rounds more)."""
-    games, by_id, run_id = plan.games, plan.by_id, store.run_id
-    uses_docker = any(e.bot.kind == "docker" for e in plan.entries.values())
-    for round_no in range(config.faults.void_retries + 1):
-        pending = _pending(games, store, config)
-        if not pending or stop.is_set() or fatal:
-            break
-        if round_no > 0 and uses_docker:
-            # Replaying voids: the engine may be restarting; leftovers of voided tables go.
-            await trio.to_thread.run_sync(wait_for_docker, run_id, stop)
-        _apply_disqualifications(config, plan, store, by_id, progress)
-        pending = _pending(games, store, config)
-        limiter = trio.CapacityLimiter(max(1, player.capacity(config.concurrency)))
-        async with trio.open_nursery() as tables_nursery:
-            for table in tables(pending):
-                # start() returns once the table holds a slot: tables start in
-                # schedule order (trio runs new tasks in no fixed order), so the
-                # two tables of a pairing play at the same time.
-                spec = table_spec(
-                    config, table, plan.entries, plan.images, run_id, local=player.local, bot_seed_key=seed_key
-                )
-                await tables_nursery.start(
-                    _run_table, config, table, spec, player, limiter, stop, store_game, store, fatal
-                )
-        if fatal:
-            break
-        _apply_disqualifications(config, plan, store, by_id, progress)
+class RoundRobin:
+    """The tournament as a schedule of the run loop (:class:`arena.tables.runner.Runner`).
+
+    Its tables in schedule order (so a pairing's two tables play at the same
+    time); when a round is out of tables, the voided games again (up to
+    ``void_retries`` rounds more, after the Docker engine is back); then the
+    file again, for entries added while it ran.  Entries over the forfeit
+    share are disqualified as soon as a game puts them there: their tables not
+    yet started are skipped and stored as forfeits at the end of the round.
+    """
+
+    def __init__(
+        self,
+        config: TournamentConfig,
+        plan: Plan,
+        store: ResultsStore,
+        player: TablePlayer,
+        progress: Progress,
+        accept_rebuilt: bool,
+        seed_key: str,
+        stop: threading.Event,
+    ) -> None:
+        self.config = config
+        self.stop = stop
+        self.plan = plan
+        self.store = store
+        self.player = player
+        self.progress = progress
+        self.accept_rebuilt = accept_rebuilt
+        self.seed_key = seed_key
+        self.played = 0
+        self.voided = 0
+        # Entries added while the run goes on may bring Docker in: prune whenever any plan used it.
+        self.uses_docker = any(e.bot.kind == "docker" for e in config.entries)
+        self.round = 0
+        self.queue = self._round_tables()
+        self.tables: dict[str, Table] = {}
+        #: The games each running table reported (stored, void or late): the others void if it fails.
+        self.reported: dict[str, set[str]] = {}
+
+    def prune(self) -> None:
+        """The run's leftover containers (at the start and at the end), when its bots are images."""
+        if self.uses_docker:
+            prune_run(self.store.run_id)
+
+    # ------------------------------------------------------------ rounds
+
+    def _round_tables(self) -> list[Table]:
+        """This round's tables: the games not yet stored and not out of void retries, disqualifications applied."""
+        _apply_disqualifications(self.config, self.plan, self.store, self.plan.by_id, self.progress)
+        return list(tables(_pending(self.plan.games, self.store, self.config)))
+
+    def next_job(self) -> Job | None:
+        disqualified = self.store.disqualified()
+        while self.queue:
+            table = self.queue.pop(0)
+            if table.side0 in disqualified or table.side1 in disqualified:
+                continue  # recorded as forfeits at the end of the round
+            spec = table_spec(
+                self.config, table, self.plan.entries, self.plan.images, self.store.run_id,
+                local=self.player.local, bot_seed_key=self.seed_key,
+            )  # fmt: skip
+            self.tables[table.table_id] = table
+            self.reported[table.table_id] = set()
+            return Job(
+                key=table.table_id,
+                tables={1: spec},
+                slots={g.game_id: g.slot for g in table.games},
+                images=self.plan.images,  # (read when the job starts: the latest, after the file grew)
+                log_dirs={1: self.config.output / "logs" / table.table_id},
+            )
+        return None
+
+    def done(self) -> bool:
+        return False  # the loop asks idle() when a round is out of tables
+
+    async def idle(self) -> bool:
+        """The round is over: the voided games again, or the file again; False when neither has anything."""
+        _apply_disqualifications(self.config, self.plan, self.store, self.plan.by_id, self.progress)
+        if self.round < self.config.faults.void_retries and _pending(self.plan.games, self.store, self.config):
+            self.round += 1
+            if self.uses_docker:  # replaying voids: the engine may be restarting; leftovers of voided tables go
+                await trio.to_thread.run_sync(wait_for_docker, self.store.run_id, self.stop)
+            self.queue = self._round_tables()
+            return True
+        # Between batches: entries added to the file meanwhile are played in this run.
+        config = self.config
+        grown = await trio.to_thread.run_sync(
+            functools.partial(reread, config, self.store, accept_rebuilt=self.accept_rebuilt, notice=self.progress.on_notice)
+        )
+        if grown is None:
+            return False
+        known = self.plan.images
+        self.config, self.plan = grown
+        # The images of entries added meanwhile are started once too, as at the start.
+        added = {label: image for label, image in self.plan.images.items() if label not in known}
+        if any(image is not None for image in added.values()):
+            await trio.to_thread.run_sync(preflight_entries, self.store, added, self.config.limits, self.progress.on_notice)
+        self.uses_docker = self.uses_docker or any(e.bot.kind == "docker" for e in self.config.entries)
+        self.progress.on_start(len(self.plan.games), len(self.store.finished_ids() & set(self.plan.by_id)))
+        self.round = 0
+        self.queue = self._round_tables()
+        return True
+
+    # ------------------------------------------------------------ games
+
+    def recorded(self, job: Job, table: int, game: TableGame, recorded: Recorded) -> None:
+        self.reported[job.key].add(game.game_id)
+        if recorded.void is not None:
+            self.voided += 1
+            self.progress.on_void(game.game_id, recorded.void)
+            return
+        if recorded.row is None:
+            return  # a late copy of a game already stored (a table replayed elsewhere): nothing written
+        self.played += 1
+        self.progress.on_game(recorded.row)
+        # Disqualify as soon as an entry is over the share: its tables not yet
+        # started are skipped (and stored as forfeits at the end of the round).
+        mark_disqualified(self.config.faults, self.store, (recorded.row.side0, recorded.row.side1))
+
+    def job_done(self, job: Job, results: Mapping[int, TableResult], stopped: bool) -> None:
+        table = self.tables.pop(job.key)
+        reported = self.reported.pop(job.key)
+        result = results.get(1)
+        if result is not None and result.error is not None and not stopped:
+            # The platform failed for the whole table: void what is left.
+            finished = self.store.finished_ids()
+            for game in table.games:
+                if game.game_id not in finished and game.game_id not in reported:
+                    self.store.record_void(game.game_id, f"void:platform: {result.error}")  # (no table reported it)
+        name_logs(self.config.output / "logs" / table.table_id, job.tables[1])
 
 
 def _pending(games: list[ScheduledGame], store: ResultsStore, config: TournamentConfig) -> list[ScheduledGame]:
@@ -463,85 +504,6 @@ def _pending(games: list[ScheduledGame], store: ResultsStore, config: Tournament
         g for g in games
         if g.game_id not in done and voids.get(g.game_id, 0) <= config.faults.void_retries
     ]  # fmt: skip
-
-
-def _storage_failure(exc: BaseException, where: Path) -> StoreError | None:
-    """The error to stop the run with if ``exc`` is a write the output's disk cannot take."""
-    if isinstance(exc, StoreError):
-        return exc
-    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return storage_error(exc, where)
-    return None
-
-
-async def _watch_signals(stop: threading.Event, scope: trio.CancelScope) -> None:
-    """Ctrl-C or SIGTERM: stop starting tables, let running ones clean up."""
-    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for _ in signals:
-            stop.set()
-            return
-
-
-async def _run_table(
-    config: TournamentConfig,
-    table: Table,
-    spec: TableSpec,
-    player: TablePlayer,
-    limiter: trio.CapacityLimiter,
-    stop: threading.Event,
-    store_game: Callable[[ScheduledGame, TableGame], None],
-    store: ResultsStore,
-    fatal: list[Exception],
-    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
-) -> None:
-    async with limiter:
-        task_status.started()
-        if stop.is_set():
-            return
-        disqualified = store.disqualified()
-        if table.side0 in disqualified or table.side1 in disqualified:
-            return  # recorded as forfeits by _apply_disqualifications
-        games = {g.game_id: g for g in table.games}
-        seen: set[str] = set()
-
-        def on_game(played: TableGame) -> None:
-            if played.game_id in seen or played.game_id not in games:
-                return
-            seen.add(played.game_id)
-            try:
-                store_game(games[played.game_id], played)
-            except Exception as exc:
-                failure = _storage_failure(exc, config.output)
-                if failure is None:
-                    raise
-                # The results cannot be written: stop every table (their games in
-                # progress are not stored and will be played on resume).
-                if not fatal:
-                    fatal.append(failure)
-                stop.set()
-
-        try:
-            result = await player.play(spec, on_game, stop)
-        except (RunStopped, ImageMismatch) as exc:
-            if not fatal:
-                fatal.append(exc if isinstance(exc, RunStopped) else RunStopped(str(exc)))
-            stop.set()
-            return
-        for played in result.games:  # a player that returns the games only at the end
-            on_game(played)
-        if result.error is not None and not fatal:
-            # The platform failed for the whole table: void what is left.
-            try:
-                finished = store.finished_ids()
-                for game in table.games:
-                    if game.game_id not in finished and game.game_id not in seen:
-                        store.record_void(game.game_id, f"void:platform: {result.error}")  # (no table reported it)
-            except StoreError as exc:
-                fatal.append(exc)
-                stop.set()
-        if result.logs:
-            write_logs(config.output / "logs" / table.table_id, result.logs)
-        name_logs(config.output / "logs" / table.table_id, spec)
 
 
 def log_name(entry: str, seat: int) -> str:

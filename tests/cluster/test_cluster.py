@@ -11,6 +11,7 @@ resumes; a local run stopped part-way resumes on the cluster; the
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -154,7 +155,8 @@ def test_scheduler_lost_mid_run_stops_cleanly_and_the_run_resumes(cluster, tmp_p
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:  # some tables stored, others still to play
             if db.exists():
-                with sqlite3.connect(db) as conn:
+                with sqlite3.connect(db) as conn, contextlib.suppress(sqlite3.OperationalError):
+                    # (the file is made before its tables: a read in between finds none)
                     if conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] >= 3:
                         break
             time.sleep(0.2)
@@ -328,7 +330,8 @@ def test_a_local_run_stopped_part_way_resumes_on_the_cluster_to_the_local_result
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:  # some games stored locally, most still to play
             if db.exists():
-                with sqlite3.connect(db) as conn:
+                with sqlite3.connect(db) as conn, contextlib.suppress(sqlite3.OperationalError):
+                    # (the file is made before its tables: a read in between finds none)
                     if conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] >= 3:
                         break
             time.sleep(0.05)

@@ -108,6 +108,15 @@ def test_sign_in_upload_see_the_build_and_the_leaderboard(ladder: Ladder, browse
     assert page.locator('#versions tr[data-entry="alpha@1"] .status').text_content() == "active"
     assert not blocked, blocked
 
+    # A game's replay names its seats team@version (not the bot's class) and links back.
+    game = ladder.get("/api/games").json()["games"][0]
+    page.goto(ladder.url + f"/games/{game['game_id']}")
+    page.wait_for_selector(".seat .bot-name")
+    assert set(page.locator(".seat .bot-name").all_text_contents()) == {game["side0"], game["side1"]} == {"alpha@1", "beta@1"}
+    page.click("#back-to-leaderboard")
+    page.wait_for_url(ladder.url + "/")
+    assert not blocked, blocked
+
     # Another team's private page and logs: not there for alpha.
     game = ladder.get("/api/games").json()["games"][0]["game_id"]
     other = page.goto(ladder.url + f"/me/games/{game}/logs")

@@ -8,6 +8,8 @@ import statistics
 
 import numpy as np
 import pytest
+import scipy.linalg
+import scipy.stats
 from ratings_synth import duplicate_round_robin, p_win, random_games
 
 from arena.ratings import (
@@ -72,13 +74,14 @@ def test_perfectly_correlated_pairs_widen_the_bars():
         assert p.se > 1.25 * naive[p.name], (p.name, p.se, naive[p.name])
 
 
-def test_split_pairs_narrow_the_bars():
+def test_split_pairs_never_narrow_the_bars_below_the_model():
+    """Split pairs make the sandwich narrower than the model's: the model's is the floor."""
     results = anti_correlated_pairs(40)
     robust = fit(results)
     naive = model_se(results)
     assert robust.error_method == ERROR_CLUSTER
     for name in ("x", "y", "z"):
-        assert robust[name].se < 0.8 * naive[name]
+        assert math.isclose(robust[name].se, naive[name], rel_tol=1e-9)
 
 
 def test_cluster_robust_bars_are_calibrated_by_simulation():
@@ -150,7 +153,11 @@ def test_covariance_matches_an_independent_numpy_computation(robust: bool):
     if robust:
         meat = sum(np.outer(g, g) for g in scores)
         g = len(scores)
-        expected = g / (g - 1) * h_plus @ meat @ h_plus
+        t = float(scipy.stats.t.ppf(0.975, g - 1))
+        sandwich = g / (g - 1) * (t / 1.96) ** 2 * h_plus @ meat @ h_plus
+        # The Loewner maximum of the model's and the sandwich, by a general eigensolver.
+        values, vectors = scipy.linalg.eigh(sandwich - h_plus)
+        expected = h_plus + vectors @ np.diag(np.clip(values, 0.0, None)) @ vectors.T
     else:
         expected = h_plus
     expected *= ELO_PER_LOGIT**2

@@ -1,0 +1,230 @@
+"""What the site's routers share: the stores as dependencies, who is asking, the data of the pages, rendering.
+
+Every function here that reads a store is called from a plain ``def``
+endpoint (Starlette's thread pool): the stores hand each thread its own
+connection (:class:`~arena.ladder.queries.PerThread`), so no request waits on
+another's transaction and none holds the event loop.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Annotated, Any, cast
+
+from fastapi import Depends, HTTPException, Request
+from fastapi.responses import HTMLResponse
+
+from arena.ladder.paths import record_path, seat_log_path, validation_records
+from arena.ladder.queries import PLOT_POINTS, GameSummary, PerThread, Reads
+from arena.ladder.site.settings import SiteSettings
+from arena.ladder.sizes import mib
+from arena.ladder.state import GAME_ID, LadderState
+from arena.ladder.store import ACTIVE, DISABLED, RETIRED, LadderStore, Team, Version
+from arena.publish.templating import add_templates
+
+#: The session cookie (a random id; the store keeps its hash).
+COOKIE = "arena_session"
+#: Every page's policy: our own stylesheet and nothing else (no script at all).
+PAGE_CSP = (
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
+    "base-uri 'none'; frame-ancestors 'none'"
+)
+#: A replay page's: the same, plus the viewer's script from this site (no inline script).
+REPLAY_CSP = PAGE_CSP.replace("style-src 'self';", "script-src 'self'; style-src 'self';")
+#: Seconds between the leaderboard's reloads (a ``<meta http-equiv="refresh">``: no script needed).
+REFRESH_S = 30
+
+_ENV = add_templates("ladder", "arena.ladder")
+_ENV.filters.setdefault("per_hand", lambda v: "–" if v is None else f"{v:+.1f}")
+_ENV.filters.setdefault("mib", mib)
+
+
+class Viewer:
+    """Who is asking: nobody, a team, or the organiser."""
+
+    def __init__(self, team: str | None = None, admin: bool = False) -> None:
+        self.team = team
+        self.admin = admin
+
+    def may_see(self, team: str) -> bool:
+        return self.admin or self.team == team
+
+
+def team_of(entry: str) -> str:
+    """The team of an entry ``team@N``."""
+    return entry.rpartition("@")[0]
+
+
+def side_of_seat(players: int, seat: int) -> int:
+    """The side (0 or 1) a seat plays for: partners N-S and E-W with four players, one seat each with two."""
+    return seat % 2 if players == 4 else seat
+
+
+#: The record's seat letters by side (``seats`` of docs/record-format.md).
+_SEAT_SIDE = {"N": 0, "S": 0, "A": 0, "E": 1, "W": 1, "B": 1}
+
+
+class Site:
+    """One ladder's site: its settings, stores and the loop's state (``app.state.site``)."""
+
+    def __init__(self, config: Any, state: Callable[[], LadderState]) -> None:
+        self.config = config
+        self.settings = SiteSettings.of(config)
+        self.directory = self.settings.directory
+        self.state = state
+        ladder_path = self.settings.ladder_path
+        self._stores: PerThread[LadderStore] = PerThread(lambda: LadderStore(ladder_path), LadderStore.close)
+        #: The ladder store, the calling thread's own connection (reads and the site's few writes).
+        self.store = cast(LadderStore, self._stores)
+        self.reads = Reads(self.settings.results_path, ladder_path)
+
+    def close(self) -> None:
+        self._stores.close_all()
+        self.reads.close()
+
+    # ------------------------------------------------------------ rendering
+
+    def page(self, name: str, who: Viewer, *, csp: str = PAGE_CSP, **values: Any) -> HTMLResponse:
+        """Render ``templates/NAME`` with its policy as a header."""
+        first_seat = "N" if self.settings.players == 4 else "A"  # the reproduce lines' example seat
+        html = _ENV.get_template(f"ladder/{name}").render(
+            ladder=self.settings.name, who=who, first_seat=first_seat, **values
+        )
+        return HTMLResponse(html, headers={"Content-Security-Policy": csp, "X-Content-Type-Options": "nosniff"})
+
+    # ------------------------------------------------------------ data
+
+    def leaderboard(self) -> list[dict[str, Any]]:
+        versions = {v.entry: v for v in self.store.active_versions()}
+        rows = []
+        for s in self.state().standings:
+            v = versions.get(s.entry)
+            if v is None:
+                continue
+            rows.append({**s.to_dict(), "team": v.team, "version": v.number, "note": v.note})
+        return rows
+
+    def version_public(self, v: Version) -> dict[str, Any]:
+        s = next((s for s in self.state().standings if s.entry == v.entry), None)
+        return {
+            "team": v.team, "version": v.number, "entry": v.entry, "note": v.note, "status": v.status,
+            "created": v.created, "activated": v.activated, "retired": v.retired,
+            "elo": s.elo if s else v.final_elo, "low": s.low if s else v.final_low,
+            "high": s.high if s else v.final_high, "pairs": s.pairs if s else v.final_pairs,
+        }  # fmt: skip
+
+    def version_private(self, v: Version) -> dict[str, Any]:
+        return {**self.version_public(v), "image_id": v.image_id, "build_log": v.build_log,
+                "validation_log": v.validation_log, "attempts": v.attempts,
+                "validation_records": validation_records(self.directory, v.id)}  # fmt: skip
+
+    @staticmethod
+    def ranked(v: Version) -> bool:
+        return v.status in (ACTIVE, RETIRED) or (v.status == DISABLED and v.activated is not None)
+
+    def team_or_404(self, name: str) -> Team:
+        team = self.store.team(name)
+        if team is None:
+            raise HTTPException(404, "no such team")
+        return team
+
+    def recent_games(self, limit: int, team: str | None = None) -> list[dict[str, Any]]:
+        return [g.to_dict() for g in self.reads.recent_games(limit, team)]
+
+    def history(self, team: str, *, thin: bool) -> list[tuple[str, str, int, float, float, float]]:
+        return self.reads.history(team, PLOT_POINTS if thin else None)
+
+    def me(self, team: str) -> dict[str, Any]:
+        sub = self.settings.submissions
+        return {
+            "team": team,
+            "quota": {"per_day": sub.daily_quota, "used_today": self.store.submissions_today(team)},
+            "limits": {"max_bytes": sub.max_bytes, "max_files": sub.max_files},
+            "versions": [self.version_private(v) for v in self.store.versions(team=team)],
+        }
+
+    def game_or_404(self, game_id: str) -> GameSummary:
+        """The stored game (its id checked against the ladder's pattern first: nothing else is looked up)."""
+        row = self.reads.game(game_id) if GAME_ID.fullmatch(game_id) else None
+        if row is None:
+            raise HTTPException(404, "no such game")
+        return row
+
+    def record(self, game_id: str, who: Viewer) -> tuple[GameSummary, dict[str, Any]]:
+        """A game's row and record, with only the notes of the asking team's seats (the organiser: all)."""
+        row = self.game_or_404(game_id)
+        path = record_path(self.directory, game_id)
+        if not path.is_file():
+            raise HTTPException(404, "no such game")
+        record = json.loads(path.read_text())
+        sides = (row.side0, row.side1)
+        for hand in record.get("hands", []):
+            for action in hand.get("actions", []):
+                side = _SEAT_SIDE.get(action.get("seat"))
+                team = team_of(sides[side]) if side is not None else ""
+                if "note" in action and not (team and who.may_see(team)):
+                    del action["note"]  # a seat's notes are its team's own
+        return row, record
+
+    def game_logs(self, game_id: str, who: Viewer) -> str:
+        row = self.game_or_404(game_id)
+        n = self.settings.players
+        sides = (row.side0, row.side1)
+        owned = [s for s in range(n) if who.may_see(team_of(sides[side_of_seat(n, s)]))]
+        if not owned:
+            raise HTTPException(404, "no such game")  # the same answer as for a game that does not exist
+        parts = []
+        for seat in owned:
+            path = seat_log_path(self.directory, game_id, seat)
+            text = path.read_text(errors="replace") if path.is_file() else "(no log)\n"
+            parts.append(f"--- seat {seat} ({sides[side_of_seat(n, seat)]})\n{text}")
+        return "\n".join(parts)
+
+
+async def site_of(request: Request) -> Site:
+    """The app's :class:`Site` (a dependency: the routers never hold one of their own)."""
+    return cast(Site, request.app.state.site)
+
+
+SiteDep = Annotated[Site, Depends(site_of)]
+
+
+def viewer(request: Request, site: SiteDep) -> Viewer:
+    """Who is asking: a bearer token (team or admin), a session cookie, or nobody (a thread-pool dependency)."""
+    store = site.store
+    auth = request.headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        token = auth[7:].strip()
+        if store.is_admin_token(token):
+            return Viewer(admin=True)
+        team = store.team_of_token(token)
+        if team is None:
+            raise HTTPException(401, "unknown, rotated or disabled token")
+        return Viewer(team.name)
+    session = request.cookies.get(COOKIE)
+    if session:
+        found = store.session(session)
+        if found is not None:
+            return Viewer(found[0], found[1])
+    return Viewer()
+
+
+Who = Annotated[Viewer, Depends(viewer)]
+
+
+def team_only(who: Viewer) -> str:
+    if who.team is None:
+        raise HTTPException(401, "sign in with your team's token")
+    return who.team
+
+
+def admin_only(who: Viewer) -> None:
+    if not who.admin:
+        raise HTTPException(403, "the organiser's token is needed")
+
+
+__all__ = [
+    "COOKIE", "PAGE_CSP", "REFRESH_S", "REPLAY_CSP", "Site", "SiteDep", "Viewer", "Who", "admin_only",
+    "side_of_seat", "site_of", "team_of", "team_only", "viewer",
+]  # fmt: skip
