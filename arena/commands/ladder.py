@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import secrets
-import shutil
 import threading
 from pathlib import Path
 from typing import Annotated, Any
@@ -28,6 +27,7 @@ from arena.ladder.paths import source_dir
 from arena.ladder.sizes import mib
 from arena.ladder.store import UPLOADING, LadderStore, token_hash
 from arena.sandbox.build import DEFAULT_BASE_IMAGE
+from arena.sandbox.tree import remove_tree
 from arena.text import safe_text
 
 app = typer.Typer(help="Run a competition: teams submit bots, a ladder plays them, a web site shows it.", no_args_is_help=True)
@@ -252,7 +252,8 @@ def serve(
     else:
         player = LocalTables()
         warn_if_oversubscribed(2 * config.concurrency, config.time_control)  # two tables a pair
-    service = LadderService(config, store, results, player, on_event=lambda event: _tell(event, quiet))
+    service = LadderService(config, store, results, player, on_event=lambda event: _tell(event, quiet),
+                            builders=config.submissions.builders)
     app = create_app(config, lambda: service.state)
     server = uvicorn.Server(
         uvicorn.Config(wrap(app, config), host=host or config.host, port=config.port if port is None else port,
@@ -307,9 +308,9 @@ def _tell(event: Any, quiet: bool) -> None:
 
 def _recover_uploads(config: LadderConfig, store: LadderStore) -> None:
     """What a killed server left of uploads: half-received files, and versions whose files never arrived."""
-    shutil.rmtree(config.directory / "tmp", ignore_errors=True)
+    remove_tree(config.directory / "tmp", ignore_errors=True)  # hostile trees: never recursive
     for version in store.versions(status=UPLOADING):
-        shutil.rmtree(source_dir(config, version), ignore_errors=True)
+        remove_tree(source_dir(config, version), ignore_errors=True)
         store.delete_version(version.id)
 
 

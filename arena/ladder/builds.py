@@ -11,44 +11,85 @@ episode: the new image plays a short game against itself in the sandbox
 the version become its team's active one; a failed build or validation is
 kept with its log (the team sees it) and changes nothing else.
 
-A build interrupted by a killed server is built again when the server starts
-(:data:`MAX_ATTEMPTS` times at most, then it is marked failed).
+Every build is bounded (``[submissions] build_timeout``, ``build_memory``,
+``build_cpus``, ``max_image_size``: :mod:`arena.sandbox.build_run`) and its log
+kept as a bounded tail.  The validation game's containers carry the ladder's
+run label (a restart's prune finds them after a kill) and its record is kept
+under ``DIR/validation/v<version id>/`` for the team to download.
+
+:func:`build_and_validate` touches no store: it returns a
+:class:`BuildOutcome` that the ladder's coordinator applies (it also counts
+the attempts: a build interrupted by a killed server is built again when the
+server starts, :data:`MAX_ATTEMPTS` times at most, then it is marked failed).
+It may run in several worker threads at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
-import shutil
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from arena_sdk.engine import seat_name
+
 from arena.ladder.config import LadderConfig
-from arena.ladder.store import ACTIVE, BUILDING, FAILED, VALIDATING, LadderStore, Version
-from arena.match import TimeControl
-from arena.referee.botspec import BotSpec, BotSpecError
-from arena.referee.local_match import MatchConfig, run_match
+from arena.ladder.paths import source_dir, validation_dir
+from arena.ladder.store import Version
+from arena.match import GameOutcome, MatchSpec, TimeControl, game_seeds
+from arena.match.output import reproduce_command, struck_decisions, write_record
+from arena.referee.botspec import BotSpec, BotSpecError, seat_assignment
+from arena.referee.local_match import play_seated
 from arena.sandbox.bot_dir import BotDirError, DirLimits, extract_tar
-from arena.sandbox.build import BuildError, build_image
-from arena.sandbox.docker import DockerUnavailable
+from arena.sandbox.build import LOG_KEEP_CHARS, BuildError, BuildInterrupted, build_image
+from arena.sandbox.build_run import LogTail
+from arena.sandbox.docker import RUN_LABEL, DockerUnavailable
+from arena.sandbox.tree import remove_tree
+from arena.tables.containers import prune_run
 
 #: Times a version's build is started before it is marked failed (a server killed mid-build retries it).
 MAX_ATTEMPTS = 2
-#: The most of a build's or a validation's log kept for the team to read.
-LOG_KEEP_CHARS = 64 * 1024
+#: How often a validation game looks at its cancel flag (seconds).
+CANCEL_POLL_S = 0.2
+#: The most of one seat's log a validation log shows.
+SEAT_LOG_CHARS = 4000
+#: The most of a reason shown (one line).
+REASON_CHARS = 300
 
 
-def source_dir(config: LadderConfig, version: Version) -> Path:
-    """Where a version's unpacked bot directory is kept (what it was built from)."""
-    return config.directory / "submissions" / version.team / str(version.number)
+@dataclasses.dataclass(frozen=True)
+class BuildOutcome:
+    """What building and validating a version gave; the coordinator writes it to the store."""
+
+    passed: bool
+    """Built and validated: the coordinator activates it."""
+    image_id: str | None
+    build_log: str
+    """The build's log, its tail only (at most about :data:`LOG_KEEP_CHARS`)."""
+    validation_log: str
+    """The validation game's summary and its seats' logs (bounded)."""
+    reason: str | None
+    """One line for a failed one ("build timed out after 40 s", "validation: forfeit:crash at seat 1 ...")."""
+    validation_record: str | None
+    """The kept validation game record, its path relative to the ladder directory."""
+
+
+class BuildCancelled(Exception):
+    """``cancel`` was set during the build or the validation: the coordinator queues the version again."""
 
 
 def unpack(config: LadderConfig, archive: Path, dest: Path) -> None:
     """Unpack an upload into ``dest`` (new); :class:`BotDirError` (one line) if it breaks a rule."""
-    limits = DirLimits(max_bytes=config.submissions.max_bytes, max_files=config.submissions.max_files)
-    extract_tar(archive, dest, limits)
+    extract_tar(archive, dest, dir_limits(config))
+
+
+def dir_limits(config: LadderConfig) -> DirLimits:
+    """The caps on an upload's unpacked directory (bytes, files; nesting: the default)."""
+    return DirLimits(max_bytes=config.submissions.max_bytes, max_files=config.submissions.max_files)
 
 
 def image_tag(config: LadderConfig, version: Version, ladder_id: str) -> str:
@@ -60,75 +101,116 @@ def _tail(text: str) -> str:
     return text if len(text) <= LOG_KEEP_CHARS else "[... earlier lines cut]\n" + text[-LOG_KEEP_CHARS:]
 
 
+def _one_line(text: str) -> str:
+    line = (text.strip().splitlines() or [""])[0]
+    return line if len(line) <= REASON_CHARS else line[:REASON_CHARS] + "..."
+
+
 def build_and_validate(
     config: LadderConfig,
-    store: LadderStore,
     version: Version,
+    *,
     ladder_id: str,
-    ratings: Callable[[], dict[str, tuple[float, float, float, int]]],
+    run_id: str,
+    on_phase: Callable[[str, Mapping[str, Any]], None],
+    cancel: threading.Event,
     client: Any = None,
-) -> str:
-    """Build ``version``, validate it, and activate it; returns its final status (``active`` or ``failed``).
+) -> BuildOutcome:
+    """Build ``version``'s image under the ladder's build limits, then play its validation game.
 
-    Blocking (Docker's SDK is synchronous): the server runs it in a worker thread.
+    Blocking (Docker's SDK is synchronous): run it in a worker thread.  It
+    writes no store: ``on_phase("validating", {"image_id", "build_log"})`` is
+    called (from this thread) when the build succeeded and the validation
+    starts, and the outcome is returned.  Raises :class:`BuildCancelled` once
+    ``cancel`` is set (the build's step containers and the validation's
+    containers removed first, within a few seconds).
     """
-    attempts = version.attempts + 1
-    if attempts > MAX_ATTEMPTS:
-        store.set_status(version.id, FAILED, build_log=_tail(version.build_log + f"\nbuild given up after {MAX_ATTEMPTS} attempts (the server stopped during each)\n"))
-        return FAILED
-    store.set_status(version.id, BUILDING, attempts=attempts)
-    lines: list[str] = []
-    source = source_dir(config, version)
-    limits = DirLimits(max_bytes=config.submissions.max_bytes, max_files=config.submissions.max_files)
+    log = LogTail(LOG_KEEP_CHARS)
     try:
         built = build_image(
-            source, tag=image_tag(config, version, ladder_id), base_image=config.submissions.base_image,
-            client=client, on_line=lines.append, limits=limits,
-        )
+            source_dir(config, version), tag=image_tag(config, version, ladder_id),
+            base_image=config.submissions.base_image, client=client, on_line=lambda line: log.write(line + "\n"),
+            limits=dir_limits(config), build_limits=config.submissions.build_limits, cancel=cancel,
+        )  # fmt: skip
+    except BuildInterrupted as exc:
+        if exc.reason == "cancelled":
+            raise BuildCancelled(str(exc)) from None
+        log.write(f"{exc}\n")
+        return BuildOutcome(False, None, log.text(), "", _one_line(str(exc)), None)
     except (BuildError, BotDirError, DockerUnavailable) as exc:
-        store.set_status(version.id, FAILED, build_log=_tail("\n".join(lines) + f"\nbuild failed: {exc}\n"))
-        return FAILED
-    build_log = _tail("\n".join(lines) + f"\nbuilt image {built.image_id}\n")
-    store.set_status(version.id, VALIDATING, image_id=built.image_id, build_log=build_log)
-    passed, validation_log = validate(config, built.image_id, version.entry)
-    if not passed:
-        store.set_status(version.id, FAILED, validation_log=_tail(validation_log))
-        return FAILED
-    store.set_status(version.id, VALIDATING, validation_log=_tail(validation_log))
-    store.activate(version, ratings())
-    return ACTIVE
+        log.write(f"build failed: {exc}\n")
+        return BuildOutcome(False, None, log.text(), "", _one_line(f"build failed: {exc}"), None)
+    if cancel.is_set():
+        raise BuildCancelled("cancelled after the build")
+    log.write(f"built image {built.image_id}\n")
+    build_log = log.text()
+    on_phase("validating", {"image_id": built.image_id, "build_log": build_log})
+    result = validate(config, built.image_id, version, run_id=run_id, cancel=cancel)
+    return BuildOutcome(
+        passed=result.passed, image_id=built.image_id, build_log=build_log, validation_log=result.log,
+        reason=result.reason, validation_record=result.record,
+    )  # fmt: skip
 
 
-def validate(config: LadderConfig, image: str, entry: str) -> tuple[bool, str]:
-    """Play a short game of ``image`` against itself in the sandbox; (passed, log)."""
+@dataclasses.dataclass(frozen=True)
+class Validation:
+    """The outcome of a validation game."""
+
+    passed: bool
+    log: str
+    reason: str | None
+    record: str | None
+    """The game's record, relative to the ladder directory (None if no game was played)."""
+
+
+def validate(config: LadderConfig, image: str, version: Version, *, run_id: str, cancel: threading.Event) -> Validation:
+    """Play a short game of ``image`` against itself in the sandbox, its containers under ``run_id``.
+
+    The record goes to ``DIR/validation/v<version id>/`` (:func:`arena.ladder.paths.validation_dir`).  Raises :class:`BuildCancelled`
+    when ``cancel`` is set (the game's containers removed).
+    """
+    entry = version.entry
     rules = dataclasses.replace(config.rules, max_hands=config.submissions.validation_hands)
     tc = config.time_control
-    with tempfile.TemporaryDirectory(prefix="arena-validate-") as tmp:
-        match = MatchConfig(
-            bots=(BotSpec("docker", image), BotSpec("docker", image)),
-            rules=rules,
-            games=1,
-            seed=f"validate-{entry}",
-            time_control=TimeControl(move_s=tc.move_s, bank_s=tc.bank_s, hard_cap_s=tc.hard_cap_s, clock=tc.clock),
-            out_dir=Path(tmp),
-            match_id=f"validate-{entry}",
-            start_timeout=config.start_timeout,
-            limits=config.limits,
-        )
+    time_control = TimeControl(move_s=tc.move_s, bank_s=tc.bank_s, hard_cap_s=tc.hard_cap_s, clock=tc.clock)
+    match_id = f"validate-v{version.id}"
+    spec = MatchSpec(match_id=match_id, rules=rules, deal_seeds=tuple(game_seeds(f"validate-{entry}", 1)),
+                     time_control=time_control)  # fmt: skip
+    spec_bots = (BotSpec("docker", image), BotSpec("docker", image))
+    out_dir = validation_dir(config.directory, version.id)
+    saved: list[Path] = []
+
+    def on_game_end(game: GameOutcome) -> None:
+        saved.append(write_record(out_dir, game))
+
+    logs_dir = Path(tempfile.mkdtemp(prefix="arena-validate-"))
+    try:
+        seat_bots = [spec_bots[b] for b in seat_assignment(rules.players, len(spec_bots))]
         try:
-            report = asyncio.run(run_match(match))
+            hosted = asyncio.run(_until_cancelled(play_seated(
+                spec, seat_bots, log_dir=logs_dir, limits=config.limits, start_timeout=config.start_timeout,
+                on_game_end=on_game_end, labels={RUN_LABEL: run_id},
+            ), cancel))  # fmt: skip
+        except (asyncio.CancelledError, BuildCancelled):
+            raise BuildCancelled("cancelled during the validation game") from None
         except (BotSpecError, DockerUnavailable) as exc:
-            return False, f"validation could not start: {exc}\n"
+            return Validation(False, f"validation could not start: {exc}\n", _one_line(f"validation could not start: {exc}"), None)
         except Exception as exc:  # noqa: BLE001 - an image that breaks the platform is the image's problem here
-            return False, f"validation failed to run: {type(exc).__name__}: {exc}\n"
+            why = f"validation failed to run: {type(exc).__name__}: {exc}"
+            return Validation(False, why + "\n", _one_line(why), None)
+        finally:
+            prune_run(run_id, match_id)  # what the game's own clean-up did not remove (a cancel, a fault)
         logs = "".join(
-            f"--- {p.name}\n{p.read_text(errors='replace')[-4000:]}\n" for p in sorted((Path(tmp) / "logs").glob("*.log"))
+            f"--- {p.name}\n{_read_tail(p)}\n" for p in sorted(logs_dir.glob("*.log"))
         )
-    game = report.games[0]
+    finally:
+        remove_tree(logs_dir, ignore_errors=True)
+    game = hosted.outcome.games[0]
+    record = str(saved[0].relative_to(config.directory)) if saved else None
     problems = []
     if game.forfeit is not None:
         problems.append(f"forfeit:{game.forfeit['reason']} at seat {game.forfeit['seat']}: {game.forfeit.get('detail', '')}")
-    strikes = sum(t.strikes for t in report.totals)
+    strikes = sum(st.strikes for st in game.stats)
     if strikes:
         problems.append(f"{strikes} strike(s)")
     if game.void is not None:
@@ -138,11 +220,53 @@ def validate(config: LadderConfig, image: str, entry: str) -> tuple[bool, str]:
         + ("passed" if not problems else "FAILED: " + "; ".join(problems))
         + f" (ending {game.ending})\n"
     )
-    return not problems, head + logs
+    if record is not None:
+        head += f"the game's record: {record} (download it from your team's page)\n"
+        head += "".join(f"reproduce: {line}\n" for line in _reproduce_lines(config, game, Path(record).name))
+    reason = None if not problems else _one_line("validation: " + "; ".join(problems))
+    return Validation(not problems, _tail(head + logs), reason, record)
+
+
+async def _until_cancelled(work: Any, cancel: threading.Event) -> Any:
+    """Run ``work``; cancel it (its clean-up runs) as soon as ``cancel`` is set."""
+    task = asyncio.ensure_future(work)
+    while not task.done():
+        if cancel.is_set():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+            raise BuildCancelled("cancelled")
+        await asyncio.wait({task}, timeout=CANCEL_POLL_S)
+    return task.result()
+
+
+def _read_tail(path: Path) -> str:
+    """The end of a seat's log (read from its end: a log can be large)."""
+    with path.open("rb") as f:
+        f.seek(0, 2)
+        size = f.tell()
+        f.seek(max(0, size - SEAT_LOG_CHARS * 4))
+        return f.read().decode("utf-8", "replace")[-SEAT_LOG_CHARS:]
+
+
+def _reproduce_lines(config: LadderConfig, game: GameOutcome, record_name: str) -> list[str]:
+    """Commands that ask the team's bot (``bot.py``) a struck or lost decision again, on the downloaded record."""
+    tc = config.time_control
+    clock = (round(tc.move_s * 1000), round(tc.bank_s * 1000), round(tc.hard_cap_s * 1000))
+    found = [(st.seat, st.decision) for st in struck_decisions(game.record)]
+    forfeit = game.forfeit or {}
+    if "decision" in forfeit and forfeit.get("reason") not in ("timeout", "illegal"):
+        seat = forfeit["seat"]
+        found.append((seat if isinstance(seat, str) else seat_name(config.rules.players, int(seat)), forfeit["decision"]))
+    return [reproduce_command("bot.py", record_name, str(seat), int(decision), clock) for seat, decision in found[:4]]
 
 
 def remove_source(config: LadderConfig, version: Version) -> None:
-    shutil.rmtree(source_dir(config, version), ignore_errors=True)
+    """Remove a version's unpacked directory (never recursively: it came from an upload)."""
+    remove_tree(source_dir(config, version), ignore_errors=True)
 
 
-__all__ = ["MAX_ATTEMPTS", "build_and_validate", "image_tag", "source_dir", "unpack", "validate"]
+__all__ = [
+    "MAX_ATTEMPTS", "BuildCancelled", "BuildOutcome", "Validation", "build_and_validate", "dir_limits", "image_tag",
+    "remove_source", "source_dir", "unpack", "validate",
+]

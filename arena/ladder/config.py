@@ -18,7 +18,9 @@ from arena_sdk.engine import RulesError, Ruleset, resolve_ruleset
 from arena.ladder.matchmaking import Settings as MatchmakingSettings
 from arena.match import TimeControl
 from arena.match.spec import check_seconds, default_hard_cap
+from arena.sandbox.bot_dir import parse_size
 from arena.sandbox.build import DEFAULT_BASE_IMAGE
+from arena.sandbox.build_run import BuildLimits
 from arena.sandbox.docker import ContainerLimits
 from arena.tournament.config import ConfigError, _check_keys, _get, parse_limits
 
@@ -33,7 +35,8 @@ _SECTIONS: dict[str, set[str]] = {
     "time": {"move", "bank", "hard_cap", "strikes", "clock"},
     "limits": {"memory", "cpus", "pids", "tmpfs", "log_bytes"},
     "matchmaking": {field.name for field in dataclasses.fields(MatchmakingSettings)},
-    "submissions": {"max_bytes", "max_files", "build_timeout", "daily_quota", "validation_hands", "base_image"},
+    "submissions": {"max_bytes", "max_files", "build_timeout", "build_memory", "build_cpus", "max_image_size",
+                    "builders", "daily_quota", "validation_hands", "base_image"},
     "server": {"host", "port"},
 }
 
@@ -47,12 +50,27 @@ class SubmissionLimits:
     max_files: int = 2000
     build_timeout: float = 600.0
     """Seconds a build may take (the offline image build; validation has its own bounded game)."""
+    build_memory: int = 1024**3
+    """Bytes of memory (swap included) of each build step's container."""
+    build_cpus: float = 1.0
+    """CPU cores each build step's container may use."""
+    max_image_size: int = 2 * 1024**3
+    """Bytes a built image may take (base included); a build step's writable layer is stopped past it too."""
+    builders: int = 2
+    """Builds run at once (so other teams' uploads do not wait behind one slow build)."""
     daily_quota: int = 20
     """Submissions per team per UTC day (failed ones count: a build costs the organiser's machine)."""
     validation_hands: int = 2
     """Hands of the validation game a new version plays against itself before it is ranked."""
     base_image: str = DEFAULT_BASE_IMAGE
     """The Python image the bot base is built on (on a machine with no registry: arena-base:bookworm)."""
+
+    @property
+    def build_limits(self) -> BuildLimits:
+        """What every build of an upload may use (:mod:`arena.sandbox.build_run`)."""
+        return BuildLimits(
+            timeout_s=self.build_timeout, memory=self.build_memory, cpus=self.build_cpus, image_bytes=self.max_image_size
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,7 +143,11 @@ prior_information = 0.25       # each version's prior information (about one gam
 [submissions]
 max_bytes = 33554432           # the upload (compressed) and the unpacked bot directory, each: 32 MiB
 max_files = 2000               # files in the bot directory
-build_timeout = 600.0          # seconds an image build may take
+build_timeout = 600.0          # seconds an image build may take; then it is stopped and the version fails
+build_memory = "1g"            # memory (swap included) of each build step: a whole number and k, m or g
+build_cpus = 1.0               # CPU cores each build step may use
+max_image_size = "2g"          # a built image (base included) and a build step's disk writes: at most this
+builders = 2                   # builds at once (other teams' uploads do not wait behind one slow build)
 daily_quota = 20               # submissions per team per UTC day (failed ones count too)
 validation_hands = 2           # hands of the game a new version plays against itself before it is ranked
 base_image = {_toml_value(base_image)}  # the Python image bots are built on (arena bot build --base-image)
@@ -143,6 +165,24 @@ def _toml_value(value: Any) -> str:
         return repr(value)
     text = str(value).replace("\\", "\\\\").replace('"', '\\"')
     return f'"{text}"'
+
+
+#: The least a build step may be given (the engine refuses less than 6 MiB; pip needs far more).
+MIN_BUILD_MEMORY = 32 * 1024**2
+#: The least an image may be capped at (the bot base alone is over 100 MiB).
+MIN_IMAGE_SIZE = 64 * 1024**2
+
+
+def _size(table: dict[str, Any], key: str, default: int, least: int) -> int:
+    """A size key of [submissions]: ``"512m"`` (k, m, g: powers of 1024) or a whole number of bytes."""
+    value = _get(table, key, (str, int), default, "submissions")
+    try:
+        size = value if isinstance(value, int) else parse_size(value)
+    except ValueError as exc:
+        raise ConfigError(f"[submissions] {key}: {exc}") from None
+    if size < least:
+        raise ConfigError(f"[submissions] {key} must be at least {least // 1024**2} MiB, got {value!r}")
+    return size
 
 
 def load_ladder_config(directory: Path) -> LadderConfig:
@@ -206,6 +246,10 @@ def load_ladder_config(directory: Path) -> LadderConfig:
         max_bytes=_get(sb, "max_bytes", int, SubmissionLimits.max_bytes, "submissions"),
         max_files=_get(sb, "max_files", int, SubmissionLimits.max_files, "submissions"),
         build_timeout=float(_get(sb, "build_timeout", (int, float), SubmissionLimits.build_timeout, "submissions")),
+        build_memory=_size(sb, "build_memory", SubmissionLimits.build_memory, MIN_BUILD_MEMORY),
+        build_cpus=float(_get(sb, "build_cpus", (int, float), SubmissionLimits.build_cpus, "submissions")),
+        max_image_size=_size(sb, "max_image_size", SubmissionLimits.max_image_size, MIN_IMAGE_SIZE),
+        builders=_get(sb, "builders", int, SubmissionLimits.builders, "submissions"),
         daily_quota=_get(sb, "daily_quota", int, SubmissionLimits.daily_quota, "submissions"),
         validation_hands=_get(sb, "validation_hands", int, SubmissionLimits.validation_hands, "submissions"),
         base_image=_get(sb, "base_image", str, SubmissionLimits.base_image, "submissions"),
@@ -213,6 +257,12 @@ def load_ladder_config(directory: Path) -> LadderConfig:
     for key in ("max_bytes", "max_files", "daily_quota", "validation_hands"):
         if getattr(submissions, key) < 1:
             raise ConfigError(f"[submissions] {key} must be at least 1, got {getattr(submissions, key)}")
+    if not 1 <= submissions.build_timeout <= 86400:  # TOML allows inf and nan: neither is a bound
+        raise ConfigError(f"[submissions] build_timeout must be 1 to 86400 seconds, got {submissions.build_timeout}")
+    if not 0.01 <= submissions.build_cpus <= 256:
+        raise ConfigError(f"[submissions] build_cpus must be 0.01 to 256 cores, got {submissions.build_cpus}")
+    if not 1 <= submissions.builders <= 16:
+        raise ConfigError(f"[submissions] builders must be 1 to 16, got {submissions.builders}")
     srv = data.get("server", {})
     port = _get(srv, "port", int, 8765, "server")
     if not 0 <= port <= 65535:

@@ -40,7 +40,6 @@ import gzip
 import lzma
 import os
 import re
-import shutil
 import stat
 import tarfile
 import zlib
@@ -49,6 +48,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from arena.errors import ArenaError
+from arena.sandbox.tree import remove_tree
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 DEFAULT_MAX_FILES = 10_000
@@ -123,8 +123,14 @@ def human_size(n: int) -> str:
     return f"{n} bytes"
 
 
+#: The most of a path a message shows (a hostile archive's names run to thousands of characters).
+SHOWN_CHARS = 160
+
+
 def _shown(path: str) -> str:
-    """A path for a message: as it is when printable, else escaped (a name can hold escape codes)."""
+    """A path for a one-line message: escaped unless printable (a name can hold escape codes), and capped."""
+    if len(path) > SHOWN_CHARS:
+        path = f"{path[:SHOWN_CHARS]}... ({len(path)} characters)"
     return path if path.isprintable() else ascii(path)
 
 
@@ -295,7 +301,7 @@ def copy_bot_dir(root: Path, dest: Path, limits: DirLimits | None = None) -> Dir
         finally:
             os.close(dest_fd)
     except BaseException:
-        shutil.rmtree(dest, ignore_errors=True)
+        remove_tree(dest, ignore_errors=True)
         raise
     finally:
         os.close(fd)
@@ -446,7 +452,7 @@ def extract_tar(archive: Path | BinaryIO, dest: Path, limits: DirLimits | None =
     except BaseException:
         os.close(dest_fd)
         dest_fd = -1
-        shutil.rmtree(dest, ignore_errors=True)
+        remove_tree(dest, ignore_errors=True)
         raise
     finally:
         if dest_fd >= 0:
@@ -466,6 +472,10 @@ def _extract_member(tar: tarfile.TarFile, member: tarfile.TarInfo, dest_fd: int,
         raise BotDirError(f"{_shown(name)} is a {kind or 'special entry'}: only regular files and directories may be in a bot's archive")  # fmt: skip
     if not parts:
         return  # "./": the destination itself
+    # A file at depth N is in N-1 directories; a directory at depth N is N deep: the same rule as check_bot_dir.
+    depth = len(parts) if member.isdir() else len(parts) - 1
+    if depth > walk.limits.max_depth:
+        raise BotDirError(f"{_shown(name)}: directories nested deeper than {walk.limits.max_depth}")
     parent = _make_dirs(parts[:-1], name, dest_fd, walk, kinds)
     try:
         path = "/".join(parts)

@@ -35,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -48,8 +49,10 @@ from arena.sandbox.bot_dir import (
     copy_bot_dir,
     read_regular_file,
 )
+from arena.sandbox.build_run import BuildLimits, BuildStopped, image_size, run_build
 from arena.sandbox.docker import LABEL, docker_client
 from arena.sandbox.dockerfile_policy import MAX_DOCKERFILE_CHARS, DockerfileError, check_dockerfile
+from arena.sandbox.tree import remove_tree
 
 DEFAULT_BASE_IMAGE = os.environ.get("ARENA_BASE_IMAGE", "python:3.11-slim")
 #: The bot base image's repository (``ARENA_BOT_BASE`` overrides it, e.g. to keep test builds
@@ -99,13 +102,28 @@ class BuildError(ArenaError, RuntimeError):
     """A build that cannot start or failed; the message says why (with the log's tail)."""
 
 
+class BuildInterrupted(BuildError):
+    """The build was stopped before it ended: ``reason`` is ``timeout``, ``disk`` or ``cancelled``.
+
+    Its message is one line ("build timed out after 40 s"); its step containers are removed.
+    """
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+#: The most of a build's log kept (its tail), however much it prints.
+LOG_KEEP_CHARS = 64 * 1024
+
+
 @dataclasses.dataclass(frozen=True)
 class BuiltImage:
-    """The result of a build: the image ID (no registry, so no repo digest) and its tag."""
+    """The result of a build: the image ID (no registry, so no repo digest), its tag, its log's tail."""
 
     image_id: str
     tag: str | None
-    log: list[str]
+    log: str
 
 
 def wheel_dir() -> Path:
@@ -258,6 +276,15 @@ def ensure_bot_base(
     neither rebuilds the other's) or a full ``REPO:TAG`` to keep it under.
     """
     client = client or docker_client()
+    with _BOT_BASE_LOCK:  # builders in several threads: the first makes it, the others find it made
+        return _ensure_bot_base(client, base_image, tag, on_line)
+
+
+#: Held while the bot base is looked at or made (builds run in several threads).
+_BOT_BASE_LOCK = threading.Lock()
+
+
+def _ensure_bot_base(client: Any, base_image: str, tag: str, on_line: Callable[[str], None] | None) -> str:
     base = _check_base_image(client, base_image)
     fingerprint = hashlib.sha256(f"{_source_fingerprint(sdk_only=True)}/{base.id}".encode()).hexdigest()
     tag = bot_base_tag(tag, fingerprint)
@@ -294,6 +321,8 @@ def build_image(
     on_line: Callable[[str], None] | None = None,
     limits: DirLimits | None = None,
     trusted: bool = False,
+    build_limits: BuildLimits | None = None,
+    cancel: threading.Event | None = None,
 ) -> BuiltImage:
     """Build the image of the bot in ``source`` offline; returns its ID.
 
@@ -306,6 +335,12 @@ def build_image(
     :mod:`arena.sandbox.dockerfile_policy`, unless ``trusted``: the
     organiser's own Dockerfiles (test images that declare a ``VOLUME`` on
     purpose); the directory checks apply to those too.
+
+    ``build_limits`` bound the build (time, memory, CPU, disk:
+    :mod:`arena.sandbox.build_run`); past one, or once ``cancel`` is set, it
+    stops with :class:`BuildInterrupted`.  Safe to call from several threads
+    at once, on one client or several (each build has its own connection;
+    the bot base is made once).
     """
     source = source.resolve()
     if not source.is_dir():
@@ -340,7 +375,8 @@ def build_image(
     buildargs = {"BASE_IMAGE": str(base.id)} if "BASE_IMAGE" in wanted else {}
     if "BOT_BASE" in wanted:
         buildargs["BOT_BASE"] = ensure_bot_base(base_image=base_image, tag=bot_base, client=client, on_line=on_line)
-    with tempfile.TemporaryDirectory(prefix="arena-build-") as tmp:
+    tmp = tempfile.mkdtemp(prefix="arena-build-")
+    try:
         context = Path(tmp) / "context"
         if default:  # the bot base has the SDK: only the author's files (and wheels) go in
             try:
@@ -352,8 +388,10 @@ def build_image(
         (context / "Dockerfile").write_text(text)  # the text checked above, whatever the directory holds now
         built = _docker_build(
             client, context, tag=tag, what=str(source), on_line=on_line, buildargs=buildargs,
-            labels={LABEL: "1", BUILD_LABEL: source.name},
+            labels={LABEL: "1", BUILD_LABEL: source.name}, limits=build_limits, cancel=cancel,
         )  # fmt: skip
+    finally:
+        remove_tree(tmp, ignore_errors=True)  # a copy of a submission: never removed recursively
     return built
 
 
@@ -366,42 +404,53 @@ def _docker_build(
     buildargs: dict[str, str],
     labels: dict[str, str],
     on_line: Callable[[str], None] | None,
+    limits: BuildLimits | None = None,
+    cancel: threading.Event | None = None,
 ) -> BuiltImage:
-    """Run one offline build of ``context``; a failure raises BuildError with the log's tail."""
-    import docker.errors
+    """Run one offline build of ``context`` under ``limits``; a failure raises BuildError with the log's tail.
 
-    log: list[str] = []
-    image_id = None
-    error = None
+    The build stopped by its timeout, its disk cap or ``cancel`` raises
+    :class:`BuildInterrupted` (its step containers removed); an image over
+    ``limits.image_bytes`` is removed and refused.
+    """
+    limits = limits or BuildLimits()
     try:
-        stream = client.api.build(
-            path=str(context), tag=tag, buildargs=buildargs, network_mode="none", rm=True, forcerm=True,
-            pull=False, decode=True, labels=labels,
+        result = run_build(
+            client, context, tag=tag, buildargs=buildargs, labels=labels, limits=limits,
+            keep_chars=LOG_KEEP_CHARS, on_line=on_line, cancel=cancel,
         )  # fmt: skip
-        for chunk in stream:
-            if "stream" in chunk:
-                for line in chunk["stream"].splitlines():
-                    if line.strip():
-                        log.append(line)
-                        if on_line is not None:
-                            on_line(line)
-            if "error" in chunk:
-                error = chunk["error"].strip()
-            if "aux" in chunk and "ID" in chunk["aux"]:
-                image_id = chunk["aux"]["ID"]
-    except docker.errors.APIError as exc:
-        error = str(exc.explanation or exc)
-    if error is not None or image_id is None:
-        missing = _missing_requirement(log)
+    except BuildStopped as exc:
+        raise BuildInterrupted(exc.reason, str(exc)) from None
+    log = result.log
+    if result.error is not None or result.image_id is None:
+        missing = _missing_requirement(log.lines(200))
         if missing is not None:
             raise BuildError(
                 f"requirement {missing!r} of {what}/requirements.txt is not among the wheels in {what}/wheels/ "
                 f"(the build is offline: put its wheel and its dependencies' wheels there, e.g. "
                 f"pip download --only-binary=:all: --python-version 3.11 -d wheels -r requirements.txt)"
             )
-        tail = "\n".join(log[-12:])
-        raise BuildError(f"docker build of {what} failed: {error or 'no image produced'}\n{tail}".rstrip())
-    return BuiltImage(image_id=image_id, tag=tag, log=log)
+        tail = "\n".join(log.lines(12))
+        raise BuildError(f"docker build of {what} failed: {result.error or 'no image produced'}\n{tail}".rstrip())
+    if limits.image_bytes is not None:
+        size = image_size(client, result.image_id)
+        if size > limits.image_bytes:
+            _remove_refused_image(client, tag or result.image_id)
+            raise BuildError(
+                f"the image of {what} is {human_size_mib(size)}, over the cap of {human_size_mib(limits.image_bytes)}"
+            )
+    return BuiltImage(image_id=result.image_id, tag=tag, log=log.text())
+
+
+def human_size_mib(n: int) -> str:
+    """``n`` bytes in MiB, for messages."""
+    return f"{n / 2**20:.0f} MiB"
+
+
+def _remove_refused_image(client: Any, name: str) -> None:
+    """Remove the tag (or untagged image) of a refused build; never by force (an identical image may be in use)."""
+    with contextlib.suppress(Exception):
+        client.api.remove_image(name, noprune=False)
 
 
 _NOT_FOUND = re.compile(r"(?:No matching distribution found for|Could not find a version that satisfies the requirement) (\S+)")
