@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import docker
 import httpx
 from docker_support import BASE_IMAGE
 from tournament_support import free_port
@@ -163,8 +164,10 @@ def served(ladder: Ladder, client: Any) -> Iterator[Ladder]:
     finally:
         if ladder.process is not None and ladder.process.poll() is None:
             ladder.stop()
-        left = client.containers.list(all=True, filters={"label": f"arena.run={run}"})
-        for container in left:
-            container.remove(force=True)
+        # The low-level list: no inspect per container (one removed meanwhile would raise NotFound).
+        left = client.api.containers(all=True, filters={"label": f"arena.run={run}"})
+        for info in left:
+            with contextlib.suppress(docker.errors.NotFound):
+                client.api.remove_container(info["Id"], force=True)
         client.close()
-        assert not left, f"containers left behind: {[c.name for c in left]}"
+        assert not left, f"containers left behind: {[(info.get('Names') or [info['Id'][:12]])[0] for info in left]}"

@@ -105,7 +105,7 @@ def test_submit_build_rank_take_over_and_survive_kill_9(ladder: Ladder, tmp_path
     ladder.wait_for("a pair in play", lambda: ladder.get("/api/leaderboard").json()["in_play"])
     stored_before = _games(ladder)
     assert ladder.stop(signal.SIGKILL) == -signal.SIGKILL
-    with sqlite3.connect(ladder.directory / "ladder.sqlite") as db:
+    with sqlite3.connect(ladder.directory / "results.sqlite") as db:  # the run's pairs, kept by its ledger
         cut = [row[0] for row in db.execute("SELECT seq FROM pairs WHERE status='playing'")]
     assert cut, "a pair was in play when the server was killed"
     ladder.start()

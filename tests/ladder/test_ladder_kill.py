@@ -73,7 +73,7 @@ def test_a_build_cut_by_kill_9_is_built_again_and_given_up_after_the_last_attemp
         ladder.start()
     ladder.wait_for("alpha@2 given up", lambda: _version(ladder, 2)["status"] == "failed", timeout=120)
     second = _version(ladder, 2)
-    assert f"given up after {MAX_ATTEMPTS} attempts" in second["build_log"], second["build_log"]
+    assert f"given up after {MAX_ATTEMPTS} attempts" in second["reason"], second
     assert _version(ladder, 1)["status"] == "active"
 
 

@@ -116,7 +116,7 @@ class Site:
 
     def version_private(self, v: Version) -> dict[str, Any]:
         return {**self.version_public(v), "image_id": v.image_id, "build_log": v.build_log,
-                "validation_log": v.validation_log, "attempts": v.attempts,
+                "validation_log": v.validation_log, "attempts": v.attempts, "reason": v.reason,
                 "validation_records": validation_records(self.directory, v.id)}  # fmt: skip
 
     @staticmethod
