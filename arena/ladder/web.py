@@ -18,13 +18,11 @@ gets 404, the same answer as for something that does not exist.
 
 import json
 import re
-import secrets
-import shutil
 from collections.abc import Awaitable, Callable
 from functools import cache
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, File, Form, HTTPException, Request, UploadFile
+from fastapi import Depends, FastAPI, Form, HTTPException, Request
 from fastapi.responses import (
     HTMLResponse,
     JSONResponse,
@@ -33,17 +31,16 @@ from fastapi.responses import (
     Response,
 )
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-from starlette.concurrency import run_in_threadpool
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp
 
-from arena.ladder.builds import source_dir, unpack
 from arena.ladder.config import LadderConfig
+from arena.ladder.guard import PAGE_CSP, BodyLimit, OriginCheck, SecurityHeaders, replay_csp
 from arena.ladder.history import history_svg
 from arena.ladder.service import LadderState
+from arena.ladder.uploads import FORM_SLACK, OPENAPI_BODY, receive_upload
 from arena.ladder.store import (
     ACTIVE,
     DISABLED,
-    QUEUED,
     RETIRED,
     LadderError,
     LadderStore,
@@ -51,19 +48,15 @@ from arena.ladder.store import (
     Version,
 )
 from arena.results.store import ResultsStore
-from arena.sandbox.bot_dir import BotDirError
 
 #: The session cookie (a random id; the store keeps its hash).
 COOKIE = "arena_session"
-#: Every page's policy: our own stylesheet and nothing else (no script at all).
-PAGE_CSP = (
-    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
-    "base-uri 'none'; frame-ancestors 'none'"
-)
 #: The ids of the ladder's games (:func:`arena.ladder.service.game_ids`): anything else is a 404.
 GAME_ID = re.compile(r"L\d{7}-t[12]")
-#: Bytes a request body may have beyond the upload cap (the form's other fields, multipart framing).
-FORM_SLACK = 64 * 1024
+#: Bytes the body of any other request may have (a sign-in or an admin form).
+SMALL_BODY = 64 * 1024
+#: The routes that take an upload (their body may be as large as the upload cap).
+UPLOAD_PATHS = frozenset({"/api/submissions", "/me/submit"})
 
 
 @cache
@@ -79,48 +72,6 @@ def _templates() -> Environment:
     env.filters["pm"] = lambda s: "" if s.low is None or s.high is None else f"±{(s.high - s.low) / 2:.0f}"
     env.filters["points"] = lambda v: "–" if v is None else f"{v:+.1f}"
     return env
-
-
-class BodyLimit:
-    """Refuse a request body over ``limit`` bytes (413) while it arrives, declared length or not."""
-
-    def __init__(self, app: ASGIApp, limit: int) -> None:
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            await _too_large(send, self.limit)
-            return
-        seen = 0
-
-        async def counted() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise _TooLarge
-            return message
-
-        try:
-            await self.app(scope, counted, send)
-        except _TooLarge:
-            await _too_large(send, self.limit)
-
-
-class _TooLarge(Exception):
-    pass
-
-
-async def _too_large(send: Send, limit: int) -> None:
-    body = json.dumps({"detail": f"the upload is over the ladder's limit of {limit} bytes"}).encode()
-    await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"application/json")]})
-    await send({"type": "http.response.body", "body": body})
 
 
 class Viewer:
@@ -315,47 +266,16 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
             raise HTTPException(401, "sign in with your team's token")
         return PlainTextResponse(game_logs(game_id, who))
 
-    async def submit(who: Viewer, bot: UploadFile, note: str) -> Version:
-        team = team_only(who)
-        if len(note) > 500:
-            raise HTTPException(400, "the note is over 500 characters")
-        tmp = directory / "tmp"
-        tmp.mkdir(exist_ok=True)
-        stem = secrets.token_hex(8)
-        archive, unpacked = tmp / f"upload-{stem}", tmp / f"unpack-{stem}"
-        try:
-            size = 0
-            with archive.open("wb") as f:
-                while chunk := await bot.read(1 << 20):
-                    size += len(chunk)
-                    if size > config.submissions.max_bytes:
-                        raise HTTPException(413, f"the upload is over the ladder's limit of {config.submissions.max_bytes} bytes")
-                    f.write(chunk)
-            try:
-                await run_in_threadpool(unpack, config, archive, unpacked)
-            except BotDirError as exc:
-                raise HTTPException(400, f"the upload was refused: {exc}") from None
-            if not (unpacked / "bot.py").is_file() and not (unpacked / "Dockerfile").is_file():
-                raise HTTPException(400, "the upload has neither bot.py nor a Dockerfile at its top (docs/packaging.md)")
-            try:
-                version = store.add_version(team, note, config.submissions.daily_quota)
-            except LadderError as exc:
-                raise HTTPException(429, str(exc)) from None
-            target = source_dir(config, version)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            unpacked.rename(target)
-            store.set_status(version.id, QUEUED)  # only now can the builder take it
-            found = store.version(version.id)
-            assert found is not None
-            return found
-        finally:
-            archive.unlink(missing_ok=True)
-            shutil.rmtree(unpacked, ignore_errors=True)
+    async def submit(request: Request, who: Viewer) -> Version:
+        """A team's upload (arena.ladder.uploads): the team is known before a byte of the body is read."""
+        if who.team is None:
+            raise HTTPException(401, "sign in with your team's token", headers={"Connection": "close"})
+        return await receive_upload(request, config, store, who.team)
 
-    @app.post("/api/submissions", status_code=201)
-    async def api_submit(who: Who, bot: Annotated[UploadFile, File()], note: Annotated[str, Form()] = "") -> JSONResponse:
-        """Upload a bot directory as a tar archive (gzip, bzip2, xz or plain): built, validated, then ranked."""
-        version = await submit(who, bot, note)
+    @app.post("/api/submissions", status_code=201, openapi_extra=OPENAPI_BODY)
+    async def api_submit(request: Request, who: Who) -> JSONResponse:
+        """Upload a bot directory as a tar archive (multipart `bot`, and a `note`): built, validated, then ranked."""
+        version = await submit(request, who)
         return JSONResponse(version_private(version), status_code=201)
 
     @app.post("/api/admin/pause")
@@ -426,8 +346,8 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
         if not GAME_ID.fullmatch(game_id) or not path.is_file():
             raise HTTPException(404, "no such game")
         html = standalone_html(game_steps(json.loads(path.read_text())))
-        # The page's own policy (a <meta> in it) admits its inline viewer by hash; no second header.
-        return HTMLResponse(html, headers={"Content-Security-Policy": ""})
+        # The page's policy (also a <meta> in it) admits its inline viewer by hash; as a header it can forbid framing.
+        return HTMLResponse(html, headers={"Content-Security-Policy": replay_csp()})
 
     @app.get("/signin", response_class=HTMLResponse, include_in_schema=False)
     async def signin_page(who: Who) -> HTMLResponse:
@@ -464,13 +384,15 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
         return page("me.html", who, me=me(who.team), games=recent_games(30, who.team), error=None)
 
     @app.post("/me/submit", include_in_schema=False)
-    async def me_submit(who: Who, bot: Annotated[UploadFile, File()], note: Annotated[str, Form()] = "") -> Response:
+    async def me_submit(request: Request, who: Who) -> Response:
         if who.team is None:
-            return RedirectResponse("/signin", status_code=303)
+            return RedirectResponse("/signin", status_code=303, headers={"Connection": "close"})  # body unread
         try:
-            await submit(who, bot, note)
+            await submit(request, who)
         except HTTPException as exc:
-            return page("me.html", who, me=me(who.team), games=recent_games(30, who.team), error=exc.detail)
+            shown = page("me.html", who, me=me(who.team), games=recent_games(30, who.team), error=exc.detail)
+            shown.headers.update(exc.headers or {})  # Connection: close when the rest of the body was not read
+            return shown
         return RedirectResponse("/me", status_code=303)
 
     @app.get("/me/games/{game_id}/logs", response_class=PlainTextResponse, include_in_schema=False)
@@ -514,8 +436,14 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
 
 
 def wrap(app: FastAPI, config: LadderConfig) -> ASGIApp:
-    """The app behind its body limit (the upload cap plus room for the form's other fields)."""
-    return BodyLimit(app, config.submissions.max_bytes + FORM_SLACK)
+    """The app behind its guards (arena.ladder.guard), outermost first.
+
+    Security headers on every answer (the guards' refusals too); the Origin
+    check of state-changing requests; the body limit (the upload cap plus
+    room for the form's other fields on the upload routes, 64 KiB elsewhere).
+    """
+    limited = BodyLimit(app, SMALL_BODY, config.submissions.max_bytes + FORM_SLACK, UPLOAD_PATHS)
+    return SecurityHeaders(OriginCheck(limited))
 
 
 __all__ = ["COOKIE", "PAGE_CSP", "BodyLimit", "create_app", "wrap"]
