@@ -10,7 +10,8 @@
   header is not checked: a browser never adds one to a cross-site request
   (and no CORS grant lets a script add it), so a Bearer call is the caller's own.
 - :class:`BodyLimit`: a body over its limit is refused with 413 as it
-  arrives, declared length or not (chunked), and the connection is closed.
+  arrives, declared length or not (chunked); any answer sent before the
+  request's body was read in full closes the connection (the rest is never read).
 - :class:`SecurityHeaders`: every answer, the guards' own refusals and the
   replay pages included, carries a Content-Security-Policy with
   ``frame-ancestors 'none'``, ``X-Frame-Options: DENY``, ``nosniff`` and a
@@ -161,9 +162,12 @@ class BodyLimit:
         seen = 0
         over = False
         started = False
+        # Whether the whole body has been read: an answer sent before that closes the connection,
+        # so the rest of the body is never read (a refused upload is not received in full).
+        body_done = declared in (None, b"0") and _header(scope, b"transfer-encoding") is None
 
         async def counted() -> Message:
-            nonlocal seen, over
+            nonlocal seen, over, body_done
             if over:
                 return {"type": "http.disconnect"}
             message = await receive()
@@ -174,12 +178,16 @@ class BodyLimit:
                     # replaced below): no framework can turn this into a 400.
                     over = True
                     return {"type": "http.disconnect"}
+                body_done = body_done or not message.get("more_body", False)
             return message
 
         async def guarded_send(message: Message) -> None:
             nonlocal started
             if over:
                 return  # the app's own answer to a body it could not finish: the 413 below replaces it
+            if message["type"] == "http.response.start" and not body_done:
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"connection"]
+                message = {**message, "headers": [*headers, (b"connection", b"close")]}
             started = True
             await send(message)
 
