@@ -139,6 +139,17 @@ class GuardedH11Protocol(H11Protocol):
             self._phase = "idle"
             self.waiting[self] = None  # idle connections may be evicted at the cap too
 
+    def shutdown(self) -> None:
+        """The server stops: a request still arriving is cut now (its app sees the client gone and cleans up).
+
+        A request already received in full keeps uvicorn's grace
+        (``shutdown_timeout``) to finish its answer.
+        """
+        if self._phase in ("headers", "body"):
+            self._close("cut at shutdown")
+            return
+        super().shutdown()
+
     # ------------------------------------------------------------ timers
 
     def _await_headers(self) -> None:
