@@ -10,9 +10,11 @@ ladder init``): pause and resume, disable a version or a team, every log.
 Everything a team controls (names, notes, logs) is escaped by the templates
 (autoescape) or served as ``text/plain``; pages carry a strict
 Content-Security-Policy (no inline script, nothing from elsewhere); the
-session cookie is ``HttpOnly`` and ``SameSite=Strict`` (so no other site can
-post a form with it).  A team asking for another team's private page or log
-gets 404, the same answer as for something that does not exist.
+session cookie is ``HttpOnly`` and ``SameSite=Strict``, and every
+state-changing request with a cookie, and every sign-in, must come from the
+site's own origin (:mod:`arena.ladder.guard`, applied by :func:`wrap`).  A
+team asking for another team's private page or log gets 404, the same answer
+as for something that does not exist.
 """
 
 
