@@ -144,7 +144,9 @@ class BodyLimit:
     (the upload cap plus room for the form's other fields).
     """
 
-    def __init__(self, app: ASGIApp, limit: int, upload_limit: int | None = None, upload_paths: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, app: ASGIApp, limit: int, upload_limit: int | None = None, upload_paths: frozenset[str] = frozenset()
+    ) -> None:
         self.app = app
         self.limit = limit
         self.upload_limit = limit if upload_limit is None else upload_limit
