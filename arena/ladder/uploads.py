@@ -7,7 +7,7 @@ The order is the point (each step runs only if the ones before it passed):
 3. the body is a multipart form: it is parsed as it arrives (python-multipart's streaming parser), the
    archive written straight to ``DIR/tmp`` and cut off past ``[submissions] max_bytes`` (413), the note
    past 500 characters (400);
-4. the archive is unpacked under the bot-directory rules (:func:`arena.ladder.builds.unpack`) and must
+4. the archive is unpacked under the bot-directory rules (:func:`unpack`, in a worker thread) and must
    hold ``bot.py`` or a ``Dockerfile`` at its top;
 5. only then is the version made (``uploading``), its files moved in, and it is ``queued``.
 
@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import secrets
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fastapi import HTTPException, Request
 from python_multipart.exceptions import MultipartParseError
@@ -32,10 +33,11 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
-from arena.ladder.builds import source_dir, unpack
-from arena.ladder.config import LadderConfig
 from arena.ladder.store import FAILED, QUEUED, LadderError, LadderStore, Version
-from arena.sandbox.bot_dir import BotDirError
+from arena.sandbox.bot_dir import BotDirError, DirLimits, extract_tar
+
+if TYPE_CHECKING:  # the site is imported without the loop's modules (config reaches the referee)
+    from arena.ladder.config import LadderConfig
 
 #: Characters a version's note may have.
 NOTE_CHARS = 500
@@ -64,6 +66,24 @@ OPENAPI_BODY: dict[str, Any] = {
         },
     }
 }
+
+
+class _Limits(Protocol):
+    @property
+    def max_bytes(self) -> int: ...
+    @property
+    def max_files(self) -> int: ...
+
+
+class _HasSubmissions(Protocol):
+    @property
+    def submissions(self) -> _Limits: ...
+
+
+def unpack(config: _HasSubmissions, archive: Path, dest: Path) -> None:
+    """Unpack an upload into ``dest`` (new); :class:`BotDirError` (one line) if it breaks a rule."""
+    limits = DirLimits(max_bytes=config.submissions.max_bytes, max_files=config.submissions.max_files)
+    extract_tar(archive, dest, limits)
 
 
 def refused(status: int, detail: str) -> HTTPException:
@@ -163,8 +183,12 @@ async def _receive(request: Request, archive: Path, max_bytes: int) -> str:
     return note
 
 
-async def receive_upload(request: Request, config: LadderConfig, store: LadderStore, team: str) -> Version:
+async def receive_upload(
+    request: Request, config: LadderConfig, store: LadderStore, team: str, target_of: Callable[[Version], Path]
+) -> Version:
     """Take ``team``'s upload in ``request`` (see the module docstring); the new ``queued`` version.
+
+    ``target_of`` names where a version's files are kept (``source_dir``).
 
     :class:`HTTPException` with one line for every refusal: 400 (a bad form or
     archive), 413 (over the cap), 429 (no quota left today), 500 (the files
@@ -190,7 +214,7 @@ async def receive_upload(request: Request, config: LadderConfig, store: LadderSt
         except LadderError as exc:
             raise HTTPException(429, str(exc)) from None
         try:
-            target = source_dir(config, version)
+            target = target_of(version)
             target.parent.mkdir(parents=True, exist_ok=True)
             unpacked.rename(target)
             store.set_status(version.id, QUEUED)  # only now can the builder take it
@@ -206,4 +230,4 @@ async def receive_upload(request: Request, config: LadderConfig, store: LadderSt
         shutil.rmtree(unpacked, ignore_errors=True)
 
 
-__all__ = ["CLOSE", "FORM_SLACK", "NOTE_CHARS", "OPENAPI_BODY", "receive_upload", "refused"]
+__all__ = ["CLOSE", "FORM_SLACK", "NOTE_CHARS", "OPENAPI_BODY", "receive_upload", "refused", "unpack"]

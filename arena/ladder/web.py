@@ -35,6 +35,7 @@ from fastapi.responses import (
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from starlette.types import ASGIApp
 
+from arena.ladder.builds import source_dir
 from arena.ladder.config import LadderConfig
 from arena.ladder.guard import PAGE_CSP, BodyLimit, OriginCheck, SecurityHeaders, replay_csp
 from arena.ladder.history import history_svg
@@ -272,7 +273,7 @@ def create_app(config: LadderConfig, state: Callable[[], LadderState]) -> FastAP
         """A team's upload (arena.ladder.uploads): the team is known before a byte of the body is read."""
         if who.team is None:
             raise HTTPException(401, "sign in with your team's token", headers={"Connection": "close"})
-        return await receive_upload(request, config, store, who.team)
+        return await receive_upload(request, config, store, who.team, lambda version: source_dir(config, version))
 
     @app.post("/api/submissions", status_code=201, openapi_extra=OPENAPI_BODY)
     async def api_submit(request: Request, who: Who) -> JSONResponse:
