@@ -69,9 +69,13 @@ class _Report:
 
     def add(self, why: str) -> None:
         self.counts[why] = self.counts.get(why, 0) + 1
-        now = time.monotonic()
-        if now - self.last >= REPORT_EVERY:
-            self.last = now
+        if time.monotonic() - self.last >= REPORT_EVERY:
+            self.flush()
+
+    def flush(self) -> None:
+        """Log what was counted since the last report (nothing if nothing was)."""
+        self.last = time.monotonic()
+        if self.counts:
             summary = ", ".join(f"{n} {reason}" for reason, n in sorted(self.counts.items()))
             self.counts = {}
             logger.warning("closed connections: %s", summary)
@@ -231,7 +235,12 @@ def run(server: Server) -> None:
 
     async def main() -> None:
         quiet_accept_errors(asyncio.get_running_loop())
-        await server.serve()
+        try:
+            await server.serve()
+        finally:
+            protocol = server.config.http
+            if isinstance(protocol, type) and issubclass(protocol, GuardedH11Protocol):
+                protocol.report.flush()  # the last minute's count, not lost at the stop
 
     asyncio_run(main(), loop_factory=server.config.get_loop_factory())
 
