@@ -33,6 +33,8 @@ from arena.text import safe_text
 app = typer.Typer(help="Run a competition: teams submit bots, a ladder plays them, a web site shows it.", no_args_is_help=True)
 team_app = typer.Typer(help="Teams and their tokens.", no_args_is_help=True)
 app.add_typer(team_app, name="team")
+admin_app = typer.Typer(help="The organiser's token.", no_args_is_help=True)
+app.add_typer(admin_app, name="admin")
 
 #: The ``[server]`` address ``arena ladder init`` writes (the help texts name it; a test compares them).
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
@@ -121,6 +123,46 @@ def team_token(
     finally:
         store.close()
     console.print(f"team {safe_text(name)}: new token (shown once) [bold]{token}[/]")
+
+
+@admin_app.command("rotate-token")
+def admin_rotate_token(
+    directory: DirArgument,
+    to: Annotated[
+        Path | None, typer.Option("--to", help="Write the new token to this file (mode 0600) instead of printing it.")
+    ] = None,
+) -> None:
+    """Replace the admin token and sign the organiser out everywhere (the old token stops working at once).
+
+    Works while the server runs. The new token is printed once, or written
+    to a file only its owner can read (--to); only its hash is kept.
+    """
+    import os
+
+    from arena.ladder.admin_token import rotate_admin_token
+    from arena.ladder.store import new_token
+
+    _, store = _open(directory)
+    try:
+        token = new_token()
+        if to is not None:  # written before the old token is replaced: a failed write loses nothing
+            try:
+                fd = os.open(to, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+                with os.fdopen(fd, "w") as f:
+                    os.fchmod(f.fileno(), 0o600)
+                    f.write(token + "\n")
+            except OSError as exc:
+                fail(f"cannot write the new token to {to}: {exc.strerror}; the admin token is unchanged")
+        _, ended = rotate_admin_token(store, token)
+    except ArenaError as exc:
+        fail(str(exc))
+    finally:
+        store.close()
+    signed_out = f"{ended} admin session(s) ended"
+    if to is None:
+        console.print(f"new admin token (shown once, keep it): [bold]{token}[/]; {signed_out}")
+    else:
+        console.print(f"new admin token written to {safe_text(str(to))} (mode 0600); {signed_out}")
 
 
 @team_app.command("disable")
@@ -234,6 +276,7 @@ def serve(
     import trio
     import uvicorn
 
+    from arena.ladder import http_server
     from arena.ladder.service import LadderService, open_results
     from arena.ladder.web import create_app, wrap
     from arena.tables.players import LocalTables, TablePlayer
@@ -256,11 +299,14 @@ def serve(
                             builders=config.submissions.builders)
     app = create_app(config, lambda: service.state)
     server = uvicorn.Server(
-        uvicorn.Config(wrap(app, config), host=host or config.host, port=config.port if port is None else port,
-                       log_level="warning", lifespan="off")  # fmt: skip
+        http_server.server_config(wrap(app, config), host or config.host, config.port if port is None else port,
+                                  config.server)  # fmt: skip
     )
-    web = threading.Thread(target=server.run, name="arena-ladder-web", daemon=True)
+    web = threading.Thread(target=http_server.run, args=(server,), name="arena-ladder-web", daemon=True)
     web.start()
+
+    #: What stopped the ladder when it could not go on (a full disk): one line after the clean-up.
+    stopped_by: list[ArenaError] = []
 
     async def main() -> None:
         import signal
@@ -280,16 +326,23 @@ def serve(
             else:
                 bound = server.servers[0].sockets[0].getsockname() if server.servers else (host, port)
                 err_console.print(f"serving {safe_text(config.name)} on http://{bound[0]}:{bound[1]}/ (Ctrl-C stops)", highlight=False)
-                await service.run()
+                try:
+                    await service.run()
+                except ArenaError as exc:
+                    stopped_by.append(exc)
             nursery.cancel_scope.cancel()
 
     try:
         trio.run(main)
     finally:
         server.should_exit = True
-        web.join(timeout=10)
+        web.join(timeout=config.server.shutdown_timeout + 10)  # requests in flight are cut after shutdown_timeout
+        if web.is_alive():
+            err_console.print("the web server did not stop in time; exiting without it", highlight=False)
         results.close()
         store.close()
+    if stopped_by:
+        fail(str(stopped_by[0]))
     if not server.started:
         fail(f"the web site could not start on {host or config.host}:{config.port if port is None else port}")
 

@@ -37,7 +37,10 @@ _SECTIONS: dict[str, set[str]] = {
     "matchmaking": {field.name for field in dataclasses.fields(MatchmakingSettings)},
     "submissions": {"max_bytes", "max_files", "build_timeout", "build_memory", "build_cpus", "max_image_size",
                     "builders", "daily_quota", "validation_hands", "base_image"},
-    "server": {"host", "port"},
+    "server": {
+        "host", "port", "trusted_proxies", "header_timeout", "body_timeout", "idle_timeout", "keep_alive",
+        "max_connections", "shutdown_timeout",
+    },
 }
 
 
@@ -59,7 +62,8 @@ class SubmissionLimits:
     builders: int = 2
     """Builds run at once (so other teams' uploads do not wait behind one slow build)."""
     daily_quota: int = 20
-    """Submissions per team per UTC day (failed ones count: a build costs the organiser's machine)."""
+    """Submissions per team per UTC day: every upload whose files arrived counts, even if its build fails
+    (a build costs the organiser's machine); one refused or failed before its files were in place does not."""
     validation_hands: int = 2
     """Hands of the validation game a new version plays against itself before it is ranked."""
     base_image: str = DEFAULT_BASE_IMAGE
@@ -71,6 +75,30 @@ class SubmissionLimits:
         return BuildLimits(
             timeout_s=self.build_timeout, memory=self.build_memory, cpus=self.build_cpus, image_bytes=self.max_image_size
         )
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerSettings:
+    """How the web server treats connections: who may speak for the client, and how long anyone may wait.
+
+    Every timeout closes the connection (a half-received upload is dropped and
+    its spool file removed); see docs/ladder.md, "Security".
+    """
+
+    trusted_proxies: tuple[str, ...] = ()
+    """Addresses (or networks) whose X-Forwarded-Proto/-For are believed: the TLS proxy's. None by default."""
+    header_timeout: float = 10.0
+    """Seconds a request's line and headers may take to arrive, from its first byte (slowloris)."""
+    body_timeout: float = 300.0
+    """Seconds a request body (an upload) may take to arrive in all."""
+    idle_timeout: float = 30.0
+    """Seconds a request body may pause between two pieces."""
+    keep_alive: float = 5.0
+    """Seconds an idle connection is kept open for the client's next request."""
+    max_connections: int = 512
+    """Open connections at most (also kept below the process's file descriptor limit)."""
+    shutdown_timeout: float = 5.0
+    """Seconds requests in flight get to finish when the server stops (then they are cut)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,6 +119,7 @@ class LadderConfig:
     port: int
     suspend_after: int = 4
     """A newly active version that loses its first this many games by crash or forfeit is suspended (0: never)."""
+    server: ServerSettings = ServerSettings()
 
     @property
     def results_path(self) -> Path:
@@ -148,14 +177,43 @@ build_memory = "1g"            # memory (swap included) of each build step: a wh
 build_cpus = 1.0               # CPU cores each build step may use
 max_image_size = "2g"          # a built image (base included) and a build step's disk writes: at most this
 builders = 2                   # builds at once (other teams' uploads do not wait behind one slow build)
-daily_quota = 20               # submissions per team per UTC day (failed ones count too)
+daily_quota = 20               # uploads per team per UTC day (a failed build counts; a refused upload does not)
 validation_hands = 2           # hands of the game a new version plays against itself before it is ranked
 base_image = {_toml_value(base_image)}  # the Python image bots are built on (arena bot build --base-image)
 
 [server]
 host = "127.0.0.1"             # put it behind a TLS reverse proxy to serve other machines (docs/ladder.md)
 port = 8765
+trusted_proxies = []           # the TLS proxy's address, e.g. ["127.0.0.1"]: only it may set X-Forwarded-Proto
+header_timeout = 10.0          # seconds a request's headers may take (then the connection is closed)
+body_timeout = 300.0           # seconds an upload may take in all
+idle_timeout = 30.0            # seconds an upload may pause
+keep_alive = 5.0               # seconds an idle connection is kept for the next request
+max_connections = 512          # open connections at most (kept below the file descriptor limit too)
+shutdown_timeout = 5.0         # seconds requests in flight get when the server stops
 '''
+
+
+def _server_settings(srv: dict[str, Any]) -> ServerSettings:
+    """The ``[server]`` keys beyond host and port; :class:`ConfigError` (one line) for a bad one."""
+    import ipaddress
+
+    proxies = _get(srv, "trusted_proxies", list, [], "server")
+    for proxy in proxies:
+        try:
+            ipaddress.ip_network(proxy if isinstance(proxy, str) else "?", strict=False)
+        except ValueError:
+            raise ConfigError(f"[server] trusted_proxies: {proxy!r} is not an IP address or network") from None
+    seconds = {}
+    for key in ("header_timeout", "body_timeout", "idle_timeout", "keep_alive", "shutdown_timeout"):
+        value = float(_get(srv, key, (int, float), getattr(ServerSettings, key), "server"))
+        if not 0 < value <= 86400:
+            raise ConfigError(f"[server] {key} must be more than 0 and at most 86400 seconds, got {value}")
+        seconds[key] = value
+    max_connections = _get(srv, "max_connections", int, ServerSettings.max_connections, "server")
+    if not 8 <= max_connections <= 100_000:
+        raise ConfigError(f"[server] max_connections must be 8 to 100000, got {max_connections}")
+    return ServerSettings(trusted_proxies=tuple(proxies), max_connections=max_connections, **seconds)
 
 
 def _toml_value(value: Any) -> str:
@@ -280,6 +338,7 @@ def load_ladder_config(directory: Path) -> LadderConfig:
         host=_get(srv, "host", str, "127.0.0.1", "server"),
         port=port,
         suspend_after=suspend_after,
+        server=_server_settings(srv),
     )
 
 
@@ -309,4 +368,7 @@ def parse_matchmaking(table: dict[str, Any]) -> MatchmakingSettings:
         raise ConfigError(f"[matchmaking] {str(exc).removeprefix('matchmaking settings: ')}") from None
 
 
-__all__ = ["CONFIG_NAME", "LadderConfig", "SubmissionLimits", "load_ladder_config", "parse_matchmaking", "template"]
+__all__ = [
+    "CONFIG_NAME", "LadderConfig", "ServerSettings", "SubmissionLimits", "load_ladder_config", "parse_matchmaking",
+    "template",
+]  # fmt: skip

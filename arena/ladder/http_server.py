@@ -1,0 +1,248 @@
+"""The ladder's uvicorn: timeouts on every phase of a request, a cap on open connections, trusted proxies only.
+
+uvicorn bounds the wait *between* requests (``timeout_keep_alive``) but not a
+request that arrives slowly: its keep-alive timer is cancelled by the first
+byte, so a client sending a header line now and then (slowloris) holds its
+connection, and its file descriptor, for ever.  At the process's descriptor
+limit the site stops answering, and asyncio's accept loop logs every failed
+``accept()``: hundreds of thousands of lines a minute.
+
+:class:`GuardedH11Protocol` is uvicorn's own h11 protocol with deadlines
+(the way uvicorn takes a custom protocol: ``Config(http=...)``):
+
+- ``header_timeout``: a request's line and headers must be complete this many
+  seconds after its first byte (or after the connection opened);
+- ``body_timeout`` and ``idle_timeout``: its body must be complete this many
+  seconds after the headers, with no pause longer than ``idle_timeout``;
+- ``max_connections`` (kept below the descriptor limit): at the cap a new
+  connection evicts the oldest one that has not yet sent a whole request
+  (half-sent or idle: slowloris is always the oldest), so a real client is
+  answered at once; with none to evict, the new one is closed.
+
+Expiry closes the connection; the app sees the client gone (an upload in
+flight removes its spool file).  Closings are counted and reported at most
+once a minute, never per connection.  The response's own time is not bounded
+here: that is the app's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import resource
+import time
+from typing import Any, ClassVar
+
+import h11
+import uvicorn
+from uvicorn._compat import asyncio_run
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.server import Server
+
+from arena.ladder.config import ServerSettings
+
+#: Descriptors kept for everything but the site's connections (stores, Docker, tables, logs).
+FD_RESERVE = 96
+#: Connections accepted in one turn of the event loop (also the listen backlog); bounds the burst past the cap.
+ACCEPT_BACKLOG = 64
+#: Seconds between two reports of closed connections.
+REPORT_EVERY = 60.0
+
+logger = logging.getLogger("arena.ladder.http")
+
+
+def connection_cap(settings: ServerSettings, soft_limit: int | None = None) -> int:
+    """Open connections allowed: ``max_connections``, and below the descriptor limit with room for the rest."""
+    if soft_limit is None:
+        soft_limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft_limit == resource.RLIM_INFINITY:
+        return settings.max_connections
+    return max(8, min(settings.max_connections, soft_limit - FD_RESERVE - ACCEPT_BACKLOG))
+
+
+class _Report:
+    """Counts of connections closed by the guards, logged at most once every :data:`REPORT_EVERY` seconds."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.last = 0.0
+
+    def add(self, why: str) -> None:
+        self.counts[why] = self.counts.get(why, 0) + 1
+        if time.monotonic() - self.last >= REPORT_EVERY:
+            self.flush()
+
+    def flush(self) -> None:
+        """Log what was counted since the last report (nothing if nothing was)."""
+        self.last = time.monotonic()
+        if self.counts:
+            summary = ", ".join(f"{n} {reason}" for reason, n in sorted(self.counts.items()))
+            self.counts = {}
+            logger.warning("closed connections: %s", summary)
+
+
+class GuardedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with header, body and idle deadlines and a connection cap (module docstring)."""
+
+    settings: ClassVar[ServerSettings] = ServerSettings()
+    cap: ClassVar[int] = ServerSettings.max_connections
+    #: Connections that have not yet sent a whole request line and headers, oldest first (a dict as an ordered set).
+    waiting: ClassVar[dict[GuardedH11Protocol, None]] = {}
+    report: ClassVar[_Report] = _Report()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline: asyncio.TimerHandle | None = None
+        self._idle: asyncio.TimerHandle | None = None
+        self._phase = "headers"
+
+    # ------------------------------------------------------------ phases
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if len(self.connections) > self.cap:
+            oldest = next(iter(self.waiting), None)
+            if oldest is None:
+                self._close("over the connection cap")
+                return
+            oldest._close("evicted at the connection cap")
+        self._await_headers()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        self.waiting.pop(self, None)
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._phase == "idle":  # the first byte of the next request on a kept-alive connection
+            self._await_headers()
+        elif self._phase == "body" and self._idle is not None:
+            self._idle.cancel()
+            self._idle = self.loop.call_later(self.settings.idle_timeout, self._expire, "idle in a request body")
+        super().data_received(data)
+
+    def handle_events(self) -> None:
+        before = self.cycle
+        super().handle_events()
+        if self.transport.is_closing() or self.cycle is None:
+            return
+        if self.cycle is not before and self._phase == "headers":  # a request's headers are in
+            self.waiting.pop(self, None)
+            self._disarm()
+            self._phase = "body"
+            self._deadline = self.loop.call_later(self.settings.body_timeout, self._expire, "too slow a request body")
+            self._idle = self.loop.call_later(self.settings.idle_timeout, self._expire, "idle in a request body")
+        if self._phase == "body" and (not self.cycle.more_body or self.conn.their_state is not h11.SEND_BODY):
+            self._disarm()  # the whole request is in: what follows is the app's time
+            self._phase = "app"
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()  # arms uvicorn's keep-alive timer for the next request
+        if not self.transport.is_closing() and self._phase != "headers":
+            self._disarm()
+            self._phase = "idle"
+            self.waiting[self] = None  # idle connections may be evicted at the cap too
+
+    def shutdown(self) -> None:
+        """The server stops: a request still arriving is cut now (its app sees the client gone and cleans up).
+
+        A request already received in full keeps uvicorn's grace
+        (``shutdown_timeout``) to finish its answer.
+        """
+        if self._phase in ("headers", "body"):
+            self._close("cut at shutdown")
+            return
+        super().shutdown()
+
+    # ------------------------------------------------------------ timers
+
+    def _await_headers(self) -> None:
+        self._disarm()
+        self._phase = "headers"
+        self.waiting.pop(self, None)
+        self.waiting[self] = None
+        self._deadline = self.loop.call_later(self.settings.header_timeout, self._expire, "too slow request headers")
+
+    def _disarm(self) -> None:
+        for timer in (self._deadline, self._idle):
+            if timer is not None:
+                timer.cancel()
+        self._deadline = self._idle = None
+
+    def _expire(self, why: str) -> None:
+        self._close(why)
+
+    def _close(self, why: str) -> None:
+        self._disarm()
+        self.waiting.pop(self, None)
+        if not self.transport.is_closing():
+            self.report.add(why)
+            self.transport.close()
+
+
+def guarded_protocol(settings: ServerSettings) -> type[GuardedH11Protocol]:
+    """A :class:`GuardedH11Protocol` class of its own for one server (its settings, cap and registry)."""
+    return type(
+        "LadderH11Protocol",
+        (GuardedH11Protocol,),
+        {"settings": settings, "cap": connection_cap(settings), "waiting": {}, "report": _Report()},
+    )
+
+
+def server_config(app: Any, host: str, port: int, settings: ServerSettings) -> uvicorn.Config:
+    """uvicorn's configuration for the ladder's site: the guarded protocol, proxies trusted only as configured."""
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=guarded_protocol(settings),
+        log_level="warning",
+        lifespan="off",
+        # X-Forwarded-Proto/-For only from the configured proxy; with none, nobody's are believed.
+        proxy_headers=bool(settings.trusted_proxies),
+        forwarded_allow_ips=list(settings.trusted_proxies) or None,
+        timeout_keep_alive=max(1, round(settings.keep_alive)),
+        timeout_graceful_shutdown=max(1, round(settings.shutdown_timeout)),
+        backlog=ACCEPT_BACKLOG,
+        server_header=False,
+    )
+
+
+def quiet_accept_errors(loop: asyncio.AbstractEventLoop) -> None:
+    """Report asyncio's failed ``accept()`` (out of descriptors) once a minute, not once per try.
+
+    asyncio logs every failed accept of its accept loop (:data:`ACCEPT_BACKLOG`
+    a turn, five lines each, and again every second): at the descriptor limit
+    that alone floods the organiser's console.
+    """
+    report = _Report()
+    default = loop.get_exception_handler()
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if "out of system resource" in str(context.get("message", "")):
+            report.add("accept() failures: out of file descriptors")
+            return
+        if default is not None:
+            default(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)
+
+
+def run(server: Server) -> None:
+    """Run ``server`` in this thread (the ladder's web thread) until it is told to exit."""
+
+    async def main() -> None:
+        quiet_accept_errors(asyncio.get_running_loop())
+        try:
+            await server.serve()
+        finally:
+            protocol = server.config.http
+            if isinstance(protocol, type) and issubclass(protocol, GuardedH11Protocol):
+                protocol.report.flush()  # the last minute's count, not lost at the stop
+
+    asyncio_run(main(), loop_factory=server.config.get_loop_factory())
+
+
+__all__ = ["GuardedH11Protocol", "connection_cap", "guarded_protocol", "quiet_accept_errors", "run", "server_config"]
