@@ -104,3 +104,17 @@ def test_numbers_continue_above_a_floor(tmp_path: Path):
     ledger = open_ledger(tmp_path)
     ledger.store.set_meta("pairs_floor", "41")
     assert ledger.plan_pair("a@1", "b@1") == 42
+
+
+def test_the_results_store_syncs_every_commit_on_every_thread(tmp_path: Path):
+    """The finding: results.sqlite was synchronous=NORMAL while ladder.sqlite was FULL: after a power loss a
+    pair could be durably done while its games were gone. Every connection (one per thread) is FULL now."""
+    import threading
+
+    store = ResultsStore(tmp_path / "results.sqlite")
+    seen: list[int] = [store.db.execute("PRAGMA synchronous").fetchone()[0]]
+    worker = threading.Thread(target=lambda: seen.append(store.db.execute("PRAGMA synchronous").fetchone()[0]))
+    worker.start()
+    worker.join()
+    assert seen == [2, 2], "2 is FULL"
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
