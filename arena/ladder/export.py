@@ -22,6 +22,7 @@ from pathlib import Path
 
 from arena.ladder.config import load_ladder_config
 from arena.ladder.standings import Standing, StandingsBook
+from arena.ladder.state import pair_cluster
 from arena.ladder.store import LadderStore
 from arena.results.store import ResultsStore, StoredGame
 
@@ -34,18 +35,13 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def pair_cluster(seq: int) -> str:
-    """The cluster of the ladder's pair ``seq`` (its two games share it)."""
-    return f"L{seq:07d}"
-
-
 def voided_clusters(store: LadderStore, results: ResultsStore) -> set[str]:
     """The clusters of the pairs the ladder gave up (void or abandoned): their stored halves leave the fit.
 
     The run's ledger keeps them in ``results.sqlite``; a ladder from before it kept its
     pairs in ``ladder.sqlite``, whose voided ones count too.
     """
-    rows = store.db.execute("SELECT seq FROM pairs WHERE status='void'").fetchall()
+    rows = store.db.execute("SELECT seq FROM pairs WHERE status IN ('void', 'abandoned')").fetchall()
     found = {pair_cluster(int(seq)) for (seq,) in rows}
     with contextlib.suppress(sqlite3.OperationalError):  # a results store from before the ledger, read-only
         found |= results.void_clusters()

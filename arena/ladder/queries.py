@@ -24,10 +24,11 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import sqlite3
-import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
+
+from arena.results import threads
 
 T = TypeVar("T")
 
@@ -57,39 +58,17 @@ class GameSummary:
         return dataclasses.asdict(self)
 
 
-class PerThread(Generic[T]):
-    """One ``T`` per thread, made on first use by ``factory``; :meth:`close_all` closes every one.
+class PerThread(threads.PerThread[T]):
+    """One ``T`` per thread (closed when its thread ends); attribute access goes to the calling thread's own.
 
-    Attribute access is forwarded to the calling thread's own object, so
-    ``PerThread(lambda: LadderStore(path))`` can stand where one store stood.
+    So ``PerThread(lambda: LadderStore(path), LadderStore.close)`` can stand where one store stood.
     """
 
     def __init__(self, factory: Callable[[], T], close: Callable[[T], None] = lambda _: None) -> None:
-        self._factory = factory
-        self._close = close
-        self._local = threading.local()
-        self._made: list[T] = []
-        self._lock = threading.Lock()
-
-    def get(self) -> T:
-        """The calling thread's object (made now if it has none)."""
-        found: T | None = getattr(self._local, "value", None)
-        if found is None:
-            found = self._factory()
-            self._local.value = found
-            with self._lock:
-                self._made.append(found)
-        return found
+        super().__init__(factory, close)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.get(), name)
-
-    def close_all(self) -> None:
-        """Close every thread's object (at shutdown: no request may be running)."""
-        with self._lock:
-            made, self._made = self._made, []
-        for value in made:
-            self._close(value)
 
 
 def read_only(path: Path) -> sqlite3.Connection:

@@ -29,9 +29,18 @@ class LadderState:
     building: str | None = None
 
 
+#: The cluster of the ladder's pair ``seq`` (its two games share it), as a format the ledger fills in.
+CLUSTER_FORMAT = "L{seq:07d}"
+
+
+def pair_cluster(seq: int) -> str:
+    """The cluster of the ladder's pair ``seq``: ``L`` and the pair's number in 7 digits."""
+    return CLUSTER_FORMAT.format(seq=seq)
+
+
 def game_ids(seq: int) -> tuple[str, str]:
     """The two games (tables 1 and 2) of the ladder's pair ``seq``."""
-    return f"L{seq:07d}-t1", f"L{seq:07d}-t2"
+    return f"{pair_cluster(seq)}-t1", f"{pair_cluster(seq)}-t2"
 
 
-__all__ = ["GAME_ID", "LadderState", "game_ids"]
+__all__ = ["CLUSTER_FORMAT", "GAME_ID", "LadderState", "game_ids", "pair_cluster"]

@@ -20,13 +20,14 @@ import hashlib
 import hmac
 import secrets
 import sqlite3
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.results.store import storage_error
+from arena.results.threads import PerThread
 from arena.ladder.lifecycle import (
     ACTIVE,
     BUILDING,
@@ -174,9 +175,7 @@ class LadderStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._local = threading.local()
-        self._connections: list[sqlite3.Connection] = []
-        self._lock = threading.Lock()
+        self._connections: PerThread[sqlite3.Connection] = PerThread(self._connect, _close_quietly)
         try:
             db = self.db
             db.execute("PRAGMA journal_mode=WAL")
@@ -187,14 +186,12 @@ class LadderStore:
 
     @property
     def db(self) -> sqlite3.Connection:
-        """This thread's connection (made on first use)."""
-        db: sqlite3.Connection | None = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA synchronous=FULL")
-            self._local.db = db
-            with self._lock:
-                self._connections.append(db)
+        """This thread's connection (made on first use, closed when the thread ends)."""
+        return self._connections.get()
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA synchronous=FULL")
         return db
 
     def _add_columns(self, db: sqlite3.Connection) -> None:
@@ -208,24 +205,23 @@ class LadderStore:
 
     def close(self) -> None:
         """Close every thread's connection."""
-        with self._lock:
-            connections, self._connections = self._connections, []
-        for db in connections:
-            with suppress(sqlite3.Error):
-                db.close()
-        self._local = threading.local()
+        self._connections.close_all()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic write on this thread's connection; a write SQLite cannot make (a full disk) is a StoreError."""
         db = self.db
-        db.execute("BEGIN IMMEDIATE")
         try:
+            db.execute("BEGIN IMMEDIATE")
             yield db
-        except BaseException:
+            db.execute("COMMIT")
+        except BaseException as exc:
             if db.in_transaction:
-                db.execute("ROLLBACK")
+                with suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.OperationalError):
+                raise storage_error(exc, self.path) from None
             raise
-        db.execute("COMMIT")
 
     # ------------------------------------------------------------ meta
 
@@ -464,16 +460,24 @@ class LadderStore:
     def suspend(self, version: Version, reason: str) -> Version | None:
         """Suspend an active version (``reason`` told on its team's page); restore the team's previous good one.
 
-        Returns the restored version (None: the team had none to restore).
+        One transaction: a kill in between never leaves the team without its
+        active version. Returns the restored version (None: the team had none
+        to restore); :class:`IllegalTransition` if ``version`` is not active.
         """
-        self.transition(version.id, SUSPENDED, expect=ACTIVE, reason=reason[:500])
-        previous = [
-            v for v in self.versions(team=version.team, status=RETIRED) if v.id < version.id and v.image_id
-        ]
-        if not previous:
-            return None
-        restored = max(previous, key=lambda v: v.id)
-        return self.activate(restored, {})
+        with self.transaction() as db:
+            row = db.execute("SELECT status FROM versions WHERE id=?", (version.id,)).fetchone()
+            current = row[0] if row is not None else "gone"
+            if current != ACTIVE:
+                raise IllegalTransition(version.entry, current, SUSPENDED)
+            db.execute("UPDATE versions SET status=?, reason=? WHERE id=?", (SUSPENDED, reason[:500], version.id))
+            previous = db.execute(
+                "SELECT id FROM versions WHERE team=? AND status=? AND id<? AND image_id IS NOT NULL "
+                "ORDER BY id DESC LIMIT 1",
+                (version.team, RETIRED, version.id),
+            ).fetchone()
+            if previous is not None:
+                db.execute("UPDATE versions SET status=?, retired=NULL, reason='' WHERE id=?", (ACTIVE, previous[0]))
+        return None if previous is None else self.version(previous[0])
 
     def interrupted_builds(self) -> list[Version]:
         """Versions a killed server left half-built: they are built again (or marked failed)."""
@@ -505,6 +509,11 @@ class LadderStore:
                 (len(team) + 1, f"{team}@"),
             )
         ]
+
+
+def _close_quietly(db: sqlite3.Connection) -> None:
+    with suppress(sqlite3.Error):
+        db.close()
 
 
 _VERSION_COLUMNS = ", ".join(f.name for f in dataclasses.fields(Version))

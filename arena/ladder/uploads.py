@@ -33,7 +33,7 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
-from arena.ladder.store import FAILED, QUEUED, LadderError, LadderStore, Version
+from arena.ladder.store import FAILED, QUEUED, IllegalTransition, LadderError, LadderStore, Version
 from arena.sandbox.bot_dir import BotDirError, DirLimits, extract_tar
 from arena.sandbox.tree import remove_tree
 
@@ -219,6 +219,8 @@ async def receive_upload(
             target.parent.mkdir(parents=True, exist_ok=True)
             unpacked.rename(target)
             await run_in_threadpool(store.set_status, version.id, QUEUED)  # only now can the builder take it
+        except IllegalTransition as exc:  # the organiser disabled it (or its team) while it arrived
+            raise HTTPException(409, f"{exc} (disabled by the organiser while it was uploaded)") from None
         except Exception as exc:
             reason = f"the upload could not be stored on the server: {type(exc).__name__}: {exc}"
             await run_in_threadpool(

@@ -16,7 +16,6 @@ import datetime
 import errno
 import secrets
 import sqlite3
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.match.seeds import new_secret
 from arena.publish.model import EntryTiming
+from arena.results.threads import PerThread
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -262,9 +262,7 @@ class ResultsStore:
         self.read_only = read_only
         # One connection per thread: a connection shared by two threads lets one thread's
         # statements fall inside the other's transaction (and be lost on its rollback).
-        self._local = threading.local()
-        self._connections: list[sqlite3.Connection] = []
-        self._lock = threading.Lock()
+        self._connections: PerThread[sqlite3.Connection] = PerThread(self._connect, _close_quietly)
         try:
             if not read_only:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -282,19 +280,16 @@ class ResultsStore:
 
     @property
     def db(self) -> sqlite3.Connection:
-        """This thread's connection to the store (made on first use)."""
-        db: sqlite3.Connection | None = getattr(self._local, "db", None)
-        if db is None:
-            if self.read_only:
-                db = _connect_read_only(self.path)
-            else:
-                db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-                # FULL: a game's row (and a pair marked done) survives a power loss once committed,
-                # like the ladder's own store; one fsync per stored game costs nothing next to a game.
-                db.execute("PRAGMA synchronous=FULL")
-            self._local.db = db
-            with self._lock:
-                self._connections.append(db)
+        """This thread's connection to the store (made on first use, closed when the thread ends)."""
+        return self._connections.get()
+
+    def _connect(self) -> sqlite3.Connection:
+        if self.read_only:
+            return _connect_read_only(self.path)
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        # FULL: a game's row (and a pair marked done) survives a power loss once committed,
+        # like the ladder's own store; one fsync per stored game costs nothing next to a game.
+        db.execute("PRAGMA synchronous=FULL")
         return db
 
     @classmethod
@@ -316,12 +311,7 @@ class ResultsStore:
 
     def close(self) -> None:
         """Close every thread's connection."""
-        with self._lock:
-            connections, self._connections = self._connections, []
-        for db in connections:
-            with suppress(sqlite3.Error):
-                db.close()
-        self._local = threading.local()
+        self._connections.close_all()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -612,6 +602,11 @@ def _game_row(row: tuple[Any, ...], charged: tuple[str, ...]) -> StoredGame:
     if charged:
         game = dataclasses.replace(game, forfeit_entry=charged[0] if len(charged) == 1 else None)
     return game
+
+
+def _close_quietly(db: sqlite3.Connection) -> None:
+    with suppress(sqlite3.Error):
+        db.close()
 
 
 def _connect_read_only(path: Path) -> sqlite3.Connection:

@@ -213,7 +213,7 @@ class _Run:
     def _in_play(self) -> set[int]:
         return {p for batch in self.running.values() for p in batch.pairs}
 
-    def next_job(self) -> Job | None:
+    def next_job(self, room: int) -> Job | None:  # (two tables; the capacity is even)
         """The next pairs to play as one batch: pairs to retry first, then new ones (below ``max_pairs``)."""
         size = self.config.pairs_per_table
         limit = self.config.max_pairs

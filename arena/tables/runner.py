@@ -57,8 +57,8 @@ class Job:
 class Schedule(Protocol):
     """A runner's own logic: which tables next, what each stored game means, when to stop."""
 
-    def next_job(self) -> Job | None:
-        """The next tables to play now, or None (nothing to start at the moment)."""
+    def next_job(self, room: int) -> Job | None:
+        """The next tables to play now (at most ``room`` of them), or None (nothing to start at the moment)."""
         ...
 
     def recorded(self, job: Job, table: int, game: TableGame, recorded: Recorded) -> None:
@@ -81,7 +81,7 @@ class Schedule(Protocol):
 @dataclasses.dataclass
 class RunOutcome:
     interrupted: bool
-    """Stopped by a signal (or by the caller's ``stop``)."""
+    """Stopped by Ctrl-C or SIGTERM (the loop's own watcher; a caller that sets ``stop`` knows why)."""
 
 
 class Runner:
@@ -126,23 +126,28 @@ class Runner:
 
     async def run(self) -> RunOutcome:
         """Play until done; raises the store error (or :class:`RunStopped`) that stopped it, after cleaning up."""
-        if self.prune is not None:
-            await trio.to_thread.run_sync(self.prune)
         ended_send, ended = trio.open_memory_channel[str](math.inf)
         async with trio.open_nursery() as nursery:
-            if self.watch_signals:
+            if self.watch_signals:  # first: a Ctrl-C during the prune below stops the run cleanly too
                 nursery.start_soon(self._watch_signals)
-            sides_left = [len(self.side)]
-            sides_ended = trio.Event()
-            for task in self.side:
-                nursery.start_soon(self._side, task, sides_left, sides_ended)
             try:
+                if self.prune is not None:
+                    await trio.to_thread.run_sync(self.prune)
+                sides_left = [len(self.side)]
+                sides_ended = trio.Event()
+                for task in self.side:
+                    nursery.start_soon(self._side, task, sides_left, sides_ended)
                 while not self._stopping() and not self.schedule.done():
                     self._start_jobs(nursery, ended_send)
                     if self._stopping() or self.schedule.done():
                         break
                     if not self.running:
-                        if not await self.schedule.idle():
+                        try:
+                            more = await self.schedule.idle()
+                        except StoreError as exc:  # between rounds a schedule writes too (forfeits, a grown file)
+                            self._fail(exc)
+                            break
+                        if not more:
                             break
                         continue
                     with trio.move_on_after(self.poll_s if self.poll_s is not None else math.inf):
@@ -154,7 +159,7 @@ class Runner:
                     while self.running:
                         await ended.receive()
                     # Side work sees ``stop`` and ends itself; what does not within the grace is cancelled.
-                    if self.side:
+                    if self.side and sides_left[0] > 0:
                         with trio.move_on_after(self.side_grace_s):
                             await sides_ended.wait()
                     if self.prune is not None:
@@ -178,9 +183,9 @@ class Runner:
         return self.stop.is_set() or self.fatal is not None
 
     def _start_jobs(self, nursery: trio.Nursery, ended: trio.MemorySendChannel[str]) -> None:
-        while not self._stopping() and sum(self.running.values()) < self.capacity:
+        while not self._stopping() and (room := self.capacity - sum(self.running.values())) > 0:
             try:
-                job = self.schedule.next_job()
+                job = self.schedule.next_job(room)
             except StoreError as exc:  # planning writes too (a pair written as started)
                 self._fail(exc)
                 return
@@ -193,16 +198,22 @@ class Runner:
         results: dict[int, TableResult] = {}
         seen: set[str] = set()
         try:
-            async with trio.open_nursery() as tables:
-                for number, spec in job.tables.items():
-                    tables.start_soon(self._play_table, job, number, spec, seen, results)
+            try:
+                async with trio.open_nursery() as tables:
+                    for number, spec in job.tables.items():
+                        tables.start_soon(self._play_table, job, number, spec, seen, results)
+            except BaseExceptionGroup as group:  # the schedule's own code raised while a game was recorded
+                raise _single(group) from None
             self.schedule.job_done(job, results, self._stopping())
         except StoreError as exc:
             self._fail(exc)
         except Exception as exc:
             if self.on_error is None:
                 raise
-            self.on_error(job, exc)
+            try:
+                self.on_error(job, exc)
+            except StoreError as again:  # telling it needed a write the disk could not take
+                self._fail(again)
         finally:
             self.running.pop(job.key, None)
             ended.send_nowait(job.key)
@@ -227,6 +238,8 @@ class Runner:
                 return
             try:
                 self.schedule.recorded(job, number, game, recorded)
+            except StoreError as exc:  # what a game means to the schedule may be written too (a disqualification)
+                self._fail(exc)
             except BaseException as exc:
                 own.append(exc)
                 raise
@@ -258,12 +271,22 @@ class Runner:
         self.stop.set()
 
     async def _watch_signals(self) -> None:
-        """Ctrl-C or SIGTERM: stop starting tables, stop the running ones (their bots are removed)."""
+        """Ctrl-C or SIGTERM: stop starting tables, stop the running ones (their bots are removed).
+
+        The receiver stays open until the run ends: a second Ctrl-C during the
+        clean-up is taken too, not raised as KeyboardInterrupt in its middle.
+        """
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async for _ in signals:
                 self.interrupted = True
                 self.stop.set()
-                return
+
+
+def _single(group: BaseExceptionGroup) -> BaseException:  # type: ignore[type-arg]
+    """The one exception a nursery wrapped (trio always groups them), or the group itself when there are several."""
+    while isinstance(group, BaseExceptionGroup) and len(group.exceptions) == 1:
+        group = group.exceptions[0]  # type: ignore[assignment]
+    return group
 
 
 __all__ = ["Job", "RunOutcome", "Runner", "Schedule"]

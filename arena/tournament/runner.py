@@ -415,7 +415,7 @@ class RoundRobin:
         _apply_disqualifications(self.config, self.plan, self.store, self.plan.by_id, self.progress)
         return list(tables(_pending(self.plan.games, self.store, self.config)))
 
-    def next_job(self) -> Job | None:
+    def next_job(self, room: int) -> Job | None:  # (one table: it always fits)
         disqualified = self.store.disqualified()
         while self.queue:
             table = self.queue.pop(0)

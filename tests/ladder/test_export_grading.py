@@ -14,7 +14,8 @@ from standings_support import pair, random_ladder
 
 from arena.ladder.config import load_ladder_config
 from arena.ladder.export import COLUMNS, FORMAT, export, ladder_standings, to_csv
-from arena.ladder.service import CLUSTER_FORMAT, open_results
+from arena.ladder.service import open_results
+from arena.ladder.state import CLUSTER_FORMAT
 from arena.ladder.store import LadderStore
 from arena.results.store import ResultsStore
 from arena.tables.ledger import Ledger

@@ -63,7 +63,7 @@ class OneBatch:
         self.given = False
         self.results: dict[int, TableResult] = {}
 
-    def next_job(self):
+    def next_job(self, room):
         if self.given:
             return None
         self.given = True

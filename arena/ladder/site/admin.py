@@ -8,7 +8,7 @@ from fastapi import APIRouter, Form, HTTPException
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from arena.ladder.site.context import Site, SiteDep, Who, admin_only
-from arena.ladder.store import DISABLED, LadderError
+from arena.ladder.store import DISABLED, IllegalTransition, LadderError
 
 router = APIRouter(include_in_schema=False)
 
@@ -26,11 +26,14 @@ def set_team_disabled(site: Site, team: str, disabled: bool) -> None:
 
 
 def disable_version(site: Site, entry: str) -> None:
-    """The organiser takes one version out; 404 for no such version."""
+    """The organiser takes one version out; 404 for no such version, 409 for one that cannot be (failed, disabled)."""
     version = site.store.version_by_entry(entry)
     if version is None:
         raise HTTPException(404, "no such version")
-    site.store.set_status(version.id, DISABLED)
+    try:
+        site.store.set_status(version.id, DISABLED)
+    except IllegalTransition as exc:
+        raise HTTPException(409, str(exc)) from None
 
 
 @router.get("/admin", response_class=HTMLResponse)

@@ -1,0 +1,165 @@
+"""The ladder's builds, as side work of its run loop: queued versions built ``builders`` at a time.
+
+A build runs in a worker thread (:func:`arena.ladder.builds.build_and_validate`:
+Docker's SDK is synchronous) and never touches the stores: what it finds (its
+phases, its outcome) is handed back to the coordinator's trio thread, which
+writes it, compare-and-set (:meth:`~arena.ladder.store.LadderStore.transition`),
+so an organiser's disable meanwhile wins and the build's result is dropped.
+Attempts are counted before a build starts (a server killed mid-build counts
+one); after ``MAX_ATTEMPTS`` the version fails with that reason.  When the
+ladder stops, validations stop their game (the run's ``stop`` is their
+cancel), and a build still running in Docker is abandoned and queued again.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import trio
+
+from arena.ladder import builds
+from arena.ladder.config import LadderConfig
+from arena.ladder.lifecycle import BUILDING, FAILED, QUEUED, VALIDATING, IllegalTransition
+from arena.ladder.store import LadderStore, Version
+
+log = logging.getLogger("arena.ladder")
+
+#: How often the queue looks for queued versions.
+POLL_S = 0.5
+
+
+class BuildQueue:
+    """Builds queued versions until ``stop``; :meth:`run` is a side task of the ladder's run loop."""
+
+    def __init__(
+        self,
+        config: LadderConfig,
+        store: LadderStore,
+        *,
+        ladder_id: str,
+        run_id: str,
+        stop: threading.Event,
+        builders: int,
+        activate: Callable[[Version], None],
+        tell: Callable[[str], None],
+        changed: Callable[[], None],
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.ladder_id = ladder_id
+        self.run_id = run_id
+        self.stop = stop
+        self.builders = max(1, builders)
+        #: Makes a validated version its team's active one (the loop's: it knows the ratings to keep).
+        self.activate = activate
+        self.tell = tell
+        self.changed = changed
+        #: Versions being built: version id -> entry.
+        self.building: dict[int, str] = {}
+
+    async def run(self) -> None:
+        """Build until the ladder stops; then wait for the builds in hand (the loop bounds the wait)."""
+        async with trio.open_nursery() as nursery:
+            while not self.stop.is_set():
+                if self._start(nursery):
+                    self.changed()
+                await trio.sleep(POLL_S)
+            while self.building:
+                await trio.sleep(0.1)
+
+    def _start(self, nursery: trio.Nursery) -> bool:
+        """Start the oldest queued versions, up to ``builders`` at once; True if any started."""
+        started = False
+        for version in sorted(self.store.versions(status=QUEUED), key=lambda v: v.id):
+            if len(self.building) >= self.builders or self.stop.is_set():
+                break
+            if version.id in self.building:
+                continue
+            attempts = version.attempts + 1
+            try:
+                if attempts > builds.MAX_ATTEMPTS:
+                    why = f"build given up after {builds.MAX_ATTEMPTS} attempts (the server stopped during each)"
+                    self.store.transition(version.id, FAILED, expect=QUEUED, reason=why)
+                    self.tell(f"{version.entry}: {why}")
+                    continue
+                self.store.transition(version.id, BUILDING, expect=QUEUED, attempts=attempts)
+            except IllegalTransition:
+                continue  # disabled meanwhile
+            self.building[version.id] = version.entry
+            self.tell(f"{version.entry}: building (attempt {attempts})")
+            nursery.start_soon(self._build, version)
+            started = True
+        return started
+
+    async def _build(self, version: Version) -> None:
+        token = trio.lowlevel.current_trio_token()
+
+        def on_phase(phase: str, fields: Mapping[str, Any]) -> None:  # in the worker thread
+            trio.from_thread.run_sync(self._phase, version, phase, dict(fields), trio_token=token)
+
+        def build() -> builds.BuildOutcome:
+            return builds.build_and_validate(
+                self.config, version, ladder_id=self.ladder_id, run_id=self.run_id, on_phase=on_phase, cancel=self.stop
+            )
+
+        try:
+            outcome = await trio.to_thread.run_sync(build, abandon_on_cancel=True)
+            self._built(version, outcome)
+        except builds.BuildCancelled:  # the ladder is stopping and the build stopped: built again next time
+            _queue_again(self.store, version)
+        except trio.Cancelled:  # the ladder stopped waiting: the build is abandoned in Docker, built again next time
+            _queue_again(self.store, version)
+            raise
+        except Exception as exc:  # noqa: BLE001 - a build that breaks must not stop the ladder
+            log.exception("building %s failed", version.entry)
+            try:
+                self.store.transition(
+                    version.id, FAILED, reason=f"the build failed inside the server ({type(exc).__name__}); see its log"
+                )
+            except IllegalTransition:
+                pass
+            self.tell(f"{version.entry}: the build failed inside the server: {exc}")
+        finally:
+            self.building.pop(version.id, None)
+            self.changed()
+
+    def _phase(self, version: Version, phase: str, fields: dict[str, Any]) -> None:
+        """A build's progress, on the coordinator's thread (``validating``: built, now playing its check)."""
+        if phase != VALIDATING:
+            return
+        try:
+            self.store.transition(version.id, VALIDATING, expect=BUILDING, **fields)
+        except IllegalTransition as exc:
+            log.info("%s", exc)
+            return
+        self.tell(f"{version.entry}: built {str(fields.get('image_id', ''))[:19]}, validating")
+
+    def _built(self, version: Version, outcome: builds.BuildOutcome) -> None:
+        """A build's outcome, on the coordinator's thread (compare-and-set: a disable meanwhile wins)."""
+        logs: dict[str, Any] = {"build_log": outcome.build_log, "validation_log": outcome.validation_log}
+        if outcome.image_id:
+            logs["image_id"] = outcome.image_id
+        try:
+            if not outcome.passed:
+                self.store.transition(version.id, FAILED, reason=outcome.reason or "failed", **logs)
+                self.tell(f"{version.entry}: failed: {outcome.reason}")
+                return
+            self.store.transition(version.id, VALIDATING, **logs)  # (from building, or staying validating)
+            self.activate(version)
+        except IllegalTransition as exc:
+            self.tell(f"{version.entry}: result dropped: {exc}")
+            return
+        self.tell(f"{version.entry}: active")
+
+
+def _queue_again(store: LadderStore, version: Version) -> None:
+    try:
+        store.transition(version.id, QUEUED)
+    except IllegalTransition:
+        pass  # disabled meanwhile: it stays so
+
+
+__all__ = ["BuildQueue"]
