@@ -131,6 +131,7 @@ def build_and_validate(
             source_dir(config, version), tag=image_tag(config, version, ladder_id),
             base_image=config.submissions.base_image, client=client, on_line=lambda line: log.write(line + "\n"),
             limits=dir_limits(config), build_limits=config.submissions.build_limits, cancel=cancel,
+            scratch=config.directory / "tmp",  # emptied when the server starts (a kill mid-build leaves nothing)
         )  # fmt: skip
     except BuildInterrupted as exc:
         if exc.reason == "cancelled":
@@ -183,7 +184,8 @@ def validate(config: LadderConfig, image: str, version: Version, *, run_id: str,
     def on_game_end(game: GameOutcome) -> None:
         saved.append(write_record(out_dir, game))
 
-    logs_dir = Path(tempfile.mkdtemp(prefix="arena-validate-"))
+    (config.directory / "tmp").mkdir(parents=True, exist_ok=True)
+    logs_dir = Path(tempfile.mkdtemp(prefix="arena-validate-", dir=config.directory / "tmp"))
     try:
         seat_bots = [spec_bots[b] for b in seat_assignment(rules.players, len(spec_bots))]
         try:

@@ -323,8 +323,13 @@ def build_image(
     trusted: bool = False,
     build_limits: BuildLimits | None = None,
     cancel: threading.Event | None = None,
+    scratch: Path | None = None,
 ) -> BuiltImage:
     """Build the image of the bot in ``source`` offline; returns its ID.
+
+    The build context is copied into a new directory under ``scratch`` (the
+    system's temporary directory by default; a server passes one of its own,
+    which it empties when it starts: a kill -9 mid-build leaves nothing behind).
 
     Without a Dockerfile, ``source`` needs ``bot.py`` and is built with
     :data:`DEFAULT_DOCKERFILE` on the bot base image ``bot_base`` (made first
@@ -375,7 +380,9 @@ def build_image(
     buildargs = {"BASE_IMAGE": str(base.id)} if "BASE_IMAGE" in wanted else {}
     if "BOT_BASE" in wanted:
         buildargs["BOT_BASE"] = ensure_bot_base(base_image=base_image, tag=bot_base, client=client, on_line=on_line)
-    tmp = tempfile.mkdtemp(prefix="arena-build-")
+    if scratch is not None:
+        scratch.mkdir(parents=True, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="arena-build-", dir=scratch)
     try:
         context = Path(tmp) / "context"
         if default:  # the bot base has the SDK: only the author's files (and wheels) go in
