@@ -46,3 +46,20 @@ def run_cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
         )
 
     return run
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Remove what pytest could not: its ``garbage-*`` folders holding trees too deep for its recursive rm.
+
+    The hostile-archive tests make trees 1,500 directories deep (and remove them
+    themselves, iteratively); a run killed in between leaves one, and pytest's own
+    clean-up of old temporary folders then fails every later run with RecursionError.
+    """
+    import getpass
+    import tempfile
+
+    from arena.sandbox.tree import remove_tree
+
+    root = Path(tempfile.gettempdir()) / f"pytest-of-{getpass.getuser()}"
+    for garbage in root.glob("garbage-*"):
+        remove_tree(garbage, ignore_errors=True)
