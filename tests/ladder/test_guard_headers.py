@@ -19,7 +19,7 @@ import pytest
 from docker_support import engine_or_skip
 from guard_support import NO_BUILDS, signed_in
 from ladder_support import Ladder, served
-from publish.replay_records import record
+from site_support import record_json
 from starlette.routing import Route
 
 from arena.ladder.config import load_ladder_config
@@ -41,7 +41,7 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ladder]:
     client = engine_or_skip("the ladder's header tests")
     lad = Ladder(tmp_path_factory.mktemp("ladder") / "lad", NO_BUILDS)
     (lad.directory / "records").mkdir(exist_ok=True)
-    (lad.directory / "records" / f"{GAME}.json").write_text(json.dumps(record("pagat", 1)))
+    (lad.directory / "records" / f"{GAME}.json").write_text(json.dumps(record_json(GAME, 1, ("alpha@1", "beta@1"), notes=False)))
     with served(lad, client):
         yield lad
 
