@@ -107,6 +107,8 @@ CREATE TABLE IF NOT EXISTS pairs (
 );
 CREATE INDEX IF NOT EXISTS pairs_status ON pairs(status);
 CREATE INDEX IF NOT EXISTS games_cluster ON games(cluster);
+CREATE INDEX IF NOT EXISTS games_side0 ON games(side0);
+CREATE INDEX IF NOT EXISTS games_side1 ON games(side1);
 """
 
 #: A duplicate pair's states in the ``pairs`` table (:mod:`arena.tables.ledger` writes them).
