@@ -38,7 +38,7 @@ def test_pages_answer_while_a_writer_holds_the_lock(tmp_path: Path):
         writes: dict[str, int] = {}
 
         def signin() -> httpx.Response:
-            return httpx.post(url + "/signin", data={"token": ladder.tokens["alpha"]}, timeout=60)
+            return httpx.post(url + "/signin", data={"token": ladder.tokens["alpha"]}, headers={"Origin": url}, timeout=60)
 
         def pause() -> httpx.Response:
             return httpx.post(url + "/api/admin/pause", headers={"Authorization": f"Bearer {ladder.admin}"}, timeout=60)

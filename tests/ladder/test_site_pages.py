@@ -76,7 +76,7 @@ def test_a_replay_shows_only_the_asking_teams_notes(ladder: SyntheticLadder, url
 
 def test_a_signed_in_teams_replay_shows_its_notes_by_cookie(ladder: SyntheticLadder, url: str):
     with httpx.Client(base_url=url, timeout=30) as client:
-        signed = client.post("/signin", data={"token": ladder.tokens["beta"]})
+        signed = client.post("/signin", data={"token": ladder.tokens["beta"]}, headers={"Origin": url})
         assert signed.status_code == 303
         page = client.get("/games/L0000001-t2").text
     assert notes_in(steps_of(page)) and all(n.startswith("note of beta@1") for n in notes_in(steps_of(page)))
@@ -130,7 +130,7 @@ def test_a_team_downloads_its_own_validation_records_and_no_one_elses(ladder: Sy
 def test_the_teams_pages_link_the_validation_record_with_its_reproduce_line(ladder: SyntheticLadder, url: str):
     link = 'href="/teams/alpha/versions/1/validation/validate-alpha@1.json"'
     with httpx.Client(base_url=url, timeout=30) as client:
-        client.post("/signin", data={"token": ladder.tokens["alpha"]})
+        client.post("/signin", data={"token": ladder.tokens["alpha"]}, headers={"Origin": url})
         me = client.get("/me").text
         team = client.get("/teams/alpha").text
     for page in (me, team):
