@@ -48,15 +48,21 @@ def test_address_and_token_options_reach_the_referee(tmp_path: Path) -> None:
         try:
             seats = [RemoteSeat(s, "m1") for s in range(2)]
             server.add_match("m1", spec_rules, TimeControl(), 1, seats)
-            proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "arena_sdk.bots", "easy", "--address", address, "--token", seats[0].token,
-                env={"PATH": "/usr/bin:/bin"}, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
-            )  # fmt: skip
+            with (tmp_path / "bot.err").open("wb") as err:
+                proc = await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", "arena_sdk.bots", "easy", "--address", address, "--token", seats[0].token,
+                    env={"PATH": "/usr/bin:/bin"}, stdout=asyncio.subprocess.DEVNULL, stderr=err,
+                )  # fmt: skip
             try:
-                await asyncio.wait_for(seats[0].joined.wait(), 30)
-                return seats[0].joined.is_set()
+                ended = asyncio.ensure_future(proc.wait())
+                joined = asyncio.ensure_future(seats[0].joined.wait())
+                await asyncio.wait({ended, joined}, timeout=30, return_when=asyncio.FIRST_COMPLETED)
+                assert seats[0].joined.is_set(), (proc.returncode, (tmp_path / "bot.err").read_text()[-2000:])
+                return True
             finally:
-                proc.kill()
+                joined.cancel()
+                if proc.returncode is None:  # (a bot that ended by itself cannot be killed)
+                    proc.kill()
                 await proc.wait()
         finally:
             await asyncio.wait_for(server.stop(0.5), 10)
