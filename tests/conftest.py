@@ -63,3 +63,27 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     root = Path(tempfile.gettempdir()) / f"pytest-of-{getpass.getuser()}"
     for garbage in root.glob("garbage-*"):
         remove_tree(garbage, ignore_errors=True)
+
+
+#: Debian's Chromium, driven by Playwright (no browser download); the flags a closed network needs.
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run", "--disable-quic"]  # fmt: skip
+
+
+@pytest.fixture
+def browser():  # type: ignore[no-untyped-def]
+    """A headless Chromium (Playwright's Browser); fails in CI without one, skips elsewhere."""
+    if not CHROMIUM.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing (required in CI)")
+        pytest.skip(f"{CHROMIUM} is not installed")
+    from playwright.sync_api import sync_playwright
+
+    os.environ.setdefault("DBUS_SESSION_BUS_ADDRESS", "disabled:")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        try:
+            yield b
+        finally:
+            b.close()

@@ -11,10 +11,8 @@ version uploaded, a visitor signed into the attacker's team).
 from __future__ import annotations
 
 import http.server
-import os
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from docker_support import engine_or_skip
@@ -24,9 +22,6 @@ from tournament_support import free_port
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(600)]
 
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-quic"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -105,22 +100,6 @@ class _AttackerPage(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass
 
-
-@pytest.fixture
-def browser():  # type: ignore[no-untyped-def]
-    if not CHROMIUM.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing (required in CI)")
-        pytest.skip(f"{CHROMIUM} is not installed")
-    from playwright.sync_api import sync_playwright
-
-    os.environ.setdefault("DBUS_SESSION_BUS_ADDRESS", "disabled:")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def test_in_chromium_the_sites_own_forms_work_and_a_same_site_page_is_refused(ladder: Ladder, browser):  # type: ignore[no-untyped-def]

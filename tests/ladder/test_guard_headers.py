@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -35,9 +34,6 @@ pytestmark = [pytest.mark.docker, pytest.mark.timeout(600)]
 GAME = "L0000001-t1"
 #: A value for each path parameter of the site's routes.
 PARAMS = {"team": "alpha", "game_id": GAME, "entry": "alpha@1", "action": "pause", "number": "1", "name": "validate-alpha@1.json"}
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-quic"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -119,22 +115,6 @@ def test_the_replay_page_policy_is_a_header_that_admits_its_viewer(ladder: Ladde
     script = next(d for d in policy.split(";") if d.strip().startswith("script-src"))
     assert "'unsafe-inline'" not in script and ("'self'" in script or "'sha256-" in script), policy
 
-
-@pytest.fixture
-def browser():  # type: ignore[no-untyped-def]
-    if not CHROMIUM.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing (required in CI)")
-        pytest.skip(f"{CHROMIUM} is not installed")
-    from playwright.sync_api import sync_playwright
-
-    os.environ.setdefault("DBUS_SESSION_BUS_ADDRESS", "disabled:")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def test_in_chromium_the_replay_runs_and_cannot_be_framed(ladder: Ladder, browser, tmp_path: Path):  # type: ignore[no-untyped-def]

@@ -9,7 +9,6 @@ script (their Content-Security-Policy says so).
 
 from __future__ import annotations
 
-import os
 import tarfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,9 +19,6 @@ from ladder_support import Ladder, bot_source, tarball
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1200)]
 
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-quic"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -35,22 +31,6 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ladder]:
     finally:
         lad.stop()
 
-
-@pytest.fixture
-def browser():  # type: ignore[no-untyped-def]
-    if not CHROMIUM.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing (required in CI)")
-        pytest.skip(f"{CHROMIUM} is not installed")
-    from playwright.sync_api import sync_playwright
-
-    os.environ.setdefault("DBUS_SESSION_BUS_ADDRESS", "disabled:")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def test_sign_in_upload_see_the_build_and_the_leaderboard(ladder: Ladder, browser, tmp_path: Path):  # type: ignore[no-untyped-def]

@@ -9,7 +9,6 @@ or breaks its Content-Security-Policy.
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,9 +16,6 @@ from pathlib import Path
 import pytest
 from site_support import SyntheticLadder, served
 
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-quic"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -37,22 +33,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SyntheticLa
         yield lad, url
     lad.close()
 
-
-@pytest.fixture
-def browser():  # type: ignore[no-untyped-def]
-    if not CHROMIUM.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing (required in CI)")
-        pytest.skip(f"{CHROMIUM} is not installed")
-    from playwright.sync_api import sync_playwright
-
-    os.environ.setdefault("DBUS_SESSION_BUS_ADDRESS", "disabled:")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def test_a_team_sees_its_validation_record_its_notes_and_the_way_back(site, browser, tmp_path: Path):  # type: ignore[no-untyped-def]

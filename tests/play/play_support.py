@@ -14,9 +14,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-quic"]  # fmt: skip
 #: Fast bots for the other seats (Easy answers in well under a millisecond).
 FAST = ("--partner", "builtin:easy", "--opponent", "builtin:easy")
 #: How long any wait for the table may take on a loaded machine before the test fails.
