@@ -127,14 +127,15 @@ class Runner:
     async def run(self) -> RunOutcome:
         """Play until done; raises the store error (or :class:`RunStopped`) that stopped it, after cleaning up."""
         ended_send, ended = trio.open_memory_channel[str](math.inf)
+        sides_left = [0]
+        sides_ended = trio.Event()
         async with trio.open_nursery() as nursery:
             if self.watch_signals:  # first: a Ctrl-C during the prune below stops the run cleanly too
                 nursery.start_soon(self._watch_signals)
             try:
                 if self.prune is not None:
                     await trio.to_thread.run_sync(self.prune)
-                sides_left = [len(self.side)]
-                sides_ended = trio.Event()
+                sides_left[0] = len(self.side)
                 for task in self.side:
                     nursery.start_soon(self._side, task, sides_left, sides_ended)
                 while not self._stopping() and not self.schedule.done():
@@ -159,7 +160,7 @@ class Runner:
                     while self.running:
                         await ended.receive()
                     # Side work sees ``stop`` and ends itself; what does not within the grace is cancelled.
-                    if self.side and sides_left[0] > 0:
+                    if sides_left[0] > 0:
                         with trio.move_on_after(self.side_grace_s):
                             await sides_ended.wait()
                     if self.prune is not None:
