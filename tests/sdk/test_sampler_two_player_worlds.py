@@ -15,10 +15,11 @@ checked to obey too (so the properties are the rules', not the sampler's).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
-from arena_sdk.engine import Decision, GameState, resolve_ruleset
+from arena_sdk.engine import Decision, GameState
 from arena_sdk.engine.playout import random_action
+from game_walk import decision_views
+
 from arena_sdk.sampling import DealSampler
 
 #: The view fields a world must reproduce for the seat (everything it has seen).
@@ -79,29 +80,13 @@ def opponent_seen_problems(state: GameState, me: int) -> list[str]:
     return problems
 
 
-def views(seed: int, every: int) -> Iterator[tuple[GameState, object]]:
-    """The real state and the view of the seat to move, along a random two-player game."""
-    rules = resolve_ruleset("two-player", {"max_hands": 3})
-    state = GameState.new(rules, seed)
-    rng = random.Random(seed)
-    step = 0
-    while state.decision is not None:
-        if step % every == 0:
-            yield state, state.view(state.to_move)
-        step += 1
-        if state.decision is Decision.BLIND_NIL:
-            state.apply(rng.random() < 0.4)
-        else:
-            state.apply(random_action(state, rng))
-
-
 def test_every_two_player_world_agrees_with_the_seat_and_the_opponents_seen_discards():
     rng = random.Random(36)
     worlds = 0
     kinds: set[Decision] = set()
     exchanged = 0
     for seed in range(24):
-        for real, view in views(seed, every=4):
+        for real, view in decision_views("two-player", seed, every=4):
             me = view.seat
             # The properties are the rules': the real game obeys them.
             assert opponent_seen_problems(real, me) == [], (seed, view.decision)
@@ -123,7 +108,7 @@ def test_sampled_worlds_play_on_with_the_opponents_view_intact():
     """A world played forward: the opponent's view stays a view the engine accepts, to the hand's end."""
     rng = random.Random(7)
     for seed in range(6):
-        for _real, view in views(seed, every=9):
+        for _real, view in decision_views("two-player", seed, every=9):
             world = DealSampler(view).sample(rng)
             hand = world.hand_number
             while world.decision is not None and world.hand_number == hand:

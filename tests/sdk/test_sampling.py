@@ -10,6 +10,8 @@ import pytest
 
 from arena_sdk.engine import CARDS, Decision, GameState, resolve_ruleset
 from arena_sdk.engine.playout import random_action
+from game_walk import decision_views
+
 from arena_sdk.sampling import DISCARD, DealSampler, honour_bid_model, voids_of
 
 PRESETS = ("pagat", "wikipedia", "cards4", "two-player")
@@ -18,22 +20,6 @@ FIELDS = (
     "blind", "tricks_won", "leader", "current_trick", "tricks", "spades_broken", "scores",
     "bags", "offered_card", "seen_discards", "exchanged",
 )  # fmt: skip
-
-
-def _decision_views(preset: str, seed: int, every: int = 1):
-    """Views of the seat to move along a random game of a few hands (blind nil made likely)."""
-    rules = resolve_ruleset(preset, {"max_hands": 3})
-    state = GameState.new(rules, seed)
-    rng = random.Random(seed)
-    step = 0
-    while state.decision is not None:
-        if step % every == 0:
-            yield state, state.view(state.to_move)
-        step += 1
-        if state.decision is Decision.BLIND_NIL:
-            state.apply(rng.random() < 0.4)
-        else:
-            state.apply(random_action(state, rng))
 
 
 def _same_knowledge(world: GameState, real) -> None:
@@ -48,7 +34,7 @@ def test_worlds_never_contradict_the_view(preset):
     checked = 0
     kinds_seen = set()
     for seed in range(3):
-        for real_state, view in _decision_views(preset, seed, every=3):
+        for real_state, view in decision_views(preset, seed, every=3):
             sampler = DealSampler(view)
             for _ in range(3):
                 alloc = sampler.sample_allocation(rng)
@@ -70,7 +56,7 @@ def test_worlds_never_contradict_the_view(preset):
 def test_sampled_worlds_play_on_to_the_end_of_the_hand():
     rng = random.Random(1)
     for preset in PRESETS:
-        for _state, view in _decision_views(preset, 9, every=7):
+        for _state, view in decision_views(preset, 9, every=7):
             world = DealSampler(view).sample(rng)
             hand = world.hand_number
             while world.decision is not None and world.hand_number == hand:
@@ -106,7 +92,7 @@ def _exact_frequencies(view, sampler):
 
 
 def _late_view(preset: str, seed: int, tricks_left: int):
-    for state, view in _decision_views(preset, seed):
+    for state, view in decision_views(preset, seed):
         if view.decision is Decision.PLAY and len(view.tricks) == 13 - tricks_left and view.hand_number == 1:
             return view
     raise AssertionError("no such position")
@@ -179,7 +165,7 @@ def test_two_player_seen_discards_stay_out_unless_the_opponent_exchanged():
     rng = random.Random(4)
     checked = 0
     for seed in range(6):
-        for _state, view in _decision_views("two-player", seed, every=5):
+        for _state, view in decision_views("two-player", seed, every=5):
             if view.decision is not Decision.PLAY:
                 continue
             sampler = DealSampler(view)
