@@ -15,6 +15,7 @@ from typing import Any
 
 from arena_sdk.engine import RulesError, Ruleset, resolve_ruleset
 
+from arena.ladder import paths
 from arena.ladder.matchmaking import Settings as MatchmakingSettings
 from arena.match import TimeControl
 from arena.match.spec import check_seconds, default_hard_cap
@@ -123,11 +124,11 @@ class LadderConfig:
 
     @property
     def results_path(self) -> Path:
-        return self.directory / "results.sqlite"
+        return paths.results_store(self.directory)
 
     @property
     def ladder_path(self) -> Path:
-        return self.directory / "ladder.sqlite"
+        return paths.ladder_store(self.directory)
 
 
 def template(name: str, preset: str, overrides: dict[str, str], base_image: str = DEFAULT_BASE_IMAGE) -> str:

@@ -30,6 +30,16 @@ class _VersionLike(Protocol):
     def number(self) -> int: ...
 
 
+def results_store(directory: Path) -> Path:
+    """The ladder's games and pairs (the results store's format: ``arena ratings`` reads it)."""
+    return directory / "results.sqlite"
+
+
+def ladder_store(directory: Path) -> Path:
+    """The ladder's teams, versions, sessions and rating history."""
+    return directory / "ladder.sqlite"
+
+
 def source_dir(config: _HasDirectory, version: _VersionLike) -> Path:
     """Where a version's unpacked bot directory is kept (what it was built from)."""
     return config.directory / "submissions" / version.team / str(version.number)
@@ -69,6 +79,6 @@ def validation_record(directory: Path, version_id: int, name: str) -> Path | Non
 
 
 __all__ = [
-    "VALIDATION_FILE", "record_path", "seat_log_path", "source_dir", "validation_dir", "validation_record",
+    "VALIDATION_FILE", "ladder_store", "record_path", "results_store", "seat_log_path", "source_dir", "validation_dir", "validation_record",
     "validation_records",
 ]  # fmt: skip

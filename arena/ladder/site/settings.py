@@ -11,6 +11,8 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from arena.ladder import paths
+
 
 @dataclasses.dataclass(frozen=True)
 class UploadLimits:
@@ -32,11 +34,11 @@ class SiteSettings:
 
     @property
     def results_path(self) -> Path:
-        return self.directory / "results.sqlite"
+        return paths.results_store(self.directory)
 
     @property
     def ladder_path(self) -> Path:
-        return self.directory / "ladder.sqlite"
+        return paths.ladder_store(self.directory)
 
     @classmethod
     def of(cls, config: Any) -> SiteSettings:
