@@ -82,10 +82,12 @@ ALLOWED = {
     "ladder": {
         "arena.match", "arena.referee", "arena.sandbox", "arena.tables", "arena.results", "arena.tournament",
         "arena.ratings", "arena.publish", "arena.ladder",
+        # Practice tables and live spectators reuse arena play's table, seat and public view.
+        "arena.play",
     },
     # People at the table (arena play): hosts its match like `arena match run` (the referee's
     # play_seated) with a person's seat adapter, and shows a game's replay with the publish viewer.
-    # A sibling of the runners: nothing imports it but the CLI.
+    # A sibling of the runners: nothing imports it but the CLI and the ladder's site (practice tables).
     "play": {"arena.match", "arena.referee", "arena.sandbox", "arena.publish", "arena.play"},
 }
 

@@ -102,6 +102,46 @@ class ServerSettings:
     """Seconds requests in flight get to finish when the server stops (then they are cut)."""
 
 
+# ------------------------------------------------------------ [play]: practice tables on the site (arena.ladder.practice)
+
+_SECTIONS["play"] = {"enabled", "tables", "per_team_per_day"}
+
+
+@dataclasses.dataclass(frozen=True)
+class PlaySettings:
+    """``[play]``: practice tables, where a signed-in team's member plays with and against active versions."""
+
+    enabled: bool = True
+    """Whether teams may open practice tables at all."""
+    tables: int = 2
+    """Practice tables at once, all teams together (each runs up to three bot containers)."""
+    per_team_per_day: int = 10
+    """Practice tables a team may open per UTC day."""
+
+
+PLAY_TEMPLATE = """
+[play]                         # practice tables on the site: a team plays with and against active versions (not rated)
+enabled = true                 # false: no practice tables
+tables = 2                     # practice tables at once, all teams together (each runs up to three bot containers)
+per_team_per_day = 10          # practice tables a team may open per UTC day
+"""
+
+
+def parse_play(table: dict[str, Any]) -> PlaySettings:
+    """``[play]``; :class:`ConfigError` (one line) for a bad value."""
+    enabled = _get(table, "enabled", bool, PlaySettings.enabled, "play")
+    tables = _get(table, "tables", int, PlaySettings.tables, "play")
+    per_day = _get(table, "per_team_per_day", int, PlaySettings.per_team_per_day, "play")
+    if not 1 <= tables <= 64:
+        raise ConfigError(f"[play] tables must be 1 to 64, got {tables}")
+    if not 0 <= per_day <= 10_000:
+        raise ConfigError(f"[play] per_team_per_day must be 0 to 10000, got {per_day}")
+    return PlaySettings(enabled=enabled, tables=tables, per_team_per_day=per_day)
+
+
+# ------------------------------------------------------------ end of [play]
+
+
 @dataclasses.dataclass(frozen=True)
 class LadderConfig:
     """Everything ``ladder.toml`` says (with the defaults for keys it leaves out)."""
@@ -121,6 +161,7 @@ class LadderConfig:
     suspend_after: int = 4
     """A newly active version that loses its first this many games by crash or forfeit is suspended (0: never)."""
     server: ServerSettings = ServerSettings()
+    play: PlaySettings = PlaySettings()
 
     @property
     def results_path(self) -> Path:
@@ -192,7 +233,7 @@ idle_timeout = 30.0            # seconds an upload may pause
 keep_alive = 5.0               # seconds an idle connection is kept for the next request
 max_connections = 512          # open connections at most (kept below the file descriptor limit too)
 shutdown_timeout = 5.0         # seconds requests in flight get when the server stops
-'''
+''' + PLAY_TEMPLATE
 
 
 def _server_settings(srv: dict[str, Any]) -> ServerSettings:
@@ -340,6 +381,7 @@ def load_ladder_config(directory: Path) -> LadderConfig:
         port=port,
         suspend_after=suspend_after,
         server=_server_settings(srv),
+        play=parse_play(_get(data, "play", dict, {}, "top level")),
     )
 
 
@@ -370,6 +412,6 @@ def parse_matchmaking(table: dict[str, Any]) -> MatchmakingSettings:
 
 
 __all__ = [
-    "CONFIG_NAME", "LadderConfig", "ServerSettings", "SubmissionLimits", "load_ladder_config", "parse_matchmaking",
+    "CONFIG_NAME", "LadderConfig", "PlaySettings", "ServerSettings", "SubmissionLimits", "load_ladder_config", "parse_matchmaking",
     "template",
 ]  # fmt: skip

@@ -3,7 +3,8 @@
 ``DIR/submissions/TEAM/N/`` a version's unpacked upload, ``DIR/records/GAME.json``
 a game's record, ``DIR/logs/GAME/seatK.log`` a seat's log, and
 ``DIR/validation/v<version id>/GAME.json`` the records of a version's
-validation games (private to its team and the organiser).
+validation games (private to its team and the organiser), ``DIR/practice.sqlite``
+and ``DIR/practice/TABLE/`` the practice tables (private to their team).
 """
 
 from __future__ import annotations
@@ -38,6 +39,12 @@ def results_store(directory: Path) -> Path:
 def ladder_store(directory: Path) -> Path:
     """The ladder's teams, versions, sessions and rating history."""
     return directory / "ladder.sqlite"
+
+
+def practice_store(directory: Path) -> Path:
+    """The practice tables' games (:mod:`arena.ladder.practice_store`), apart from the rated ones: the
+    ratings and standings never open it; a practice table's records are under ``DIR/practice/TABLE/``."""
+    return directory / "practice.sqlite"
 
 
 def source_dir(config: _HasDirectory, version: _VersionLike) -> Path:
@@ -79,6 +86,6 @@ def validation_record(directory: Path, version_id: int, name: str) -> Path | Non
 
 
 __all__ = [
-    "VALIDATION_FILE", "ladder_store", "record_path", "results_store", "seat_log_path", "source_dir", "validation_dir", "validation_record",
+    "VALIDATION_FILE", "ladder_store", "practice_store", "record_path", "results_store", "seat_log_path", "source_dir", "validation_dir", "validation_record",
     "validation_records",
 ]  # fmt: skip

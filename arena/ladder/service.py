@@ -39,6 +39,7 @@ from arena.ladder.build_queue import BuildQueue
 from arena.ladder.config import LadderConfig
 from arena.ladder.export import ladder_book
 from arena.ladder.lifecycle import ACTIVE, QUEUED, IllegalTransition
+from arena.ladder.live import LiveGames
 from arena.ladder.matchmaking import Standing as MatchStanding
 from arena.ladder.matchmaking import next_pairing
 from arena.ladder.state import CLUSTER_FORMAT, LadderState, game_ids, pair_cluster
@@ -103,7 +104,9 @@ class LadderService:
         )  # fmt: skip
         #: Pairs in play: seq -> (first, second).
         self.busy: dict[int, tuple[str, str]] = {}
-        self.state = LadderState()
+        #: The games in play as spectators see them (arena.ladder.live): the site reads it through the state.
+        self.live_games = LiveGames(config.rules.players, self.stop)
+        self.state = LadderState(live=self.live_games)
         _move_legacy_pairs(store, results)
         stored = results.games_in_write_order()
         self.book = ladder_book(store, results, stored)
@@ -124,7 +127,7 @@ class LadderService:
         """The standings of the active versions, from the book (no refit from the stores)."""
         rows = self.book.standings([v.entry for v in self.store.active_versions()])
         building = ", ".join(sorted(self.builds.building.values())) or None
-        self.state = LadderState(tuple(rows), tuple(self.busy.values()), building)
+        self.state = LadderState(tuple(rows), tuple(self.busy.values()), building, live=self.live_games)
         self.on_change(self.state)
 
     def ratings(self) -> dict[str, tuple[float, float, float, int]]:
@@ -161,6 +164,8 @@ class LadderService:
         except StoreError as exc:
             self.on_event(LadderEvent("failure", f"{exc}; the ladder stops"))
             raise
+        finally:
+            self.live_games.close()
         self.on_event(LadderEvent("stop", "stopped: what is stored is kept; pairs cut short play their missing table on restart"))
 
     # ------------------------------------------------------------ the schedule (arena.tables.runner.Schedule)
@@ -187,7 +192,12 @@ class LadderService:
         a, b = pairing
         return self._job(self.ledger.plan_pair(a, b, cluster=CLUSTER_FORMAT), active[a], active[b], room)
 
+    def live(self, game_id: str, to_move: int, view: bytes) -> None:
+        """A decision of a running game (the runner calls this for live tables): to the spectators' hub."""
+        self.live_games.publish(game_id, to_move, view)
+
     def recorded(self, job: Job, table: int, game: TableGame, recorded: Recorded) -> None:
+        self.live_games.finish(game.game_id, replay=recorded.row is not None)
         if recorded.void is not None:
             self.on_event(LadderEvent("void", f"game {game.game_id} void ({recorded.void}): played again"))
         if recorded.row is None:
@@ -199,6 +209,8 @@ class LadderService:
     def job_done(self, job: Job, results: Mapping[int, TableResult], stopped: bool) -> None:
         seq = _seq(job)
         a, b = self.busy.pop(seq, ("?", "?"))
+        for game_id in job.slots:  # a game not stored (stopped, failed) leaves the live list too
+            self.live_games.finish(game_id, replay=False)
         if stopped:
             self.ledger.stopped(seq)  # stopped on purpose: that start does not count; played again on restart
             self.refresh()
@@ -232,6 +244,8 @@ class LadderService:
         """
         seq = _seq(job)
         self.busy.pop(seq, None)
+        for game_id in job.slots:
+            self.live_games.finish(game_id, replay=False)
         log.error("pair %s failed", seq, exc_info=exc)
         self.on_event(LadderEvent("failure", f"pair {seq} failed: {type(exc).__name__}: {exc}"))
         self.ledger.failed(seq, f"{type(exc).__name__}: {exc}")
@@ -287,10 +301,13 @@ class LadderService:
             side0, side1 = (a, b) if table == 1 else (b, a)
             slots[game_id] = GameSlot(game_id, seq, seq, table, pair_cluster(seq), side0, side1, batch.deal_seeds[0])
         self.busy[seq] = (a, b)
+        live = bool(getattr(self.player, "local", False))  # spectators see local tables (not a cluster's)
+        for n in missing:
+            self.live_games.start(ids[n - 1], (a, b) if n == 1 else (b, a))
         self.refresh()
         return Job(
             key=pair_cluster(seq),
-            tables={n: batch.table(n, local=self.player.local) for n in missing},
+            tables={n: dataclasses.replace(batch.table(n, local=self.player.local), live=live) for n in missing},
             slots=slots,
             images={a: first.image_id, b: second.image_id},
             log_dirs={n: batch.table_log_dir(n) for n in missing},

@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the standings module loads the ratings' numbers; the site only reads the values
+    from arena.ladder.live import LiveGames
     from arena.ladder.standings import Standing
 
 #: The ids of the ladder's games (:func:`game_ids`): anything else is a 404.
@@ -27,6 +28,8 @@ class LadderState:
     standings: tuple[Standing, ...] = ()
     in_play: tuple[tuple[str, str], ...] = ()
     building: str | None = None
+    live: LiveGames | None = None
+    """The games in play as spectators see them (one hub for the loop's life, shared, not copied)."""
 
 
 #: The cluster of the ladder's pair ``seq`` (its two games share it), as a format the ledger fills in.

@@ -41,6 +41,8 @@ from arena.ladder.paths import source_dir
 from arena.ladder.site.admin import router as admin_router
 from arena.ladder.site.api import router as api_router
 from arena.ladder.site.context import COOKIE, PAGE_CSP, Site, Viewer, Who
+from arena.ladder.site.live import router as live_router
+from arena.ladder.site.practice import install as install_practice
 from arena.ladder.site.public import router as public_router
 from arena.ladder.site.team import router as team_router
 from arena.ladder.state import LadderState
@@ -73,10 +75,11 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
         redoc_url=None,
     )
     app.state.site = site
-    for router in (public_router, team_router, admin_router, api_router):
+    for router in (public_router, team_router, admin_router, api_router, live_router):
         app.include_router(router)
-    # The ladder's stylesheet and the replay viewer's script and style (arena.publish's assets).
-    app.mount("/static", StaticFiles(packages=[("arena.ladder", "static"), ("arena.publish", "assets")]), name="static")
+    install_practice(app, site, config)  # practice tables (arena.ladder.site.practice)
+    # The ladder's stylesheet and the replay viewer's script and style (arena.publish's assets), the table page's (arena.play).
+    app.mount("/static", StaticFiles(packages=[("arena.ladder", "static"), ("arena.publish", "assets"), ("arena.play", "static")]), name="static")
 
     page = site.page
     version_private = site.version_private

@@ -185,7 +185,7 @@ async def play_game(
                     index, game_id, spec.bot_seed(index, s), state.first,
                     tuple(state.scores), tuple(state.bags),
                 )  # fmt: skip
-            await _play_out(state, seats, spec, clock, request_ids, stats, meta, bank, latencies)
+            await _play_out(state, seats, spec, index, clock, request_ids, stats, meta, bank, latencies)
     except _Forfeit as f:
         lose(f.seat, f.reason, f.detail, f.decision)
         # Tell the seat while its stream is open (a lost seat drops it).
@@ -240,6 +240,7 @@ async def _play_out(
     state: GameState,
     seats: Sequence[Seat],
     spec: MatchSpec,
+    index: int,
     clock: Clock,
     request_ids: Iterator[int],
     stats: list[SeatStats],
@@ -362,6 +363,8 @@ async def _play_out(
                 reason = "timeout" if strike in ("timeout", "offturn") else "illegal"  # time, or the rules
                 raise _Forfeit(s, reason, f"{st.strikes} strikes; last: {strike}: {detail}", decision=st.decisions - 1)
         meta.append(entry)
+        if spec.observe is not None:  # a live feed (the ladder's spectators): after the decision is applied
+            spec.observe(spec.game_id(index), state)
         if len(state.hand_results) > hands_reported:
             hand = state.hand_results[hands_reported]
             hands_reported += 1

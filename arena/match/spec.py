@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
+from typing import Any
 
 from arena_sdk.engine import Ruleset
 from arena_sdk.engine.policy import bot_seed
@@ -148,6 +150,9 @@ class MatchSpec:
     game_ids: tuple[str, ...] = ()
     bot_seed_key: str = ""
     """Keys the seats' bot seeds (:func:`arena.match.seeds.bot_seed_key`); "": they follow from the deal seeds."""
+    observe: Callable[[str, Any], None] | None = dataclasses.field(default=None, compare=False, repr=False)
+    """Called with (game id, the engine's game state) after each decision is applied: a live feed
+    (the ladder's spectators, :mod:`arena.ladder.live`). It must not change the state."""
 
     def bot_seed(self, index: int, seat: int) -> int:
         """The bot seed of ``seat`` in game ``index``."""

@@ -19,7 +19,7 @@ import json
 import secrets
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from arena.play.seat import DEFAULT_RECONNECT_S, HandEnd, HumanSeat
 from arena.play.views import clean_name, decision_json, hand_json, seat_view_json
 from arena.referee.botspec import BotSpec
 from arena.referee.local_match import play_seated
+from arena.sandbox.docker import ContainerLimits
 
 #: The person's time control by default: a minute a move and five in the bank (docs/play.md).
 DEFAULT_MOVE_S = 60.0
@@ -85,6 +86,12 @@ class TableConfig:
     """The bot the comparison seats by default (the page can ask for another)."""
     start_timeout: float = 20.0
     match_id: str = ""
+    limits: ContainerLimits = ContainerLimits()
+    """The bots' containers' limits (a ladder's practice table: the ladder's own)."""
+    labels: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """Labels on the bots' containers (a ladder's practice table: the ladder's run label, so its prune finds them)."""
+    names: tuple[str, ...] = ()
+    """Each seat's name for the page ("" or none: the bot's label); the person's seat is "You" anyway."""
 
     def __post_init__(self) -> None:
         n = self.rules.players
@@ -170,7 +177,11 @@ class PlayTable:
 
     def names(self) -> list[str]:
         """Each seat's name for the page: "You", and each bot's label (its own name once it joins)."""
-        return ["You" if b is None else clean_name(b.label) for b in self.config.bots]
+        given = self.config.names
+        return [
+            "You" if b is None else clean_name(given[s] if s < len(given) and given[s] else b.label)
+            for s, b in enumerate(self.config.bots)
+        ]
 
     def builtin_tiers(self) -> list[str] | None:
         """The built-in tier at each seat but the person's (which gets ""), or None if any seat is not built-in."""
@@ -202,6 +213,7 @@ class PlayTable:
             await play_seated(
                 self.spec, bots, log_dir=out / "logs", start_timeout=self.config.start_timeout,
                 on_game_end=saved, seat_launchers={self.config.seat: self.seat.launcher()},
+                limits=self.config.limits, labels=dict(self.config.labels) or None,
             )  # fmt: skip
         except Exception as exc:  # the table's page says why, and the command too
             self.error = f"the match stopped: {type(exc).__name__}: {exc}"[:300]

@@ -33,11 +33,12 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import HTTPConnection
 
 from arena.play.seat import AnswerRefused
 from arena.play.table import PlayTable, dumps
@@ -114,7 +115,6 @@ class Connection:
 def create_app(tables: Mapping[str, PlayTable], *, hosts: tuple[str, ...] = LOOPBACK_HOSTS) -> FastAPI:
     """The web app for ``tables`` (by key); ``hosts``: the Host names it answers to."""
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
-    seats = Seats()
     static = files("arena.play") / "static"
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
 
@@ -135,38 +135,65 @@ def create_app(tables: Mapping[str, PlayTable], *, hosts: tuple[str, ...] = LOOP
     # Outermost: a request for another host name (DNS rebinding) never reaches a route.
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
 
-    def table_or_404(key: str) -> PlayTable:
-        table = tables.get(key)
-        if table is None:
-            raise HTTPException(404, "no such table")
-        return table
-
     @app.get("/", include_in_schema=False)
     async def index() -> HTMLResponse:
         html = _templates().get_template("index.html").render()
         return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
-    @app.get("/t/{key}", include_in_schema=False)
-    async def table_page(key: str) -> HTMLResponse:
-        table = table_or_404(key)
-        html = _templates().get_template("table.html").render(base=f"/t/{key}", players=table.players)
-        return HTMLResponse(html, headers={"Cache-Control": "no-store"})
+    async def lookup(key: str, connection: HTTPConnection) -> PlayTable | None:
+        return tables.get(key)
 
-    @app.get("/t/{key}/replay/{game_id}", include_in_schema=False)
-    async def replay_page(key: str, game_id: str) -> HTMLResponse:
+    def origin_ok(connection: HTTPConnection) -> bool:
+        return same_origin(connection.headers.get("origin"), connection.headers.get("host"))
+
+    add_table_routes(app, lookup, prefix="/t", origin_ok=origin_ok)
+    return app
+
+
+def add_table_routes(
+    app: FastAPI | APIRouter,
+    lookup: Callable[[str, HTTPConnection], Awaitable[PlayTable | None]],
+    *,
+    prefix: str,
+    origin_ok: Callable[[HTTPConnection], bool],
+) -> None:
+    """The table page, its replays and its WebSocket under ``PREFIX/KEY`` (``arena play``: ``/t``; the ladder's
+    practice tables: ``/practice``).
+
+    ``lookup`` finds the table of a key for the asking connection (None: 404,
+    and a WebSocket refused): the ladder's binds it to the team's session.
+    ``origin_ok`` says whether a WebSocket comes from the server's own pages.
+    The page loads ``/static/play.css`` and ``/static/play.js``: the app serves them.
+    """
+    seats = Seats()
+
+    async def table_or_404(key: str, connection: HTTPConnection) -> PlayTable:
+        table = await lookup(key, connection)
+        if table is None:
+            raise HTTPException(404, "no such table")
+        return table
+
+    @app.get(prefix + "/{key}", include_in_schema=False)
+    async def table_page(key: str, request: Request) -> HTMLResponse:
+        table = await table_or_404(key, request)
+        html = _templates().get_template("table.html").render(base=f"{prefix}/{key}", players=table.players)
+        return HTMLResponse(html, headers={"Cache-Control": "no-store", "Content-Security-Policy": PAGE_CSP})
+
+    @app.get(prefix + "/{key}/replay/{game_id}", include_in_schema=False)
+    async def replay_page(key: str, game_id: str, request: Request) -> HTMLResponse:
         from arena.publish.steps import game_steps
         from arena.publish.viewer import standalone_html
 
-        path = table_or_404(key).replay_record(game_id)
+        path = (await table_or_404(key, request)).replay_record(game_id)
         if path is None:
             raise HTTPException(404, "no such game")
         html = standalone_html(game_steps(json.loads(path.read_text(encoding="utf-8")), with_notes=True))
         return HTMLResponse(html, headers={"Content-Security-Policy": _replay_csp(), "Cache-Control": "no-store"})
 
-    @app.websocket("/t/{key}/ws")
+    @app.websocket(prefix + "/{key}/ws")
     async def table_socket(socket: WebSocket, key: str) -> None:
-        table = tables.get(key)
-        if table is None or not same_origin(socket.headers.get("origin"), socket.headers.get("host")):
+        table = await lookup(key, socket) if origin_ok(socket) else None
+        if table is None:
             await socket.close(code=1008)  # before accept: the handshake is refused (HTTP 403)
             return
         await socket.accept()
@@ -189,8 +216,6 @@ def create_app(tables: Mapping[str, PlayTable], *, hosts: tuple[str, ...] = LOOP
             table.listeners.remove(connection.dirty.set)
             seats.release(key, connection)
             table.seat.page_disconnected()
-
-    return app
 
 
 async def _push(table: PlayTable, connection: Connection) -> None:

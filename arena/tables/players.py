@@ -54,13 +54,18 @@ class LocalTables:
         return configured
 
     async def play(
-        self, spec: TableSpec, on_game: Callable[[TableGame], None], stop: threading.Event
+        self,
+        spec: TableSpec,
+        on_game: Callable[[TableGame], None],
+        stop: threading.Event,
+        on_live: Callable[[str, int, bytes], None] | None = None,
     ) -> TableResult:
+        """Play ``spec`` in a table process; ``on_live`` gets its live views (``spec.live``: the ladder's spectators)."""
         from arena.tables.processes import (
             play_table_in_process,  # the forkserver starts on first use
         )
 
-        return await play_table_in_process(spec, on_game, stop, self.cleanup)
+        return await play_table_in_process(spec, on_game, stop, self.cleanup, on_live)
 
 
 __all__ = ["LocalTables", "RunStopped", "TablePlayer"]

@@ -93,7 +93,10 @@ def table_process_main(spec: TableSpec, conn: Connection) -> None:
         return bool(state["stopped"])
 
     try:
-        result = play_table(spec, on_game=lambda game: _send(conn, ("game", game)), stop=stop)
+        result = play_table(
+            spec, on_game=lambda game: _send(conn, ("game", game)), stop=stop,
+            on_live=lambda *event: _send(conn, ("live", *event)),
+        )  # fmt: skip
         result.games = []  # already sent one by one
         _send(conn, ("done", result))
     except ImageMismatch as exc:
@@ -112,6 +115,7 @@ async def play_table_in_process(
     on_game: Callable[[TableGame], None],
     stop: threading.Event,
     cleanup: Callable[[TableSpec], None] | None = None,
+    on_live: Callable[[str, int, bytes], None] | None = None,
 ) -> TableResult:
     """Play ``spec`` in a new table process; ``on_game`` runs on the calling (trio) thread per game.
 
@@ -153,6 +157,9 @@ async def play_table_in_process(
             if kind == "game":
                 games.append(message[1])
                 on_game(message[1])
+            elif kind == "live":  # a spec.live table's public view after a decision
+                if on_live is not None:
+                    on_live(*message[1:])
             elif kind == "pids":
                 bots = message[1]
             elif kind == "done":

@@ -245,8 +245,12 @@ class Runner:
                 own.append(exc)
                 raise
 
+        live = getattr(self.schedule, "live", None)  # a schedule with spectators (the ladder), local tables only
         try:
-            result = await self.player.play(spec, report, self.stop)
+            if spec.live and live is not None:
+                result = await self.player.play(spec, report, self.stop, on_live=live)  # type: ignore[call-arg]
+            else:
+                result = await self.player.play(spec, report, self.stop)
         except RunStopped as exc:
             self._fail(exc)
             result = TableResult(spec.table_id, [], {}, error=str(exc))

@@ -56,6 +56,8 @@ class TableSpec:
     """Also refuse a machine whose tag names another image than the resolved ID (on a cluster)."""
     bot_seed_key: str = ""
     """Keys the bots' seeds (:func:`arena.match.seeds.bot_seed_key`): from the run's secret, never shown to bots."""
+    live: bool = False
+    """Report each decision's public view as it is played (the ladder's spectators; local tables only)."""
 
     @property
     def uses_docker(self) -> bool:

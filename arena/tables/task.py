@@ -86,6 +86,7 @@ def play_table(
     *,
     on_game: Callable[[TableGame], None] | None = None,
     stop: Callable[[], bool] = lambda: False,
+    on_live: Callable[[str, int, bytes], None] | None = None,
 ) -> TableResult:
     """Play one table on this machine on a fresh asyncio event loop; never raises for a platform fault.
 
@@ -93,7 +94,9 @@ def play_table(
     result); ``stop`` is polled: when it returns True the table is stopped
     (bots stopped and removed) and the result holds the games played so far.
     :class:`ImageMismatch` is raised before anything starts if this machine
-    lacks an image.
+    lacks an image.  ``on_live`` (with ``spec.live``) gets, after each
+    decision, the game id, the seat to move (-1: none) and a view with no
+    hand in it (a serialised ``SeatView``): the ladder's live spectators.
     """
     client = None
     if spec.uses_docker:
@@ -106,14 +109,18 @@ def play_table(
             return TableResult(spec.table_id, [], {}, error=f"DockerUnavailable: {exc}", worker=worker_name())
         check_images(spec, client)
     try:
-        return asyncio.run(_play(spec, client, on_game, stop))
+        return asyncio.run(_play(spec, client, on_game, stop, on_live if spec.live else None))
     finally:
         if client is not None:
             client.close()
 
 
 async def _play(
-    spec: TableSpec, client: Any, on_game: Callable[[TableGame], None] | None, stop: Callable[[], bool]
+    spec: TableSpec,
+    client: Any,
+    on_game: Callable[[TableGame], None] | None,
+    stop: Callable[[], bool],
+    on_live: Callable[[str, int, bytes], None] | None = None,
 ) -> TableResult:
     rules = spec.rules
     result = TableResult(spec.table_id, [], {}, worker=worker_name())
@@ -131,6 +138,7 @@ async def _play(
         time_control=spec.time_control,
         game_ids=spec.game_ids,
         bot_seed_key=spec.bot_seed_key,
+        observe=None if on_live is None else _live_feed(on_live),
     )
     bots = [
         BotSpec(seat.kind, seat.image_id if seat.kind == "docker" and seat.image_id else seat.target, seat.env)
@@ -170,6 +178,20 @@ async def _play(
         if spec.log_dir is None:
             result.logs = _read_logs(log_dir, spec.limits.log_cap_bytes)
     return result
+
+
+def _live_feed(on_live: Callable[[str, int, bytes], None]) -> Callable[[str, Any], None]:
+    """The match's observer for a live feed: seat 0's view with every private field cleared."""
+    from arena_sdk.protocol import view_to_proto
+
+    def observe(game_id: str, state: Any) -> None:
+        view = view_to_proto(state.view(0))
+        for private in ("hand", "offered_card", "seen_discards"):  # a hand never leaves the table process
+            view.ClearField(private)
+        to_move = state.to_move
+        on_live(game_id, -1 if to_move is None else int(to_move), view.SerializeToString())
+
+    return observe
 
 
 def _read_logs(log_dir: Path, cap: int) -> dict[str, bytes]:

@@ -78,6 +78,8 @@ class Site:
         #: The ladder store, the calling thread's own connection (reads and the site's few writes).
         self.store = cast(LadderStore, self._stores)
         self.reads = Reads(self.settings.results_path, ladder_path)
+        #: The practice tables (arena.ladder.practice), when the site serves a whole ladder; set by the app.
+        self.practice: Any = None
 
     def close(self) -> None:
         self._stores.close_all()
@@ -142,6 +144,7 @@ class Site:
             "quota": {"per_day": sub.daily_quota, "used_today": self.store.submissions_today(team)},
             "limits": {"max_bytes": sub.max_bytes, "max_files": sub.max_files},
             "versions": [self.version_private(v) for v in self.store.versions(team=team)],
+            "practice": __import__("arena.ladder.site.practice", fromlist=["panel"]).panel(self, team),
         }
 
     def game_or_404(self, game_id: str) -> GameSummary:

@@ -18,7 +18,7 @@ def home(site: SiteDep, who: Who) -> HTMLResponse:
     state = site.state()
     return site.page("leaderboard.html", who, rows=site.leaderboard(), games=site.recent_games(15),
                      paused=site.store.paused, building=state.building, in_play=state.in_play,
-                     refresh=REFRESH_S)  # fmt: skip
+                     live=state.live.games() if state.live is not None else [], refresh=REFRESH_S)  # fmt: skip
 
 
 @router.get("/teams/{team}", response_class=HTMLResponse)
