@@ -105,6 +105,9 @@ async def open_practice(
     practice: PracticeTables | None = site.practice
     if practice is None:
         return await run_in_threadpool(_me_with, site, who, "Practice tables are not available on this site.", 404)
+    refused = await run_in_threadpool(practice.refusal, who.team)  # off, full or quota used: before anything else
+    if refused is not None:
+        return await run_in_threadpool(_me_with, site, who, refused, 409 if practice.settings.enabled else 403)
     n = site.settings.players
     if not 0 <= seat < n:
         return await run_in_threadpool(_me_with, site, who, f"Pick your seat: one of {', '.join(seat_name(n, s) for s in range(n))}.", 400)
