@@ -136,6 +136,14 @@ class GuardedH11Protocol(H11Protocol):
             self._disarm()  # the whole request is in: what follows is the app's time
             self._phase = "app"
 
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        """A WebSocket (a practice table's page) takes the connection over: this protocol's deadlines and its
+        place among the waiting end here (else the header deadline would close the socket under it)."""
+        self._disarm()
+        self.waiting.pop(self, None)
+        self._phase = "upgraded"
+        super().handle_websocket_upgrade(event)
+
     def on_response_complete(self) -> None:
         super().on_response_complete()  # arms uvicorn's keep-alive timer for the next request
         if not self.transport.is_closing() and self._phase != "headers":
