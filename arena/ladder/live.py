@@ -25,10 +25,6 @@ import threading
 import time
 from typing import Any
 
-from arena_sdk.wire import arena_pb2 as pb
-
-from arena.play.views import public_view_json
-
 #: How long a finished game stays on the list (its spectators are sent to the replay).
 KEEP_FINISHED_S = 600.0
 #: The most games the hub keeps (running ones first): a bound on its memory.
@@ -44,6 +40,10 @@ def spectator_message(game_id: str, to_move: int, view_bytes: bytes) -> dict[str
     it holds (even a hand), only :func:`~arena.play.views.public_view_json`'s
     fields are kept.  Raises ``ValueError`` for bytes that are not a view.
     """
+    from arena_sdk.wire import arena_pb2 as pb  # here: the site imports this module without gRPC's machinery
+
+    from arena.play.views import public_view_json
+
     view = pb.SeatView()
     try:
         view.ParseFromString(view_bytes)

@@ -247,7 +247,7 @@ class Runner:
 
         live = getattr(self.schedule, "live", None)  # a schedule with spectators (the ladder), local tables only
         try:
-            if spec.live and live is not None:
+            if live is not None and getattr(spec, "live", False):
                 result = await self.player.play(spec, report, self.stop, on_live=live)  # type: ignore[call-arg]
             else:
                 result = await self.player.play(spec, report, self.stop)

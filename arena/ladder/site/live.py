@@ -16,13 +16,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import HTMLResponse, StreamingResponse
 
-from arena.ladder.live import MAX_SPECTATORS, LiveGames
+from arena.ladder.live import MAX_SPECTATORS
 from arena.ladder.site.context import SiteDep, Who, side_of_seat
 from arena.ladder.state import GAME_ID
+
+if TYPE_CHECKING:
+    from arena.ladder.live import LiveGames
 
 router = APIRouter(include_in_schema=False)
 

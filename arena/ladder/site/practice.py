@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from arena_sdk.engine import seat_name
 from fastapi import APIRouter, FastAPI, Form, HTTPException, Request
@@ -24,28 +24,31 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
 from arena.ladder.guard import own_origin, request_origin
-from arena.ladder.practice import PracticeRefused, PracticeTables, SeatBot
-from arena.ladder.practice_store import PracticeStore
 from arena.ladder.site.context import REPLAY_CSP, Site, SiteDep, Who, viewer
 from arena.ladder.store import ACTIVE
-from arena.play.table import PlayTable
-from arena.play.web import add_table_routes
+
+if TYPE_CHECKING:  # the tables load the referee and gRPC: only a whole ladder (serve) has them, not the site alone
+    from arena.ladder.practice import PracticeTables
+    from arena.play.table import PlayTable
 
 router = APIRouter(include_in_schema=False)
 
 
 def install(app: FastAPI, site: Site, config: Any) -> None:
     """Practice tables on this site when ``config`` is a whole ladder configuration (``arena ladder serve``)."""
-    from arena.ladder.paths import practice_store
-
-    play = getattr(config, "play", None)
-    if play is not None:
-        ladder_id = site.store.meta()["ladder_id"]
-        site.practice = PracticeTables(
-            config, PracticeStore(practice_store(site.directory)), f"ladder-{ladder_id}",
-            stopping=lambda: (live := site.state().live) is not None and live.stopping,
-        )  # fmt: skip
     app.include_router(router)
+    if getattr(config, "play", None) is None:
+        return  # the site alone (its settings only): no tables to seat
+    from arena.ladder.paths import practice_store
+    from arena.ladder.practice import PracticeTables
+    from arena.ladder.practice_store import PracticeStore
+    from arena.play.web import add_table_routes
+
+    ladder_id = site.store.meta()["ladder_id"]
+    site.practice = PracticeTables(
+        config, PracticeStore(practice_store(site.directory)), f"ladder-{ladder_id}",
+        stopping=lambda: (live := site.state().live) is not None and live.stopping,
+    )  # fmt: skip
 
     async def lookup(key: str, connection: HTTPConnection) -> PlayTable | None:
         practice: PracticeTables | None = site.practice
@@ -114,6 +117,8 @@ async def open_practice(
     form = await request.form()
     wanted = [str(form.get(f"seat_{s}") or version).strip() for s in range(n)]
     active = {v.entry: v for v in await run_in_threadpool(site.store.active_versions)}
+    from arena.ladder.practice import SeatBot
+
     bots: list[SeatBot | None] = []
     for s, entry in enumerate(wanted):
         if s == seat:
@@ -126,6 +131,8 @@ async def open_practice(
                 _me_with, site, who, f"{shown!r} is not an active version: practice tables seat active versions only.", 400
             )
         bots.append(SeatBot(entry, found.image_id))
+    from arena.ladder.practice import PracticeRefused
+
     try:
         opened = practice.open(who.team, seat, bots)  # on the event loop: the table's match starts on it
     except PracticeRefused as exc:
