@@ -14,6 +14,11 @@ Routes (``KEY`` is the table's secret, :attr:`arena.play.table.PlayTable.key`):
 - ``GET /t/KEY/replay/GAME_ID``: the replay viewer of a finished game;
 - ``/static/...``: the CSS and the script.
 
+The table's routes are :func:`add_table_routes`: ``arena play`` puts them
+under ``/t`` here; the ladder's site puts the same routes under ``/practice``
+for its practice tables (:mod:`arena.ladder.site.practice`), with a lookup
+that binds each table to the team that opened it.
+
 Requests from other sites are refused: a WebSocket whose ``Origin`` is not
 this server's own is closed before it is accepted (code 1008: the browser
 sees the handshake fail), any request other than GET/HEAD from another origin

@@ -217,10 +217,32 @@ def test_sigterm_ends_a_practice_table_in_play_and_removes_its_bots(ladder: Ladd
     # Forged from another origin: refused by the site's Origin check (no table opened).
     forged = gamma.post("/me/practice", data={"version": "alpha@1", "seat": "0"}, headers={"Origin": "http://127.0.0.1:1"})
     assert forged.status_code == 403
+    key = opened.headers["location"].rsplit("/", 1)[1]
+    _check_the_socket(ladder, key, gamma.cookies["arena_session"])
     ladder.wait_for("the practice table's bots", lambda: _practice_containers(ladder), timeout=120)
     assert ladder.stop(signal.SIGTERM) == 0
     assert [r[2] for r in _practice_rows(ladder) if r[1] == "gamma"] == ["stopped"]
     assert not _practice_containers(ladder)  # and the served fixture checks the ladder's label too
+
+
+def _check_the_socket(ladder: Ladder, key: str, session: str) -> None:
+    """The table's WebSocket: its team's page from the site's own origin only."""
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
+
+    url = ladder.url.replace("http://", "ws://") + f"/practice/{key}/ws"
+    cookie = {"Cookie": f"arena_session={session}"}
+    with connect(url, origin=ladder.url, additional_headers=cookie, open_timeout=30) as socket:  # type: ignore[arg-type]
+        first = json.loads(socket.recv(timeout=60))
+        assert first["type"] == "state" and first["state"]["names"][0] == "You"
+        assert "hand" in json.dumps(first)  # the person's own seat view (the seat's cards are theirs)
+    refused = [
+        {"origin": "http://127.0.0.1:1", "additional_headers": cookie},  # another origin, with the cookie
+        {"origin": ladder.url, "additional_headers": {}},  # the site's origin, nobody signed in
+    ]
+    for kwargs in refused:
+        with pytest.raises(InvalidStatus):
+            connect(url, open_timeout=30, **kwargs).close()  # type: ignore[arg-type]
 
 
 def _practice_containers(ladder: Ladder) -> list[Any]:
