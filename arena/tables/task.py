@@ -180,11 +180,36 @@ async def _play(
     return result
 
 
+def pb_seat_view(**fields: Any) -> Any:
+    """A protocol ``SeatView`` (imported here: the table process has the SDK's wire module loaded anyway)."""
+    from arena_sdk.wire import arena_pb2
+
+    return arena_pb2.SeatView(**fields)
+
+
 def _live_feed(on_live: Callable[[str, int, bytes], None]) -> Callable[[str, Any], None]:
-    """The match's observer for a live feed: seat 0's view with every private field cleared."""
-    from arena_sdk.protocol import view_to_proto
+    """The match's observer for a live feed: seat 0's view with every private field cleared.
+
+    When a decision ends a hand, the finished hand goes first (its bids, its
+    13 tricks, the last one included): the next view is already the next hand's.
+    """
+    from arena_sdk.protocol import trick_to_proto, view_to_proto
+
+    hands_seen = [0]
 
     def observe(game_id: str, state: Any) -> None:
+        if len(state.hand_results) > hands_seen[0] and not state.is_over:
+            hands_seen[0] = len(state.hand_results)
+            hand = state.hand_results[-1]
+            done = pb_seat_view(
+                seat=0, hand_number=hand.number, first=hand.first, bids=list(hand.bids), blind=list(hand.blind),
+                tricks_won=list(hand.tricks), leader=-1, spades_broken=True,
+                scores=[team.score_before for team in hand.teams], bags=[team.bags_before for team in hand.teams],
+                exchanged=list(hand.exchanged),
+            )  # fmt: skip
+            done.tricks.extend(trick_to_proto(trick) for trick in hand.played)
+            on_live(game_id, -1, done.SerializeToString())
+        hands_seen[0] = len(state.hand_results)
         view = view_to_proto(state.view(0))
         for private in ("hand", "offered_card", "seen_discards"):  # a hand never leaves the table process
             view.ClearField(private)

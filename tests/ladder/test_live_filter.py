@@ -119,7 +119,9 @@ def test_every_message_of_a_whole_live_game_shows_only_cards_already_played(tmp_
     assert record["result"]["ending"] == "max_hands"
     played = {h["number"]: [a["action"] for a in h["actions"] if a["kind"] == "play"] for h in record["hands"]}
     decisions = sum(len(h["actions"]) for h in record["hands"])
-    assert len(sent) == decisions  # one message a decision
+    hands = len(record["hands"])
+    assert hands == 2
+    assert len(sent) == decisions + hands - 1  # one message a decision, and each hand but the last when it ends
     for message in sent:
         assert message["type"] == "view"
         text = json.dumps(message)
@@ -127,5 +129,6 @@ def test_every_message_of_a_whole_live_game_shows_only_cards_already_played(tmp_
         shown = _shown_cards(message)
         assert shown == played.get(number, [])[: len(shown)], "a card shown before it was played"
         assert set(CARD.findall(text)) <= set(shown), "a card that is on no table"
-    # The last message of hand 1 was its end: every one of its 52 cards played, none before.
-    assert any(len(_shown_cards(m)) == 52 for m in sent)
+    # Each hand's end is shown, its last trick included: all 52 cards, once all were played.
+    for number in played:
+        assert any(m["view"]["hand_number"] == number and len(_shown_cards(m)) == 52 for m in sent), number
