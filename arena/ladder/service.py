@@ -197,7 +197,9 @@ class LadderService:
         self.live_games.publish(game_id, to_move, view)
 
     def recorded(self, job: Job, table: int, game: TableGame, recorded: Recorded) -> None:
-        self.live_games.finish(game.game_id, replay=recorded.row is not None)
+        game_id = recorded.row.game_id if recorded.row is not None else getattr(game, "game_id", None)
+        if game_id is not None:
+            self.live_games.finish(game_id, replay=recorded.row is not None)
         if recorded.void is not None:
             self.on_event(LadderEvent("void", f"game {game.game_id} void ({recorded.void}): played again"))
         if recorded.row is None:
