@@ -31,7 +31,7 @@ from arena.sandbox.tree import remove_tree
 from arena.text import safe_text
 
 app = typer.Typer(help="Run a competition: teams submit bots, a ladder plays them, a web site shows it.", no_args_is_help=True)
-team_app = typer.Typer(help="Teams and their tokens.", no_args_is_help=True)
+team_app = typer.Typer(help="Teams, their members and tokens, the roster import and the join code.", no_args_is_help=True)
 app.add_typer(team_app, name="team")
 admin_app = typer.Typer(help="The organiser's token.", no_args_is_help=True)
 app.add_typer(admin_app, name="admin")
@@ -369,3 +369,4 @@ def _recover_uploads(config: LadderConfig, store: LadderStore) -> None:
 
 __all__ = ["app", "snapshot"]
 __import__("arena.commands.ladder_export", fromlist=["register"]).register(app)  # arena ladder export (its own module)
+__import__("arena.commands.ladder_roster", fromlist=["register"]).register(team_app)  # import, members, join-code
