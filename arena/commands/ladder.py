@@ -112,7 +112,7 @@ def team_token(
     name: NameArgument,
     rotate: Annotated[bool, typer.Option("--rotate", help="Replace the token (the old one stops working at once).")] = False,
 ) -> None:
-    """Tokens are never shown again: --rotate gives the team a new one (and signs it out everywhere)."""
+    """Tokens are never shown again: --rotate gives the team's shared token a new one (its sessions end; members' own tokens go on)."""
     if not rotate:
         fail("a token is shown only when it is made: pass --rotate to replace it")
     _, store = _open(directory)

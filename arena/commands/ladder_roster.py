@@ -65,7 +65,7 @@ def roster_import(
     """Add the teams and members of a roster CSV; each new member's token is written once, for a mail merge.
 
     Every line is checked before anything is written (fields, team names per
-    the ladder's rule, e-mail addresses, duplicates, [roster] team_size): a
+    the ladder's rule, e-mail addresses, duplicates, \\[roster] team_size): a
     roster with a wrong line is refused whole, each wrong line named, and
     nothing is created.  The tokens file (team,member,email,token) is made
     with mode 0600 and never over an existing file: mail the tokens, then
@@ -167,7 +167,7 @@ def join_code(
 ) -> None:
     """Show the join code for self-registration on /join, or replace it (--rotate) or turn it off (--off).
 
-    The code lives in ladder.toml's [roster] join_code; the site reads it at
+    The code lives in ladder.toml's \\[roster] join_code; the site reads it at
     each sign-up, so a change takes effect at once, without a restart.
     """
     if rotate and off:

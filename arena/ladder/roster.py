@@ -108,6 +108,8 @@ def set_join_code(directory: Path, code: str) -> None:
     An older ladder.toml without a ``[roster]`` section gains one.  The file is
     replaced atomically (a crash leaves the old one or the new one).
     """
+    if '"' in code or "\\" in code or not code.isprintable():
+        raise RosterError("a join code may not hold quotes, backslashes or control characters")
     path = directory / "ladder.toml"
     text = path.read_text(encoding="utf-8")
     data = tomllib.loads(text)
