@@ -157,11 +157,17 @@ approval = false               # true: a team made on /join waits for the organi
 # ------------------------------------------------------------ names
 
 
+#: A cell starting with one of these is a formula to a spreadsheet (the tokens file, a grade export).
+FORMULA_START = ("=", "+", "-", "@")
+
+
 def check_member_name(name: str) -> str:
-    """1-80 printable characters (the site escapes them; the tokens file quotes them)."""
+    """1-80 printable characters, not starting like a spreadsheet formula (the site escapes them)."""
     name = name.strip()
     if not 1 <= len(name) <= MEMBER_CHARS or not name.isprintable():
         raise RosterError(f"member name {name[:MEMBER_CHARS]!r}: use 1-{MEMBER_CHARS} printable characters")
+    if name.startswith(FORMULA_START):
+        raise RosterError(f"member name {name!r} may not start with {' '.join(FORMULA_START)} (a spreadsheet formula)")
     return name
 
 

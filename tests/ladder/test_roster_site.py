@@ -135,6 +135,8 @@ def test_join_makes_a_team_and_its_teammate_joins_with_the_invite_code(site: tup
     bad = join(url, "/join/create", join_code=CODE, team="two words", name="X", email="x@uni.example")
     assert bad.status_code == 400 and "team name" in bad.text
     assert lad.store.team("two words") is None
+    formula = join(url, "/join/create", join_code=CODE, team="sheet", name="=HYPERLINK(1)", email="x@uni.example")
+    assert formula.status_code == 400 and "spreadsheet formula" in formula.text and lad.store.team("sheet") is None
     # The team is full at [roster] team_size (4): Zoë and Yan, two more, then refused.
     for n in (1, 2):
         assert join(url, "/join/team", join_code=CODE, team="tigers", invite=invite, name=f"M{n}",
