@@ -90,7 +90,8 @@ def init(
         store.close()
     console.print(f"ladder {safe_text(config.name)} made in {safe_text(str(directory))}")
     console.print(f"admin token (shown once, keep it): [bold]{admin}[/]")
-    console.print(f"next: arena ladder team add {safe_text(str(directory))} NAME, then arena ladder serve {safe_text(str(directory))}")
+    where = safe_text(str(directory))
+    console.print(f"next: arena ladder team add {where} NAME (or team import {where} roster.csv), then arena ladder serve {where}")
 
 
 @team_app.command("add")
