@@ -75,6 +75,15 @@ def test_a_members_token_signs_in_and_is_revoked_alone(site: tuple[SyntheticLadd
     assert "Signed in as Ann." in ann.get("/me").text, "revoking Bob ended Ann's session"
     page = admin.get("/admin").text
     assert re.search(r'data-member="Bob">.*?<td class="state">revoked</td>', page, re.DOTALL)
+    # The same in the JSON API, with the admin token.
+    listed = httpx.get(url + "/api/admin/members", headers=bearer(lad.admin), timeout=30).json()["teams"]
+    red = next(t for t in listed if t["team"] == "red")
+    assert [(m["name"], m["revoked"]) for m in red["members"]] == [("Ann", False), ("Bob", True)]
+    assert httpx.get(url + "/api/admin/members", headers=bearer(ANN), timeout=30).status_code == 403
+    revoked = httpx.post(url + "/api/admin/teams/red/members/Ann/revoke", headers=bearer(lad.admin), timeout=30)
+    assert revoked.status_code == 200 and httpx.get(url + "/api/me", headers=bearer(ANN), timeout=30).status_code == 401
+    unknown = httpx.post(url + "/api/admin/teams/red/members/Nobody/revoke", headers=bearer(lad.admin), timeout=30)
+    assert unknown.status_code == 404
 
 
 def sign_in_admin(url: str, token: str) -> httpx.Client:

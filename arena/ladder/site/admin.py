@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Form, HTTPException
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from arena.ladder.site.context import Site, SiteDep, Who, admin_only
 from arena.ladder.store import DISABLED, IllegalTransition, LadderError
@@ -76,3 +76,33 @@ def admin_action(action: str, site: SiteDep, who: Who, target: Annotated[str, Fo
     else:
         raise HTTPException(404, "no such action")
     return RedirectResponse("/admin", status_code=303)
+
+
+# ------------------------------------------------------------ the roster in the JSON API (bearer: the admin token)
+
+
+@router.get("/api/admin/members", include_in_schema=True, tags=["admin"])
+def api_members(site: SiteDep, who: Who) -> JSONResponse:
+    """Every team's members (name, e-mail, revoked) and whether the team waits for approval."""
+    admin_only(who)
+    return JSONResponse({"teams": [
+        {"team": t.name, "pending": t.pending, "disabled": t.disabled,
+         "members": [{"name": m.name, "email": m.email, "revoked": m.revoked} for m in site.store.members(t.name)]}
+        for t in site.store.teams()
+    ]})  # fmt: skip
+
+
+@router.post("/api/admin/teams/{team}/approve", include_in_schema=True, tags=["admin"])
+def api_approve_team(team: str, site: SiteDep, who: Who) -> JSONResponse:
+    """Let a self-registered team upload."""
+    admin_only(who)
+    roster_action(site, "approve-team", team, "")
+    return JSONResponse({"team": team, "pending": False})
+
+
+@router.post("/api/admin/teams/{team}/members/{member}/revoke", include_in_schema=True, tags=["admin"])
+def api_revoke_member(team: str, member: str, site: SiteDep, who: Who) -> JSONResponse:
+    """Revoke one member's token (their sessions end); the teammates' go on."""
+    admin_only(who)
+    roster_action(site, "revoke-member", team, member)
+    return JSONResponse({"team": team, "member": member, "revoked": True})
