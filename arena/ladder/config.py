@@ -17,6 +17,7 @@ from arena_sdk.engine import RulesError, Ruleset, resolve_ruleset
 
 from arena.ladder import paths
 from arena.ladder.matchmaking import Settings as MatchmakingSettings
+from arena.ladder.roster import ROSTER_TEMPLATE, RosterError, RosterSettings, parse_roster_settings
 from arena.match import TimeControl
 from arena.match.spec import check_seconds, default_hard_cap
 from arena.sandbox.bot_dir import parse_size
@@ -42,6 +43,7 @@ _SECTIONS: dict[str, set[str]] = {
         "host", "port", "trusted_proxies", "header_timeout", "body_timeout", "idle_timeout", "keep_alive",
         "max_connections", "shutdown_timeout",
     },
+    "roster": {field.name for field in dataclasses.fields(RosterSettings)},
 }
 
 
@@ -161,6 +163,8 @@ class LadderConfig:
     suspend_after: int = 4
     """A newly active version that loses its first this many games by crash or forfeit is suspended (0: never)."""
     server: ServerSettings = ServerSettings()
+    roster: RosterSettings = RosterSettings()
+    """``[roster]``: self-registration and team size (the site reads it again at each sign-up)."""
     play: PlaySettings = PlaySettings()
 
     @property
@@ -233,7 +237,8 @@ idle_timeout = 30.0            # seconds an upload may pause
 keep_alive = 5.0               # seconds an idle connection is kept for the next request
 max_connections = 512          # open connections at most (kept below the file descriptor limit too)
 shutdown_timeout = 5.0         # seconds requests in flight get when the server stops
-''' + PLAY_TEMPLATE
+
+{ROSTER_TEMPLATE}''' + PLAY_TEMPLATE
 
 
 def _server_settings(srv: dict[str, Any]) -> ServerSettings:
@@ -381,8 +386,17 @@ def load_ladder_config(directory: Path) -> LadderConfig:
         port=port,
         suspend_after=suspend_after,
         server=_server_settings(srv),
+        roster=_roster_settings(data.get("roster", {})),
         play=parse_play(_get(data, "play", dict, {}, "top level")),
     )
+
+
+def _roster_settings(table: dict[str, Any]) -> RosterSettings:
+    """``[roster]`` (arena.ladder.roster); :class:`ConfigError` (one line) for a bad value."""
+    try:
+        return parse_roster_settings(table)
+    except RosterError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def parse_matchmaking(table: dict[str, Any]) -> MatchmakingSettings:

@@ -88,7 +88,7 @@ def panel(site: Site, team: str) -> dict[str, Any]:
 
 
 def _me_with(site: Site, who: Any, message: str, status: int) -> HTMLResponse:
-    shown = site.page("me.html", who, me=site.me(who.team), games=site.recent_games(30, who.team), error=None,
+    shown = site.page("me.html", who, me=site.me(who.team, who.member), games=site.recent_games(30, who.team), error=None,
                       practice_error=message)  # fmt: skip
     shown.status_code = status
     return shown
@@ -108,6 +108,9 @@ async def open_practice(
     practice: PracticeTables | None = site.practice
     if practice is None:
         return await run_in_threadpool(_me_with, site, who, "Practice tables are not available on this site.", 404)
+    team = await run_in_threadpool(site.store.team, who.team)
+    if team is not None and getattr(team, "pending", False):  # as its uploads: not before the organiser approves
+        return await run_in_threadpool(_me_with, site, who, "Your team waits for the organiser's approval: practice tables open once it is approved.", 403)
     refused = await run_in_threadpool(practice.refusal, who.team)  # off, full or quota used: before anything else
     if refused is not None:
         return await run_in_threadpool(_me_with, site, who, refused, 409 if practice.settings.enabled else 403)
