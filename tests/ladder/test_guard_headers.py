@@ -34,7 +34,8 @@ pytestmark = [pytest.mark.docker, pytest.mark.timeout(600)]
 GAME = "L0000001-t1"
 #: A value for each path parameter of the site's routes.
 PARAMS = {"team": "alpha", "game_id": GAME, "entry": "alpha@1", "action": "pause", "number": "1", "name": "validate-alpha@1.json",
-          "table_id": "1", "key": "no-such-table"}  # practice tables (arena.ladder.site.practice)
+          "table_id": "1", "key": "no-such-table",  # practice tables (arena.ladder.site.practice)
+          "member": "nobody"}
 
 
 @pytest.fixture(scope="module")
