@@ -40,14 +40,16 @@ def spectator_message(game_id: str, to_move: int, view_bytes: bytes) -> dict[str
     it holds (even a hand), only :func:`~arena.play.views.public_view_json`'s
     fields are kept.  Raises ``ValueError`` for bytes that are not a view.
     """
-    from arena_sdk.wire import arena_pb2 as pb  # here: the site imports this module without gRPC's machinery
+    from arena_sdk.wire import (
+        arena_pb2 as pb,  # here: the site imports this module without gRPC's machinery
+    )
 
     from arena.play.views import public_view_json
 
     view = pb.SeatView()
     try:
         view.ParseFromString(view_bytes)
-    except Exception as exc:  # protobuf's DecodeError: not a view
+    except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError (its module differs by backend)
         raise ValueError(f"not a seat view: {exc}") from None
     return {"type": "view", "game_id": game_id, "to_move": int(to_move), "view": public_view_json(view)}
 

@@ -186,7 +186,7 @@ class PracticeTables:
                 scores=(game.result.scores[0], game.result.scores[1]) if game else None,
                 record=str(record.relative_to(self.config.directory)) if record is not None else None,
             )  # fmt: skip
-        except Exception:  # noqa: BLE001 - a full disk: the table is over anyway; the next start marks it stopped
+        except Exception:
             log.exception("practice table %s: its end could not be stored", practice.id)
 
     async def _watch_stop(self) -> None:

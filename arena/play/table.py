@@ -86,7 +86,7 @@ class TableConfig:
     """The bot the comparison seats by default (the page can ask for another)."""
     start_timeout: float = 20.0
     match_id: str = ""
-    limits: ContainerLimits = ContainerLimits()
+    limits: ContainerLimits = dataclasses.field(default_factory=ContainerLimits)
     """The bots' containers' limits (a ladder's practice table: the ladder's own)."""
     labels: Mapping[str, str] = dataclasses.field(default_factory=dict)
     """Labels on the bots' containers (a ladder's practice table: the ladder's run label, so its prune finds them)."""

@@ -247,8 +247,9 @@ def _check_the_socket(ladder: Ladder, key: str, session: str) -> None:
 
 def _practice_containers(ladder: Ladder) -> list[Any]:
     """This ladder's containers (its run label) that a practice table started (their match id says so)."""
-    import docker
     from ladder_support import ladder_id
+
+    import docker
 
     client = docker.from_env()
     try:

@@ -88,8 +88,8 @@ def panel(site: Site, team: str) -> dict[str, Any]:
 
 
 def _me_with(site: Site, who: Any, message: str, status: int) -> HTMLResponse:
-    shown = site.page("me.html", who, me=site.me(who.team, who.member), games=site.recent_games(30, who.team), error=None,
-                      practice_error=message)  # fmt: skip
+    shown = site.page("me.html", who, me=site.me(who.team, who.member), games=site.recent_games(30, who.team),
+                      error=None, practice_error=message)  # fmt: skip
     shown.status_code = status
     return shown
 
@@ -103,6 +103,8 @@ async def open_practice(
     seat: Annotated[int, Form()] = 0,
 ) -> Response:
     """Open a practice table: ``version`` at every bot seat unless ``seat_K`` names another for seat K."""
+    from arena.ladder.practice import PracticeRefused, SeatBot
+
     if who.team is None:
         return RedirectResponse("/signin", status_code=303)
     practice: PracticeTables | None = site.practice
@@ -110,18 +112,18 @@ async def open_practice(
         return await run_in_threadpool(_me_with, site, who, "Practice tables are not available on this site.", 404)
     team = await run_in_threadpool(site.store.team, who.team)
     if team is not None and getattr(team, "pending", False):  # as its uploads: not before the organiser approves
-        return await run_in_threadpool(_me_with, site, who, "Your team waits for the organiser's approval: practice tables open once it is approved.", 403)
+        waiting = "Your team waits for the organiser's approval: practice tables open once it is approved."
+        return await run_in_threadpool(_me_with, site, who, waiting, 403)
     refused = await run_in_threadpool(practice.refusal, who.team)  # off, full or quota used: before anything else
     if refused is not None:
         return await run_in_threadpool(_me_with, site, who, refused, 409 if practice.settings.enabled else 403)
     n = site.settings.players
     if not 0 <= seat < n:
-        return await run_in_threadpool(_me_with, site, who, f"Pick your seat: one of {', '.join(seat_name(n, s) for s in range(n))}.", 400)
+        seats = ", ".join(seat_name(n, s) for s in range(n))
+        return await run_in_threadpool(_me_with, site, who, f"Pick your seat: one of {seats}.", 400)
     form = await request.form()
     wanted = [str(form.get(f"seat_{s}") or version).strip() for s in range(n)]
     active = {v.entry: v for v in await run_in_threadpool(site.store.active_versions)}
-    from arena.ladder.practice import SeatBot
-
     bots: list[SeatBot | None] = []
     for s, entry in enumerate(wanted):
         if s == seat:
@@ -134,8 +136,6 @@ async def open_practice(
                 _me_with, site, who, f"{shown!r} is not an active version: practice tables seat active versions only.", 400
             )
         bots.append(SeatBot(entry, found.image_id))
-    from arena.ladder.practice import PracticeRefused
-
     try:
         opened = practice.open(who.team, seat, bots)  # on the event loop: the table's match starts on it
     except PracticeRefused as exc:
