@@ -126,6 +126,14 @@ def test_a_practice_table_is_played_in_the_browser_kept_apart_and_limited(ladder
     assert httpx.get(f"{ladder.url}/practice/{key}", timeout=30).status_code == 404  # nobody signed in
     assert _play_out(page) == 14  # a bid and 13 cards (the ladder's rules: one hand)
     assert "over" in page.text_content("#game-over h2")
+    # The table page's own replay link (arena play's viewer, served under the table's address).
+    with page.expect_popup(timeout=WAIT_MS) as popup:
+        page.click("#game-over a")
+    viewer = popup.value
+    viewer.wait_for_load_state()
+    assert viewer.url.startswith(f"{ladder.url}/practice/{key}/replay/")
+    assert viewer.url.rsplit("/", 1)[1] in viewer.title()
+    viewer.close()
     assert not csp_errors
 
     # Stored apart: practice.sqlite has it with its record; results.sqlite (the ratings') does not.
