@@ -16,6 +16,8 @@ from typing import Any
 from arena_sdk.engine import RulesError, Ruleset, resolve_ruleset
 
 from arena.ladder import paths
+from arena.ladder.calendar import Calendar, parse_instant
+from arena.ladder.grades import GradeBands, parse_bands
 from arena.ladder.matchmaking import Settings as MatchmakingSettings
 from arena.match import TimeControl
 from arena.match.spec import check_seconds, default_hard_cap
@@ -42,6 +44,10 @@ _SECTIONS: dict[str, set[str]] = {
         "host", "port", "trusted_proxies", "header_timeout", "body_timeout", "idle_timeout", "keep_alive",
         "max_connections", "shutdown_timeout",
     },
+    # A course's calendar and grades (arena.ladder.calendar, arena.ladder.grades): see _calendar below.
+    "schedule": {"opens", "deadline", "final_until", "after_deadline"},
+    "final": {"choose_from", "los", "resolution"},
+    "grades": {"bands", "missing"},
 }
 
 
@@ -121,6 +127,10 @@ class LadderConfig:
     suspend_after: int = 4
     """A newly active version that loses its first this many games by crash or forfeit is suspended (0: never)."""
     server: ServerSettings = ServerSettings()
+    calendar: Calendar = Calendar()
+    """``[schedule]`` and ``[final]``: when uploads open and close, and the final evaluation."""
+    grades: GradeBands = GradeBands()
+    """``[grades]``: the grade column of ``arena ladder export --final``."""
 
     @property
     def results_path(self) -> Path:
@@ -192,6 +202,22 @@ idle_timeout = 30.0            # seconds an upload may pause
 keep_alive = 5.0               # seconds an idle connection is kept for the next request
 max_connections = 512          # open connections at most (kept below the file descriptor limit too)
 shutdown_timeout = 5.0         # seconds requests in flight get when the server stops
+
+[schedule]                     # a course's calendar, UTC, ISO 8601 (docs/ladder.md, "Running a course"); "" = none
+opens = ""                     # uploads are refused before this, e.g. "2026-02-02T08:00:00Z"
+deadline = ""                  # uploads end, each team's final version is fixed, the final evaluation starts
+final_until = ""               # the final evaluation ends by this at the latest and the standings freeze
+after_deadline = "refuse"      # uploads after the deadline are refused (the only policy)
+
+[final]                        # the final evaluation, after the deadline: only final versions play
+choose_from = 0                # a team may select its final version among its last N ranked ones (0: its active one)
+los = 0.95                     # neighbours are separated once the upper one's likelihood of superiority reaches this
+resolution = 40.0              # Elo: neighbours whose difference is shown to be within ±this are declared tied
+
+[grades]                       # the grade column of `arena ladder export DIR --final`
+bands = []                     # e.g. [[10, "A"], [35, "B"], [70, "C"], [100, "D"]]: grade of the first band with
+                               # fewer than that percent of ranked teams above the team (ties share a place)
+missing = ""                   # the grade of a team with no rated final version
 '''
 
 
@@ -340,7 +366,42 @@ def load_ladder_config(directory: Path) -> LadderConfig:
         port=port,
         suspend_after=suspend_after,
         server=_server_settings(srv),
+        calendar=_calendar(data),
+        grades=_grades(data),
     )
+
+
+# ------------------------------------------------------------ a course's calendar and grades (arena.ladder.calendar)
+
+
+def _calendar(data: dict[str, Any]) -> Calendar:
+    """``[schedule]`` and ``[final]`` as a :class:`Calendar`; :class:`ConfigError` (one line) for a bad key."""
+    sched, final = data.get("schedule", {}), data.get("final", {})
+    try:
+        dates = {key: parse_instant(sched.get(key), key) for key in ("opens", "deadline", "final_until")}
+        return Calendar(
+            **dates,
+            after_deadline=_get(sched, "after_deadline", str, Calendar.after_deadline, "schedule"),
+            choose_from=_get(final, "choose_from", int, Calendar.choose_from, "final"),
+            los=float(_get(final, "los", (int, float), Calendar.los, "final")),
+            resolution=float(_get(final, "resolution", (int, float), Calendar.resolution, "final")),
+        )
+    except ConfigError:
+        raise
+    except ValueError as exc:
+        where = "final" if str(exc).split(" ", 1)[0] in ("choose_from", "los", "resolution") else "schedule"
+        raise ConfigError(f"[{where}] {exc}") from None
+
+
+def _grades(data: dict[str, Any]) -> GradeBands:
+    """``[grades]`` as :class:`GradeBands`; :class:`ConfigError` (one line) for a bad band."""
+    table = data.get("grades", {})
+    try:
+        return GradeBands(parse_bands(table.get("bands", [])), _get(table, "missing", str, "", "grades"))
+    except ConfigError:
+        raise
+    except ValueError as exc:
+        raise ConfigError(f"[grades] {exc}") from None
 
 
 def parse_matchmaking(table: dict[str, Any]) -> MatchmakingSettings:
