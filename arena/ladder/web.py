@@ -40,6 +40,7 @@ from arena.ladder.guard import BodyLimit, OriginCheck, SecurityHeaders
 from arena.ladder.paths import source_dir
 from arena.ladder.site.admin import router as admin_router
 from arena.ladder.site.api import router as api_router
+from arena.ladder.site.final import router as final_router
 from arena.ladder.site.context import COOKIE, PAGE_CSP, Site, Viewer, Who
 from arena.ladder.site.public import router as public_router
 from arena.ladder.site.team import router as team_router
@@ -73,7 +74,7 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
         redoc_url=None,
     )
     app.state.site = site
-    for router in (public_router, team_router, admin_router, api_router):
+    for router in (public_router, team_router, admin_router, api_router, final_router):
         app.include_router(router)
     # The ladder's stylesheet and the replay viewer's script and style (arena.publish's assets).
     app.mount("/static", StaticFiles(packages=[("arena.ladder", "static"), ("arena.publish", "assets")]), name="static")
