@@ -158,8 +158,13 @@ def span(seconds: float) -> str:
     return f"{secs} s"
 
 
-def countdown(now: datetime.datetime, calendar: Calendar) -> str | None:
-    """The leaderboard's line about the next change, e.g. ``deadline in 3 d 4 h (2026-03-01 12:00 UTC)``."""
+def countdown(now: datetime.datetime, calendar: Calendar, *, frozen: bool = False) -> str | None:
+    """The leaderboard's line about the next change, e.g. ``deadline in 3 d 4 h (2026-03-01 12:00 UTC)``.
+
+    ``frozen``: the final table is stored (nothing is ahead, whatever the dates say).
+    """
+    if frozen:
+        return None
     found = next_change(now, calendar)
     if found is None:
         return None

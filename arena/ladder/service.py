@@ -32,6 +32,7 @@ and builds left half-done are built again.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import json
 import logging
 import random
@@ -282,18 +283,19 @@ class LadderService:
             self._freeze(now, f"final_until ({iso(calendar.final_until)}) passed" if calendar.final_until else "frozen")
         return current
 
-    def _tell_phase(self, before: str | None, current: str, now) -> None:  # type: ignore[no-untyped-def]
-        ahead = countdown(now, self.config.calendar)
+    def _tell_phase(self, before: str | None, current: str, now: datetime.datetime) -> None:
+        """One console line for the phase the loop is now in (and the next dated change, if any)."""
         what = {
-            BEFORE: "before the opening: uploads are refused",
-            OPEN: "open: uploads are taken and the ladder plays",
-            FINAL: f"final evaluation: only the {len(self.final_entries or [])} final versions play",
-            FROZEN: "frozen: the final table is stored; nothing more plays",
+            BEFORE: "uploads are refused until the opening",
+            OPEN: "uploads are taken and the ladder plays",
+            FINAL: f"the final evaluation: only the {len(self.final_entries or [])} final versions play",
+            FROZEN: "the final table is stored; nothing more plays",
         }[current]
+        ahead = countdown(now, self.config.calendar, frozen=current == FROZEN)
         change = current if before is None else f"{before} -> {current}"
-        self.on_event(LadderEvent("phase", f"{change}: {what}" + (f"; {ahead}" if ahead else "")))
+        self.on_event(LadderEvent("phase", f"phase {change}: {what}" + (f"; {ahead}" if ahead else "")))
 
-    def _fix_finals(self, now) -> None:  # type: ignore[no-untyped-def]
+    def _fix_finals(self, now: datetime.datetime) -> None:
         """Each team's final version, fixed once (the stored ones on a restart)."""
         candidates = final.fix_candidates(self.store, self.config.calendar, self.finals.choices())
         fixed, made = self.finals.fix(candidates, iso(now))
@@ -324,7 +326,7 @@ class LadderService:
         found = [v for v in self._verdicts() if v.upper in playing and v.lower in playing]
         return final.final_pairing(rows, found, busy, self.book.pairs_played())
 
-    def _freeze(self, now, reason: str) -> None:  # type: ignore[no-untyped-def]
+    def _freeze(self, now: datetime.datetime, reason: str) -> None:
         """Store the final table (the first stored stays: a restart never changes it) and tell it."""
         calendar = self.config.calendar
         table = final.final_table(self.state.standings, iso(now), calendar.los, calendar.resolution)

@@ -56,15 +56,15 @@ def test_phases_final_versions_and_the_frozen_table_survive_restarts(tmp_path: P
 
         clock, events = MovableClock(opens - HOUR), []
         first = service(lad, clock, events)
-        assert first.phase == BEFORE and said(events)[0].startswith("before: ") and "uploads open in 1 h 0 min" in said(events)[0]
+        assert first.phase == BEFORE and said(events)[0].startswith("phase before: ") and "uploads open in 1 h 0 min" in said(events)[0]
         clock.now = opens + HOUR
-        assert first.advance() == OPEN and said(events)[-1].startswith("before -> open")
+        assert first.advance() == OPEN and said(events)[-1].startswith("phase before -> open")
         assert {s.entry for s in first.state.standings} == {"alpha@2", "beta@1", "gamma@1"}  # the active versions
 
         clock.now = deadline + 2 * HOUR  # the deadline passed while the loop ran
         assert first.advance() == FINAL
         assert "final versions fixed at the deadline: alpha@1, beta@1, gamma@1" in said(events)
-        assert said(events)[-1].startswith("open -> final: final evaluation: only the 3 final versions play")
+        assert said(events)[-1].startswith("phase open -> final: the final evaluation: only the 3 final versions play")
         assert {s.entry for s in first.state.standings} == {"alpha@1", "beta@1", "gamma@1"}, "only final versions are listed"
 
         # A restart in the final phase: the same final versions, though the store now says otherwise.
@@ -75,7 +75,7 @@ def test_phases_final_versions_and_the_frozen_table_survive_restarts(tmp_path: P
         second = service(lad, clock, events2)
         assert second.phase == FINAL and second.final_entries == ["alpha@1", "beta@1", "gamma@1"]
         assert not any("fixed" in t for t in said(events2)), "fixed once, not again"
-        assert said(events2) == [said(events2)[0]] and said(events2)[0].startswith("final: ")
+        assert said(events2) == [said(events2)[0]] and said(events2)[0].startswith("phase final: ")
 
         clock.now = final_until + HOUR  # final_until passed: the standings freeze
         assert second.advance() == FROZEN
@@ -83,6 +83,7 @@ def test_phases_final_versions_and_the_frozen_table_survive_restarts(tmp_path: P
         assert frozen is not None and frozen.reason.startswith("final_until")
         assert [r["entry"] for r in frozen.body["rows"]] and {r["entry"] for r in frozen.body["rows"]} == {"alpha@1", "beta@1", "gamma@1"}
         assert any(t.startswith("final table frozen") for t in said(events2))
+        assert said(events2)[-1].startswith("phase final -> frozen") and "freeze in" not in said(events2)[-1]
         assert second.next_job(4) is None, "nothing plays once frozen"
 
         # More games stored after the freeze and a restart later: the frozen table does not change.

@@ -59,7 +59,7 @@ def calendar_view(site: Site) -> dict[str, Any]:
     return {
         "phase": current,
         "phase_text": PHASE_TEXT[current],
-        "countdown": countdown(now, calendar),
+        "countdown": countdown(now, calendar, frozen=current == FROZEN),
         "final": table,
         "frozen_reason": reason,
         "has_calendar": calendar.opens is not None or calendar.deadline is not None,
