@@ -275,12 +275,12 @@ class LadderService:
         if current != self.phase:
             before, self.phase = self.phase, current
             self.refresh()
+            if current == FROZEN and frozen is None:  # final_until passed (while running, or while stopped)
+                self._freeze(now, f"final_until ({iso(calendar.final_until)}) passed")
             self._tell_phase(before, current, now)
         if current == FINAL and final.settled(self.state.standings, self._verdicts()):
             self._freeze(now, "settled: every neighbour pair is separated or tied")
             return self.advance()
-        if current == FROZEN and frozen is None:
-            self._freeze(now, f"final_until ({iso(calendar.final_until)}) passed" if calendar.final_until else "frozen")
         return current
 
     def _tell_phase(self, before: str | None, current: str, now: datetime.datetime) -> None:
