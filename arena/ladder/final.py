@@ -13,15 +13,22 @@ does not count.
 **Settled neighbours.**  The final table is the standings of the final versions (the
 ladder's one definition, :mod:`arena.ladder.standings`: every stored game counts,
 before and after the deadline).  For each pair of neighbours, upper ``a`` and lower
-``b``, with ``se = half width / 1.96`` of each interval:
+``b``, with ``sd`` the standard deviation (Elo) of their rating difference:
 
-- the likelihood of superiority ``LOS = Φ((elo_a − elo_b) / sqrt(se_a² + se_b²))``
-  (from the ratings and their intervals; the covariance is not used);
+- the likelihood of superiority ``LOS = Φ((elo_a − elo_b) / sd)``;
 - **separated** when ``LOS ≥ [final] los`` (default 0.95);
 - **tied** when the 95% interval of their difference lies within ``±[final] resolution``
-  Elo: ``gap + 1.96·sqrt(se_a² + se_b²) ≤ resolution`` (an equivalence test: equal
-  bots never separate, and this ends their games);
+  Elo: ``gap + 1.96·sd ≤ resolution`` (an equivalence test: equal bots never separate,
+  and this ends their games);
 - **open** otherwise.
+
+``sd`` comes from the matchmaking's information model over the pairs played, scaled to
+the reported intervals (:func:`arena.ladder.matchmaking.difference_sds`, what its
+``"order"`` separation uses): it counts what two neighbours' own games against each
+other tell about their difference.  ``sqrt(se_a² + se_b²)`` from the two intervals (the
+fallback with no pair counts) ignores that: two equal versions would need every
+version's interval narrow before they could be tied, and ``bench/final_evaluation.py``
+ran into its cap of 1500 pairs at N = 8 that way (618 pairs with the model).
 
 The evaluation is settled when every final version is rated and no neighbour pair is
 open.  Until then :func:`final_pairing` spends the next pair on the open neighbours
@@ -38,6 +45,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from arena.ladder.calendar import Calendar, parse_instant
 from arena.ladder.lifecycle import ACTIVE, RETIRED
+from arena.ladder.matchmaking import Standing as MatchStanding
+from arena.ladder.matchmaking import difference_sds
 from arena.ladder.standings import Standing
 from arena.ladder.store import LadderStore, Version
 
@@ -131,11 +140,16 @@ def _se(row: Standing) -> float:
     return max(0.0, (row.high - row.low) / 2.0 / Z95)
 
 
-def verdict(upper: Standing, lower: Standing, los_threshold: float, resolution: float) -> Verdict:
-    """The verdict on two rated neighbours (the module docstring's rule)."""
+def verdict(upper: Standing, lower: Standing, los_threshold: float, resolution: float, sd: float | None = None) -> Verdict:
+    """The verdict on two rated neighbours (the module docstring's rule).
+
+    ``sd``: the standard deviation (Elo) of their difference; None: from their own
+    intervals as if independent, ``sqrt(se_a² + se_b²)``.
+    """
     assert upper.elo is not None and lower.elo is not None
     gap = upper.elo - lower.elo
-    sd = math.hypot(_se(upper), _se(lower))
+    if sd is None:
+        sd = math.hypot(_se(upper), _se(lower))
     los = (1.0 if gap > 0 else 0.5) if sd == 0 else _normal_cdf(gap / sd)
     width = Z95 * sd
     if los >= los_threshold:
@@ -147,10 +161,26 @@ def verdict(upper: Standing, lower: Standing, los_threshold: float, resolution: 
     return Verdict(upper.entry, lower.entry, gap, los, width, state)
 
 
-def verdicts(rows: Sequence[Standing], los_threshold: float, resolution: float) -> list[Verdict]:
-    """One verdict per pair of rated neighbours of ``rows`` (ranked best first, as the standings are)."""
+def verdicts(
+    rows: Sequence[Standing],
+    los_threshold: float,
+    resolution: float,
+    played: Mapping[frozenset[str], int] | None = None,
+) -> list[Verdict]:
+    """One verdict per pair of rated neighbours of ``rows`` (ranked best first, as the standings are).
+
+    ``played`` (``{frozenset({a, b}): pairs}``, every version's): the differences' spread
+    comes from the matchmaking's information model over those pairs
+    (:func:`arena.ladder.matchmaking.difference_sds`), which counts what two neighbours'
+    own games tell; without it, from the two intervals as if independent (wider).
+    """
     rated = [r for r in rows if r.elo is not None and r.low is not None and r.high is not None]
-    return [verdict(a, b, los_threshold, resolution) for a, b in zip(rated, rated[1:], strict=False)]
+    neighbours = list(zip(rated, rated[1:], strict=False))
+    sds: list[float | None] = [None] * len(neighbours)
+    if played is not None and neighbours:
+        pool = [MatchStanding(r.entry, r.elo, r.low, r.high, r.pairs) for r in rated]  # type: ignore[arg-type]
+        sds = list(difference_sds(pool, played, [(a.entry, b.entry) for a, b in neighbours]))
+    return [verdict(a, b, los_threshold, resolution, sd) for (a, b), sd in zip(neighbours, sds, strict=True)]
 
 
 def settled(rows: Sequence[Standing], found: Sequence[Verdict]) -> bool:
@@ -232,9 +262,15 @@ class FinalTable:
         return cls(str(data["at"]), bool(data["settled"]), float(data["los"]), float(data["resolution"]), rows)  # type: ignore[arg-type]
 
 
-def final_table(rows: Sequence[Standing], at: str, los_threshold: float, resolution: float) -> FinalTable:
-    """The final table of the final versions' standings ``rows`` (ranked best first)."""
-    found = verdicts(rows, los_threshold, resolution)
+def final_table(
+    rows: Sequence[Standing],
+    at: str,
+    los_threshold: float,
+    resolution: float,
+    played: Mapping[frozenset[str], int] | None = None,
+) -> FinalTable:
+    """The final table of the final versions' standings ``rows`` (ranked best first); ``played`` as :func:`verdicts`."""
+    found = verdicts(rows, los_threshold, resolution, played)
     after = {v.upper: v for v in found}
     groups: dict[str, int] = {}
     group = 0

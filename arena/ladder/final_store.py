@@ -7,6 +7,8 @@ transactions, one connection per thread, like :class:`~arena.ladder.store.Ladder
   replaced by a later selection, read once at the deadline;
 - ``final_versions``: each team's final version, written **once**, in one transaction,
   when the loop first sees the deadline passed (a restart reads them back; they never change);
+- ``final_live``: the final table as it stands during the final evaluation (the loop
+  rewrites it after every change; the site shows it);
 - ``final_table``: the frozen final standings (one row, JSON), written once: the table
   the site shows and ``arena ladder export --final`` writes, identical after any restart.
 """
@@ -29,6 +31,7 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS final_choices (team TEXT PRIMARY KEY, entry TEXT NOT NULL, at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS final_versions (team TEXT PRIMARY KEY, entry TEXT NOT NULL, how TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS final_fixed (id INTEGER PRIMARY KEY CHECK (id = 1), at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS final_live (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS final_table (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     frozen_at TEXT NOT NULL,
@@ -133,7 +136,17 @@ class FinalStore:
             return None
         return [FinalVersion(*r) for r in self.db.execute("SELECT team, entry, how FROM final_versions ORDER BY team")]
 
-    # ------------------------------------------------------------ the frozen table
+    # ------------------------------------------------------------ the live table, then the frozen one
+
+    def set_live(self, body: Mapping[str, Any]) -> None:
+        """The final table as it stands now (during the final evaluation)."""
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO final_live(id, body) VALUES (1, ?)", (json.dumps(body),))
+
+    def live(self) -> dict[str, Any] | None:
+        """The final table as the loop last wrote it, or None."""
+        row = self.db.execute("SELECT body FROM final_live WHERE id=1").fetchone()
+        return None if row is None else dict(json.loads(row[0]))
 
     def freeze(self, frozen_at: str, reason: str, body: Mapping[str, Any]) -> tuple[Frozen, bool]:
         """Store the final table unless one is stored; the stored one (the first always wins) and whether this call stored it."""

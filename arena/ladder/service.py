@@ -150,6 +150,10 @@ class LadderService:
     def refresh(self) -> None:
         """The standings of the listed versions, from the book (no refit from the stores)."""
         rows = self.book.standings(self.listed())
+        if self.phase == FINAL:  # the site shows the final table as it stands
+            calendar = self.config.calendar
+            live = final.final_table(rows, iso(self.clock()), calendar.los, calendar.resolution, self.book.pairs_played())
+            self.finals.set_live(live.to_dict())
         building = ", ".join(sorted(self.builds.building.values())) or None
         self.state = LadderState(tuple(rows), tuple(self.busy.values()), building)
         self.on_change(self.state)
@@ -316,7 +320,7 @@ class LadderService:
 
     def _verdicts(self) -> list[final.Verdict]:
         calendar = self.config.calendar
-        return final.verdicts(self.state.standings, calendar.los, calendar.resolution)
+        return final.verdicts(self.state.standings, calendar.los, calendar.resolution, self.book.pairs_played())
 
     def _pick_final(self) -> tuple[str, str] | None:
         """The final evaluation's next pair among the final versions that may play."""
@@ -329,7 +333,7 @@ class LadderService:
     def _freeze(self, now: datetime.datetime, reason: str) -> None:
         """Store the final table (the first stored stays: a restart never changes it) and tell it."""
         calendar = self.config.calendar
-        table = final.final_table(self.state.standings, iso(now), calendar.los, calendar.resolution)
+        table = final.final_table(self.state.standings, iso(now), calendar.los, calendar.resolution, self.book.pairs_played())
         _, made = self.finals.freeze(iso(now), reason, table.to_dict())
         if made:
             top = ", ".join(f"{r.rank or '–'}. {r.entry}" for r in table.rows[:5])

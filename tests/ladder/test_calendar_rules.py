@@ -140,3 +140,18 @@ def test_the_final_table_marks_tied_groups_and_they_share_their_best_place():
     assert (by["b@1"].rank, by["c@1"].rank, by["d@1"].rank) == (2, 2, 4)
     assert by["a@1"].next_verdict == SEPARATED and by["b@1"].next_verdict == TIED and by["d@1"].los_next is None
     assert type(table).from_dict(table.to_dict()) == table
+
+
+def test_neighbours_own_games_narrow_their_difference_and_settle_a_tie():
+    """Two equal versions that met often: tied by the model of the pairs played, open from their intervals alone.
+
+    Their own intervals stay as wide as their placing against the rest of the pool; the
+    difference between them is what their many games against each other measured.
+    """
+    rows = [row("a@1", 1700, 40, 1), row("b@1", 1502, 30, 2), row("c@1", 1498, 30, 3), row("d@1", 1300, 40, 4)]
+    played = {frozenset(("a@1", "b@1")): 6, frozenset(("b@1", "c@1")): 60, frozenset(("c@1", "d@1")): 6,
+              frozenset(("a@1", "d@1")): 6}  # fmt: skip
+    alone = verdicts(rows, 0.95, 40)
+    counted = verdicts(rows, 0.95, 40, played)
+    assert alone[1].state == UNSETTLED and counted[1].state == TIED
+    assert counted[1].width < alone[1].width

@@ -66,6 +66,8 @@ def test_phases_final_versions_and_the_frozen_table_survive_restarts(tmp_path: P
         assert "final versions fixed at the deadline: alpha@1, beta@1, gamma@1" in said(events)
         assert said(events)[-1].startswith("phase open -> final: the final evaluation: only the 3 final versions play")
         assert {s.entry for s in first.state.standings} == {"alpha@1", "beta@1", "gamma@1"}, "only final versions are listed"
+        live = FinalStore(lad.config.ladder_path).live()  # what the site shows during the final evaluation
+        assert live is not None and {r["entry"] for r in live["rows"]} == {"alpha@1", "beta@1", "gamma@1"}
 
         # A restart in the final phase: the same final versions, though the store now says otherwise.
         beta2 = lad.add_version("beta")  # (as if activated before the deadline: recomputing would pick it)

@@ -54,8 +54,10 @@ def calendar_view(site: Site) -> dict[str, Any]:
     reason = None
     if current == FROZEN and frozen is not None:
         table, reason = FinalTable.from_dict(frozen.body), frozen.reason
-    elif current in (FINAL, FROZEN):  # live: the loop lists the final versions in this phase
-        table = final_table(site.state().standings, iso(now), calendar.los, calendar.resolution)
+    elif current in (FINAL, FROZEN):  # live: as the loop last wrote it (else from its standings)
+        live = finals.live()
+        table = (FinalTable.from_dict(live) if live is not None
+                 else final_table(site.state().standings, iso(now), calendar.los, calendar.resolution))  # fmt: skip
     return {
         "phase": current,
         "phase_text": PHASE_TEXT[current],
