@@ -28,7 +28,7 @@ the reported intervals (:func:`arena.ladder.matchmaking.difference_sds`, what it
 other tell about their difference.  ``sqrt(se_a² + se_b²)`` from the two intervals (the
 fallback with no pair counts) ignores that: two equal versions would need every
 version's interval narrow before they could be tied, and ``bench/final_evaluation.py``
-ran into its cap of 1500 pairs at N = 8 that way (618 pairs with the model).
+ran into its cap of 1500 pairs at N = 8 that way (a median of 580 with the model).
 
 The evaluation is settled when every final version is rated and no neighbour pair is
 open.  Until then :func:`final_pairing` spends the next pair on the open neighbours
