@@ -31,7 +31,7 @@ from arena.sandbox.tree import remove_tree
 from arena.text import safe_text
 
 app = typer.Typer(help="Run a competition: teams submit bots, a ladder plays them, a web site shows it.", no_args_is_help=True)
-team_app = typer.Typer(help="Teams and their tokens.", no_args_is_help=True)
+team_app = typer.Typer(help="Teams, their members and tokens, the roster import and the join code.", no_args_is_help=True)
 app.add_typer(team_app, name="team")
 admin_app = typer.Typer(help="The organiser's token.", no_args_is_help=True)
 app.add_typer(admin_app, name="admin")
@@ -90,7 +90,8 @@ def init(
         store.close()
     console.print(f"ladder {safe_text(config.name)} made in {safe_text(str(directory))}")
     console.print(f"admin token (shown once, keep it): [bold]{admin}[/]")
-    console.print(f"next: arena ladder team add {safe_text(str(directory))} NAME, then arena ladder serve {safe_text(str(directory))}")
+    where = safe_text(str(directory))
+    console.print(f"next: arena ladder team add {where} NAME (or team import {where} roster.csv), then arena ladder serve {where}")
 
 
 @team_app.command("add")
@@ -112,7 +113,7 @@ def team_token(
     name: NameArgument,
     rotate: Annotated[bool, typer.Option("--rotate", help="Replace the token (the old one stops working at once).")] = False,
 ) -> None:
-    """Tokens are never shown again: --rotate gives the team a new one (and signs it out everywhere)."""
+    """Tokens are never shown again: --rotate gives the team's shared token a new one (its sessions end; members' own tokens go on)."""
     if not rotate:
         fail("a token is shown only when it is made: pass --rotate to replace it")
     _, store = _open(directory)
@@ -369,3 +370,4 @@ def _recover_uploads(config: LadderConfig, store: LadderStore) -> None:
 
 __all__ = ["app", "snapshot"]
 __import__("arena.commands.ladder_export", fromlist=["register"]).register(app)  # arena ladder export (its own module)
+__import__("arena.commands.ladder_roster", fromlist=["register"]).register(team_app)  # import, members, join-code

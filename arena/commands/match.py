@@ -36,6 +36,7 @@ from arena.commands.options import (
 from arena.commands.preflight import EXIT_PLATFORM, check_images_start
 from arena.match import GameOutcome
 from arena.match.output import StruckDecision, reproduce_command, struck_decisions
+from arena.match.timing import record_timing
 from arena.referee.botspec import BotSpec, BotSpecError, parse_bot_spec
 from arena.referee.local_match import MatchConfig, MatchReport, run_match
 from arena.sandbox.docker import SeatStartError
@@ -248,6 +249,8 @@ class DecisionTimes:
     ref_us: tuple[float, ...]
     lag_ms: float
     """The referee's own stalls during these decisions (never charged to the bot)."""
+    offturn_cpu_ms: float | None = None
+    """CPU the bot used while not asked, over the games where it was measured (None: never)."""
 
 
 def decision_times(report: MatchReport, bot: int) -> DecisionTimes:
@@ -255,12 +258,19 @@ def decision_times(report: MatchReport, bot: int) -> DecisionTimes:
     n = report.config.rules.players
     seats = {seat_name(n, s) for s, b in enumerate(report.seat_bots) if b == bot}
     actions = [a for g in report.games for a in _actions(g.record) if a.get("seat") in seats and "ms" in a]
+    offturn = [
+        figures["offturn_cpu_ms"]
+        for g in report.games
+        for seat, figures in record_timing(g.record).items()
+        if seat in seats and figures["offturn_cpu_ms"] is not None
+    ]
     return DecisionTimes(
         decisions=len(actions),
         wall_ms=tuple(float(a["ms"]) for a in actions),
         cpu_ms=tuple(float(a["cpu_ms"]) for a in actions if a.get("cpu_ms") is not None),
         ref_us=tuple(float(a.get("ref_us") or 0) for a in actions),
         lag_ms=sum(float(a.get("lag_ms") or 0) for a in actions),
+        offturn_cpu_ms=sum(offturn) if offturn else None,
     )
 
 
@@ -281,14 +291,16 @@ def timing_table(report: MatchReport) -> Table:
 
     The CPU figure is over the decisions where it was measured; "(k of n)"
     says when that is not all of them, "-" when none.  A stalls column (the
-    referee's own loop lag, added to no bot's clock) appears only if there were any.
+    referee's own loop lag, added to no bot's clock) appears only if there were any,
+    and an off-turn column (CPU used while not asked, total) only if it was measured.
     Compact cells so the table fits 80 columns next to the others.
     """
     times = [decision_times(report, b) for b in range(len(report.totals))]
     table = Table(title="time per decision")
     columns = ["bot", "decisions", "wall ms\nmean/p50", "wall ms\nmax", "CPU ms\nmean/p50", "referee\nµs mean"]
     stalls = any(t.lag_ms > 0 for t in times)
-    for col in columns + (["stalls\nms"] if stalls else []):
+    offturn = any(t.offturn_cpu_ms is not None for t in times)
+    for col in columns + (["stalls\nms"] if stalls else []) + (["off-turn\nCPU ms"] if offturn else []):
         table.add_column(col, justify="left" if col == "bot" else "right")
     for total, t in zip(report.totals, times, strict=True):
         cpu = _mean_p50(t.cpu_ms)
@@ -299,5 +311,8 @@ def timing_table(report: MatchReport) -> Table:
             f"{max(t.wall_ms):.1f}" if t.wall_ms else "-", cpu,
             f"{statistics.fmean(t.ref_us):.0f}" if t.ref_us else "-",
         ]  # fmt: skip
-        table.add_row(*row, *([f"{t.lag_ms:.1f}"] if stalls else []))
+        extra = [f"{t.lag_ms:.1f}"] if stalls else []
+        if offturn:
+            extra.append("-" if t.offturn_cpu_ms is None else f"{t.offturn_cpu_ms:.0f}")
+        table.add_row(*row, *extra)
     return table

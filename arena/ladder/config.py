@@ -19,6 +19,7 @@ from arena.ladder import paths
 from arena.ladder.calendar import Calendar, parse_instant
 from arena.ladder.grades import GradeBands, parse_bands
 from arena.ladder.matchmaking import Settings as MatchmakingSettings
+from arena.ladder.roster import ROSTER_TEMPLATE, RosterError, RosterSettings, parse_roster_settings
 from arena.match import TimeControl
 from arena.match.spec import check_seconds, default_hard_cap
 from arena.sandbox.bot_dir import parse_size
@@ -44,6 +45,7 @@ _SECTIONS: dict[str, set[str]] = {
         "host", "port", "trusted_proxies", "header_timeout", "body_timeout", "idle_timeout", "keep_alive",
         "max_connections", "shutdown_timeout",
     },
+    "roster": {field.name for field in dataclasses.fields(RosterSettings)},
     # A course's calendar and grades (arena.ladder.calendar, arena.ladder.grades): see _calendar below.
     "schedule": {"opens", "deadline", "final_until", "after_deadline"},
     "final": {"choose_from", "los", "resolution"},
@@ -127,6 +129,8 @@ class LadderConfig:
     suspend_after: int = 4
     """A newly active version that loses its first this many games by crash or forfeit is suspended (0: never)."""
     server: ServerSettings = ServerSettings()
+    roster: RosterSettings = RosterSettings()
+    """``[roster]``: self-registration and team size (the site reads it again at each sign-up)."""
     calendar: Calendar = Calendar()
     """``[schedule]`` and ``[final]``: when uploads open and close, and the final evaluation."""
     grades: GradeBands = GradeBands()
@@ -218,7 +222,8 @@ resolution = 40.0              # Elo: neighbours whose difference is shown to be
 bands = []                     # e.g. [[10, "A"], [35, "B"], [70, "C"], [100, "D"]]: grade of the first band with
                                # fewer than that percent of ranked teams above the team (ties share a place)
 missing = ""                   # the grade of a team with no rated final version
-'''
+
+{ROSTER_TEMPLATE}'''
 
 
 def _server_settings(srv: dict[str, Any]) -> ServerSettings:
@@ -366,9 +371,18 @@ def load_ladder_config(directory: Path) -> LadderConfig:
         port=port,
         suspend_after=suspend_after,
         server=_server_settings(srv),
+        roster=_roster_settings(data.get("roster", {})),
         calendar=_calendar(data),
         grades=_grades(data),
     )
+
+
+def _roster_settings(table: dict[str, Any]) -> RosterSettings:
+    """``[roster]`` (arena.ladder.roster); :class:`ConfigError` (one line) for a bad value."""
+    try:
+        return parse_roster_settings(table)
+    except RosterError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 # ------------------------------------------------------------ a course's calendar and grades (arena.ladder.calendar)

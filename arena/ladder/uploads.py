@@ -186,11 +186,13 @@ async def _receive(request: Request, archive: Path, max_bytes: int) -> str:
 
 
 async def receive_upload(
-    request: Request, config: LadderConfig, store: LadderStore, team: str, target_of: Callable[[Version], Path]
+    request: Request, config: LadderConfig, store: LadderStore, team: str, target_of: Callable[[Version], Path],
+    *, member: str = "",
 ) -> Version:
     """Take ``team``'s upload in ``request`` (see the module docstring); the new ``queued`` version.
 
-    ``target_of`` names where a version's files are kept (``source_dir``).
+    ``target_of`` names where a version's files are kept (``source_dir``);
+    ``member``: who of the team sent it (recorded on the version; '' for the team's shared token).
 
     :class:`HTTPException` with one line for every refusal: 400 (a bad form or
     archive), 413 (over the cap), 429 (no quota left today), 500 (the files
@@ -215,7 +217,7 @@ async def receive_upload(
         if not (unpacked / "bot.py").is_file() and not (unpacked / "Dockerfile").is_file():
             raise HTTPException(400, "the upload has neither bot.py nor a Dockerfile at its top (docs/packaging.md)")
         try:
-            version = await run_in_threadpool(store.add_version, team, note, quota)
+            version = await run_in_threadpool(store.add_version, team, note, quota, member)
         except LadderError as exc:
             raise HTTPException(429, str(exc)) from None
         try:

@@ -34,6 +34,7 @@ from fastapi.responses import (
     Response,
 )
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp
 
 from arena.ladder.guard import BodyLimit, OriginCheck, SecurityHeaders
@@ -42,6 +43,8 @@ from arena.ladder.site.admin import router as admin_router
 from arena.ladder.site.api import router as api_router
 from arena.ladder.site.final import router as final_router
 from arena.ladder.site.context import COOKIE, PAGE_CSP, Site, Viewer, Who
+from arena.ladder.site.join import SIGN_UP_PATHS, JoinGuard
+from arena.ladder.site.join import router as join_router
 from arena.ladder.site.public import router as public_router
 from arena.ladder.site.team import router as team_router
 from arena.ladder.state import LadderState
@@ -74,7 +77,8 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
         redoc_url=None,
     )
     app.state.site = site
-    for router in (public_router, team_router, admin_router, api_router, final_router):
+    app.state.join_guard = JoinGuard()  # bounds wrong join and invite codes per address (arena.ladder.site.join)
+    for router in (public_router, team_router, admin_router, api_router, join_router, final_router):
         app.include_router(router)
     # The ladder's stylesheet and the replay viewer's script and style (arena.publish's assets).
     app.mount("/static", StaticFiles(packages=[("arena.ladder", "static"), ("arena.publish", "assets")]), name="static")
@@ -90,7 +94,12 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
         """A team's upload (arena.ladder.uploads): the team is known before a byte of the body is read."""
         if who.team is None:
             raise HTTPException(401, "sign in with your team's token", headers={"Connection": "close"})
-        return await receive_upload(request, config, store, who.team, lambda version: source_dir(config, version))
+        team = await run_in_threadpool(store.team, who.team)
+        if team is not None and team.pending:
+            raise HTTPException(403, "your team waits for the organiser's approval: uploads open once it is approved",
+                                headers={"Connection": "close"})  # fmt: skip
+        return await receive_upload(request, config, store, who.team, lambda version: source_dir(config, version),
+                                    member=who.member or "")  # fmt: skip
 
     @app.post("/api/submissions", status_code=201, openapi_extra=OPENAPI_BODY)
     async def api_submit(request: Request, who: Who) -> JSONResponse:
@@ -108,10 +117,11 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
         if store.is_admin_token(token):
             session, where = store.new_session(None, True), "/admin"
         else:
-            team = store.team_of_token(token)
-            if team is None:
-                return page("signin.html", Viewer(), error="That token is not a team's (or it was rotated).")
-            session, where = store.new_session(team.name, False), "/me"
+            identity = store.identify(token)  # the team's shared token, or one member's own
+            if identity is None:
+                return page("signin.html", Viewer(), error="That token is not a team's or a member's (or it was rotated or revoked).")
+            member_id = identity.member.id if identity.member else None
+            session, where = store.new_session(identity.team.name, False, member_id), "/me"
         response = RedirectResponse(where, status_code=303)
         response.set_cookie(COOKIE, session, httponly=True, samesite="strict", secure=request.url.scheme == "https",
                             max_age=7 * 24 * 3600, path="/")  # fmt: skip
@@ -133,7 +143,7 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
         try:
             await submit(request, who)
         except HTTPException as exc:
-            shown = page("me.html", who, me=me(who.team), games=recent_games(30, who.team), error=exc.detail)
+            shown = page("me.html", who, me=me(who.team, who.member), games=recent_games(30, who.team), error=exc.detail)
             shown.headers.update(exc.headers or {})  # Connection: close when the rest of the body was not read
             return shown
         return RedirectResponse("/me", status_code=303)
@@ -149,7 +159,7 @@ def wrap(app: FastAPI, config: "LadderConfig") -> ASGIApp:
     room for the form's other fields on the upload routes, 64 KiB elsewhere).
     """
     limited = BodyLimit(app, SMALL_BODY, config.submissions.max_bytes + FORM_SLACK, UPLOAD_PATHS)
-    return SecurityHeaders(OriginCheck(limited))
+    return SecurityHeaders(OriginCheck(limited, frozenset({"/signin"}) | SIGN_UP_PATHS))
 
 
 __all__ = ["COOKIE", "PAGE_CSP", "BodyLimit", "Viewer", "create_app", "wrap"]

@@ -56,6 +56,8 @@ class EntryTiming:
     referee's own CPU time for its decisions; ``lag_s`` the referee's stalls
     while it thought (never charged).  A bot slow in wall time but not in CPU
     time waited on its machine; a large ``lag_s`` means the platform was busy.
+    ``offturn_cpu_s`` is the CPU its bots used while not asked (pondering), over
+    the ``offturn_games`` games where that could be measured.
     """
 
     games: int
@@ -67,6 +69,15 @@ class EntryTiming:
     ref_s: float
     lag_s: float
     timeouts: int
+    offturn_cpu_s: float | None = None
+    offturn_games: int = 0
+
+    @property
+    def offturn_cpu_ms_per_game(self) -> float | None:
+        """CPU used while not asked, per game where measured; None where it never was."""
+        if not self.offturn_games or self.offturn_cpu_s is None:
+            return None
+        return 1000 * self.offturn_cpu_s / self.offturn_games
 
     @property
     def wall_ms_per_decision(self) -> float | None:
@@ -92,6 +103,7 @@ class EntryTiming:
             "wall_ms_per_decision": r(self.wall_ms_per_decision), "max_ms": r(1000 * self.max_s),
             "cpu_ms_per_decision": r(self.cpu_ms_per_decision), "cpu_decisions": self.cpu_decisions,
             "referee_us_per_decision": r(self.ref_us_per_decision, 1), "platform_lag_ms": r(1000 * self.lag_s),
+            "offturn_cpu_ms_per_game": r(self.offturn_cpu_ms_per_game, 1),
         }  # fmt: skip
 
 

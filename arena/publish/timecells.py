@@ -16,6 +16,7 @@ TIME_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("cpu", "CPU ms/decision", "the bot's CPU time per decision, where measured (container cgroup or process)"),
     ("referee", "referee µs/decision", "the referee's own CPU time per decision of this entry"),
     ("lag", "stalls ms", "the referee's own stalls during this entry's decisions, total (never charged)"),
+    ("offturn", "off-turn CPU ms/game", "CPU the bot used while not asked (thinking on others' turns), per game, where measured"),
 )
 
 
@@ -29,6 +30,7 @@ def time_cells(timing: EntryTiming | None) -> list[tuple[str, str]]:
         "cpu": _fmt(timing.cpu_ms_per_decision, 1),
         "referee": _fmt(timing.ref_us_per_decision, 0),
         "lag": _fmt(1000 * timing.lag_s, 0),
+        "offturn": _fmt(timing.offturn_cpu_ms_per_game, 0),
     }
     return [(key, values[key]) for key, _, _ in TIME_COLUMNS]
 

@@ -81,6 +81,8 @@ CREATE TABLE IF NOT EXISTS side_times (
     ref_s REAL NOT NULL,
     lag_s REAL NOT NULL,
     timeouts INTEGER NOT NULL,
+    offturn_cpu_s REAL,
+    offturn_s REAL NOT NULL DEFAULT 0,
     PRIMARY KEY (game_id, side)
 );
 CREATE TABLE IF NOT EXISTS pairings (
@@ -160,6 +162,8 @@ class SideTime:
     ``cpu_decisions`` decisions where the platform could measure it (None if
     none), ``ref_s`` the referee's own CPU time for the side's decisions and
     ``lag_s`` the referee's stalls while they thought (never charged to them).
+    ``offturn_cpu_s`` is the CPU its bots used while not asked (None: not measured),
+    over ``offturn_s`` of wall time.
     """
 
     side: int
@@ -172,16 +176,21 @@ class SideTime:
     ref_s: float
     lag_s: float
     timeouts: int
+    offturn_cpu_s: float | None = None
+    offturn_s: float = 0.0
 
     @classmethod
     def from_figures(cls, side: int, entry: str, figures: dict[str, Any]) -> SideTime:
         """From :func:`arena.match.timing.team_timing`'s figures of one team."""
         cpu_ms = figures.get("cpu_ms")
+        offturn_cpu_ms = figures.get("offturn_cpu_ms")
         return cls(
             side=side, entry=entry, decisions=int(figures["decisions"]), wall_s=figures["ms"] / 1000,
             max_s=figures["max_ms"] / 1000, cpu_s=None if cpu_ms is None else cpu_ms / 1000,
             cpu_decisions=int(figures.get("cpu_decisions", 0)), ref_s=figures["ref_us"] / 1e6,
             lag_s=figures["lag_ms"] / 1000, timeouts=int(figures["timeouts"]),
+            offturn_cpu_s=None if offturn_cpu_ms is None else offturn_cpu_ms / 1000,
+            offturn_s=(figures.get("offturn_ms") or 0.0) / 1000,
         )  # fmt: skip
 
 
@@ -273,6 +282,7 @@ class ResultsStore:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.executescript(SCHEMA)
                 self._migrate_forfeits()
+                self._add_side_time_columns()
         except sqlite3.Error as exc:
             if getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL":
                 raise storage_error(exc, path) from None
@@ -298,6 +308,13 @@ class ResultsStore:
     def open_read_only(cls, path: Path) -> ResultsStore:
         """Open for reading only: no schema, no WAL switch, nothing written (a read-only directory works)."""
         return cls(path, read_only=True)
+
+    def _add_side_time_columns(self) -> None:
+        """A store written before off-turn CPU was stored gains its columns (its old rows: not measured)."""
+        have = {row[1] for row in self.db.execute("PRAGMA table_info(side_times)")}
+        for column, kind in (("offturn_cpu_s", "REAL"), ("offturn_s", "REAL NOT NULL DEFAULT 0")):
+            if column not in have:
+                self.db.execute(f"ALTER TABLE side_times ADD COLUMN {column} {kind}")
 
     def _migrate_forfeits(self) -> None:
         """A store written before forfeits were structural: fill the forfeits table once."""
@@ -455,14 +472,18 @@ class ResultsStore:
 
     def entry_times(self) -> dict[str, EntryTiming]:
         """Each entry's time figures summed over its stored games (entries without any are absent)."""
-        try:
-            rows = self.db.execute(
-                "SELECT entry, COUNT(*), SUM(decisions), SUM(wall_s), MAX(max_s), COALESCE(SUM(cpu_s), 0), "
-                "SUM(cpu_decisions), SUM(ref_s), SUM(lag_s), SUM(timeouts) FROM side_times GROUP BY entry"
-            ).fetchall()
-        except sqlite3.OperationalError:  # a store written before times were stored, opened read-only
-            return {}
-        return {r[0]: EntryTiming(*r[1:]) for r in rows}
+        sums = (
+            "COUNT(*), SUM(decisions), SUM(wall_s), MAX(max_s), COALESCE(SUM(cpu_s), 0), "
+            "SUM(cpu_decisions), SUM(ref_s), SUM(lag_s), SUM(timeouts)"
+        )
+        # A store opened read-only may predate the off-turn columns, or times altogether.
+        for offturn in (", SUM(offturn_cpu_s), COUNT(offturn_cpu_s)", ""):
+            try:
+                rows = self.db.execute(f"SELECT entry, {sums}{offturn} FROM side_times GROUP BY entry").fetchall()
+            except sqlite3.OperationalError:
+                continue
+            return {r[0]: EntryTiming(*r[1:]) for r in rows}
+        return {}
 
     def record_void(self, game_id: str, reason: str) -> int:
         """Note a void attempt; returns how many there have been for this game."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from pathlib import Path
 
 from arena.publish import GameRow, Standings, results_from_games
@@ -33,6 +34,7 @@ def load_standings(directory: Path) -> Standings:
         rows = store.games()
         disqualified = store.disqualified()
         timing = store.entry_times()
+        voided = _voided_clusters(store)
     finally:
         store.close()
     rules = json.loads(meta.get("ruleset", "{}") or "{}")
@@ -74,7 +76,7 @@ def load_standings(directory: Path) -> Standings:
         ruleset_preset=str(rules.get("preset", "?")),
         ruleset_hash=meta.get("ruleset_hash", "?"),
         entries=sorted(entries),
-        results=results_from_games(games),
+        results=results_from_games(g for g in games if g.cluster not in voided),
         games=games,
         faults=faults,
         disqualified=set(disqualified),
@@ -82,6 +84,20 @@ def load_standings(directory: Path) -> Standings:
         ruleset=rules,
         timing=timing,
     )
+
+
+def _voided_clusters(store: ResultsStore) -> set[str]:
+    """The clusters of the pairs a run gave up (void or abandoned): their stored half leaves the fit.
+
+    The ladder and the run kernel void a pair whose tables failed too often; the
+    table that had been stored stays on record (listed, replayable) but must not be
+    rated alone, or the deal's luck counts again.  A store from before pairs were
+    kept has none.
+    """
+    try:
+        return store.void_clusters()
+    except sqlite3.OperationalError:  # no pairs table: written before round 4, opened read-only
+        return set()
 
 
 def table_logs(

@@ -1,11 +1,12 @@
-"""The organiser's page and switches: pause and resume, disable a version, disable or enable a team."""
+"""The organiser's page and switches: pause and resume, disable a version, disable or enable a team,
+approve or refuse a self-registered team, revoke a member."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 from fastapi import APIRouter, Form, HTTPException
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from arena.ladder.site.context import Site, SiteDep, Who, admin_only
 from arena.ladder.store import DISABLED, IllegalTransition, LadderError
@@ -36,18 +37,37 @@ def disable_version(site: Site, entry: str) -> None:
         raise HTTPException(409, str(exc)) from None
 
 
+def roster_action(site: Site, action: str, team: str, member: str) -> None:
+    """Approve or refuse a team waiting for approval, or revoke one member's token; 404 for no such team or member."""
+    store = site.store
+    try:
+        if action == "approve-team":
+            store.approve_team(team)
+        elif action == "refuse-team":
+            store.refuse_team(team)
+        else:
+            store.revoke_member(team, member)
+    except LadderError as exc:
+        raise HTTPException(404, str(exc)) from None
+
+
 @router.get("/admin", response_class=HTMLResponse)
 def admin_page(site: SiteDep, who: Who) -> Response:
     if not who.admin:
         return RedirectResponse("/signin", status_code=303)
-    return site.page("admin.html", who, teams=site.store.teams(),
+    teams = site.store.teams()
+    return site.page("admin.html", who, teams=teams, pending=[t for t in teams if t.pending],
+                     members={t.name: site.store.members(t.name) for t in teams},
                      versions=[site.version_private(v) for v in site.store.versions()], paused=site.store.paused)  # fmt: skip
 
 
 @router.post("/admin/{action}")
-def admin_action(action: str, site: SiteDep, who: Who, target: Annotated[str, Form()] = "") -> Response:
+def admin_action(action: str, site: SiteDep, who: Who, target: Annotated[str, Form()] = "",
+                 member: Annotated[str, Form()] = "") -> Response:  # fmt: skip
     admin_only(who)
-    if action in ("pause", "resume"):
+    if action in ("approve-team", "refuse-team", "revoke-member"):
+        roster_action(site, action, target, member)
+    elif action in ("pause", "resume"):
         set_paused(site, action == "pause")
     elif action in ("disable-team", "enable-team"):
         set_team_disabled(site, target, action == "disable-team")
@@ -56,3 +76,33 @@ def admin_action(action: str, site: SiteDep, who: Who, target: Annotated[str, Fo
     else:
         raise HTTPException(404, "no such action")
     return RedirectResponse("/admin", status_code=303)
+
+
+# ------------------------------------------------------------ the roster in the JSON API (bearer: the admin token)
+
+
+@router.get("/api/admin/members", include_in_schema=True, tags=["admin"])
+def api_members(site: SiteDep, who: Who) -> JSONResponse:
+    """Every team's members (name, e-mail, revoked) and whether the team waits for approval."""
+    admin_only(who)
+    return JSONResponse({"teams": [
+        {"team": t.name, "pending": t.pending, "disabled": t.disabled,
+         "members": [{"name": m.name, "email": m.email, "revoked": m.revoked} for m in site.store.members(t.name)]}
+        for t in site.store.teams()
+    ]})  # fmt: skip
+
+
+@router.post("/api/admin/teams/{team}/approve", include_in_schema=True, tags=["admin"])
+def api_approve_team(team: str, site: SiteDep, who: Who) -> JSONResponse:
+    """Let a self-registered team upload."""
+    admin_only(who)
+    roster_action(site, "approve-team", team, "")
+    return JSONResponse({"team": team, "pending": False})
+
+
+@router.post("/api/admin/teams/{team}/members/{member}/revoke", include_in_schema=True, tags=["admin"])
+def api_revoke_member(team: str, member: str, site: SiteDep, who: Who) -> JSONResponse:
+    """Revoke one member's token (their sessions end); the teammates' go on."""
+    admin_only(who)
+    roster_action(site, "revoke-member", team, member)
+    return JSONResponse({"team": team, "member": member, "revoked": True})

@@ -51,8 +51,8 @@ def api_game(game_id: str, site: SiteDep, who: Who) -> JSONResponse:
 
 @router.get("/me")
 def api_me(site: SiteDep, who: Who) -> JSONResponse:
-    """The signed-in team's versions (with build and validation logs, validation records) and quota."""
-    return JSONResponse(site.me(team_only(who)))
+    """The signed-in team's versions (with build and validation logs, validation records, who uploaded each), quota, members."""
+    return JSONResponse(site.me(team_only(who), who.member))
 
 
 @router.get("/me/games/{game_id}/logs", response_class=PlainTextResponse)

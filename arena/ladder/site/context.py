@@ -41,11 +41,13 @@ _ENV.filters.setdefault("mib", mib)
 
 
 class Viewer:
-    """Who is asking: nobody, a team, or the organiser."""
+    """Who is asking: nobody, a team (one of its members, or its shared token), or the organiser."""
 
-    def __init__(self, team: str | None = None, admin: bool = False) -> None:
+    def __init__(self, team: str | None = None, admin: bool = False, member: str | None = None) -> None:
         self.team = team
         self.admin = admin
+        #: The member signed in (None: the team's shared token, the organiser, or nobody).
+        self.member = member
 
     def may_see(self, team: str) -> bool:
         return self.admin or self.team == team
@@ -117,7 +119,7 @@ class Site:
     def version_private(self, v: Version) -> dict[str, Any]:
         return {**self.version_public(v), "image_id": v.image_id, "build_log": v.build_log,
                 "validation_log": v.validation_log, "attempts": v.attempts, "reason": v.reason,
-                "validation_records": validation_records(self.directory, v.id)}  # fmt: skip
+                "member": v.member, "validation_records": validation_records(self.directory, v.id)}  # fmt: skip
 
     @staticmethod
     def ranked(v: Version) -> bool:
@@ -135,10 +137,15 @@ class Site:
     def history(self, team: str, *, thin: bool) -> list[tuple[str, str, int, float, float, float]]:
         return self.reads.history(team, PLOT_POINTS if thin else None)
 
-    def me(self, team: str) -> dict[str, Any]:
+    def me(self, team: str, member: str | None = None) -> dict[str, Any]:
+        """A team's private summary: who is signed in, its members, quota, limits and versions."""
         sub = self.settings.submissions
+        found = self.store.team(team)
         return {
             "team": team,
+            "member": member,
+            "pending": bool(found and found.pending),
+            "members": [{"name": m.name, "email": m.email, "revoked": m.revoked} for m in self.store.members(team)],
             "quota": {"per_day": sub.daily_quota, "used_today": self.store.submissions_today(team)},
             "limits": {"max_bytes": sub.max_bytes, "max_files": sub.max_files},
             "versions": [self.version_private(v) for v in self.store.versions(team=team)],
@@ -198,15 +205,15 @@ def viewer(request: Request, site: SiteDep) -> Viewer:
         token = auth[7:].strip()
         if store.is_admin_token(token):
             return Viewer(admin=True)
-        team = store.team_of_token(token)
-        if team is None:
-            raise HTTPException(401, "unknown, rotated or disabled token")
-        return Viewer(team.name)
+        identity = store.identify(token)  # the team's shared token, or one member's own
+        if identity is None:
+            raise HTTPException(401, "unknown, rotated, revoked or disabled token")
+        return Viewer(identity.team.name, member=identity.member.name if identity.member else None)
     session = request.cookies.get(COOKIE)
     if session:
         found = store.session(session)
         if found is not None:
-            return Viewer(found[0], found[1])
+            return Viewer(found[0], found[1], found[2])
     return Viewer()
 
 

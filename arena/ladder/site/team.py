@@ -21,7 +21,7 @@ router = APIRouter(include_in_schema=False)
 def me_page(site: SiteDep, who: Who) -> Response:
     if who.team is None:
         return RedirectResponse("/signin", status_code=303)
-    return site.page("me.html", who, me=site.me(who.team), games=site.recent_games(30, who.team), error=None)
+    return site.page("me.html", who, me=site.me(who.team, who.member), games=site.recent_games(30, who.team), error=None)
 
 
 @router.get("/me/games/{game_id}/logs", response_class=PlainTextResponse)
