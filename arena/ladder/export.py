@@ -186,9 +186,9 @@ class NotFrozen(ArenaError):
 def members_of(store: object, team: str) -> list[tuple[str, str]]:
     """``team``'s members as (name, e-mail), one export row each.
 
-    Through the store's roster (``LadderStore.members(team)``, objects with ``name`` and
-    ``email``) when it has one; a store without a roster, or a team with no members,
-    gives the team as its own single row (its name, no e-mail).
+    Through the store's roster (``LadderStore.members(team)``: every member, revoked ones
+    too, since a revoked token is not a student gone); a store without a roster, or a
+    team with no members, gives the team as its own single row (its name, no e-mail).
     """
     members = getattr(store, "members", None)
     found: list[tuple[str, str]] = []
