@@ -32,7 +32,7 @@ def test_the_final_export_has_one_row_per_member_and_the_grade_bands(tmp_path: P
     assert "the final table of Site test (frozen " in done.stderr and "4 teams" in done.stderr
     rows = list(csv.DictReader(io.StringIO((out / "final.csv").read_text())))
     assert tuple(rows[0]) == FINAL_COLUMNS and FINAL_COLUMNS[0] == "email"
-    # No roster on this branch's store: each team is its own single row (its name, no e-mail).
+    # No members on record: each team is its own single row (its name, no e-mail).
     got = [(r["team"], r["name"], r["email"], r["rank"], r["tied"], r["grade"]) for r in rows]
     assert got == [
         ("alpha", "alpha", "", "1", "", "A"),  # 0% of the 3 ranked teams above: A
@@ -49,34 +49,26 @@ def test_the_final_export_has_one_row_per_member_and_the_grade_bands(tmp_path: P
     assert canvas[1] == ["alpha", "", "", "", "", "A"] and len(canvas) == 5
 
 
-class Member:
-    def __init__(self, name: str, email: str) -> None:
-        self.name, self.email = name, email
-
-
-class RosterStore:
-    """A store with the roster's ``members(team)`` (the other half of issue 38 adds it to LadderStore)."""
-
-    def members(self, team: str) -> list[Member]:
-        return {"alpha": [Member("Ada", "ada@uni.example"), Member("=Bob", "bob@uni.example")]}.get(team, [])
-
-
-def test_members_come_from_the_roster_when_the_store_has_one():
-    assert members_of(RosterStore(), "alpha") == [("Ada", "ada@uni.example"), ("=Bob", "bob@uni.example")]
-    assert members_of(RosterStore(), "beta") == [("beta", "")], "a team with no members is its own row"
+def test_a_store_without_a_roster_gives_each_team_as_its_own_row():
     assert members_of(object(), "gamma") == [("gamma", "")]
 
 
-def test_the_final_csv_writes_each_member_and_defuses_formulas(tmp_path: Path, monkeypatch):  # type: ignore[no-untyped-def]
-    lad = frozen_ladder(tmp_path / "lad")
+def test_the_final_csv_has_a_row_for_each_roster_member_with_the_team_grade(tmp_path: Path):
+    lad = frozen_ladder(tmp_path / "lad", bands=[[30, "A"], [67, "B"], [100, "C"]])
+    lad.store.add_member("alpha", "Ada Lovelace", "ada@uni.example")
+    lad.store.add_member("alpha", "Bob Smith", "bob@uni.example")
+    lad.store.revoke_member("alpha", "Bob Smith")  # a revoked token, not a student gone: still graded
+    lad.store.add_member("gamma", "Cy Young", "cy@uni.example")
     lad.close()
-    import arena.ladder.export as ex
-
-    # The lead wires the roster's LadderStore.members at merge; here a roster store stands in for it.
-    monkeypatch.setattr(ex, "members_of", lambda store, team: members_of(RosterStore(), team))
     rows = list(csv.DictReader(io.StringIO(final_to_csv(final_export(lad.directory)))))
-    alpha = [(r["email"], r["name"]) for r in rows if r["team"] == "alpha"]
-    assert alpha == [("ada@uni.example", "Ada"), ("bob@uni.example", "'=Bob")]
+    got = [(r["email"], r["name"], r["team"], r["rank"], r["grade"]) for r in rows]
+    assert got == [
+        ("ada@uni.example", "Ada Lovelace", "alpha", "1", "A"),
+        ("bob@uni.example", "Bob Smith", "alpha", "1", "A"),
+        ("", "beta", "beta", "2", "B"),  # no members on record: the team's own row
+        ("cy@uni.example", "Cy Young", "gamma", "2", "B"),
+        ("", "delta", "delta", "", ""),
+    ]
 
 
 def test_the_final_export_is_refused_before_the_table_is_frozen(tmp_path: Path):
