@@ -1,4 +1,4 @@
-"""``arena ladder export``: the leaderboard for grading, as CSV and/or JSON (docs/ladder.md)."""
+"""``arena ladder export``: the leaderboard for grading, as CSV and/or JSON; ``--final``: the final grade table (docs/ladder.md)."""
 
 from __future__ import annotations
 
@@ -35,32 +35,41 @@ def export_command(
     directory: Annotated[Path, typer.Argument(help="The ladder directory (made by arena ladder init).")],
     csv_path: Annotated[Path | None, typer.Option("--csv", help="Write the table as CSV here ('-': standard output).", metavar="FILE")] = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write it as JSON here ('-': standard output).", metavar="FILE")] = None,
+    final: Annotated[bool, typer.Option("--final", help="The frozen final table instead: one row per team member, with the grade from ladder.toml's \\[grades].")] = False,
+    canvas_path: Annotated[Path | None, typer.Option("--canvas", help="With --final: the grades in Canvas's gradebook import shape, here.", metavar="FILE")] = None,
+    assignment: Annotated[str, typer.Option("--assignment", help="With --canvas: the Canvas assignment's column name.")] = "Spades ladder",
 ) -> None:
     """The leaderboard for grading: rank, team, version, Elo and 95% interval, pairs, points per hand, at a timestamp.
 
     Read from the stores (fine while the server runs), by the same definition as the site and `arena ladder show`. With neither option, CSV to standard output.
+    With --final: the final table frozen after the deadline (refused before), one row per member, e-mail first, with a grade column (docs/ladder.md, "Running a course").
     """
-    from arena.ladder.export import export, to_csv, to_json
+    from arena.ladder import export as ex
 
-    if csv_path is None and json_path is None:
+    if csv_path is None and json_path is None and canvas_path is None:
         csv_path = Path("-")
-    if str(csv_path) == "-" and str(json_path) == "-":
-        fail("--csv and --json cannot both go to standard output: give one of them a file")
+    if sum(str(p) == "-" for p in (csv_path, json_path, canvas_path) if p is not None) > 1:
+        fail("only one of --csv, --json and --canvas can go to standard output: give the others a file")
+    if canvas_path is not None and not final:
+        fail("--canvas writes the final grades: add --final")
     try:
-        table = export(directory)
+        if final:
+            table = ex.final_export(directory)
+            texts = {csv_path: ex.final_to_csv, json_path: ex.final_to_json,
+                     canvas_path: lambda t: ex.final_to_canvas(t, assignment)}  # fmt: skip
+            what = f"the final table of {safe_text(table.ladder)} (frozen {table.frozen_at}): {len(table.teams)} teams"
+        else:
+            table = ex.export(directory)  # type: ignore[assignment]
+            texts = {csv_path: ex.to_csv, json_path: ex.to_json}
+            what = f"{len(table.rows)} versions of {safe_text(table.ladder)} at {table.at}"  # type: ignore[attr-defined]
     except ArenaError as exc:
         fail(str(exc))
-    if csv_path is not None:
-        _write(csv_path, to_csv(table))
-    if json_path is not None:
-        _write(json_path, to_json(table))
-    written = [str(p) for p in (csv_path, json_path) if p is not None and str(p) != "-"]
+    for path, render in texts.items():
+        if path is not None:
+            _write(path, render(table))  # type: ignore[arg-type]
+    written = [str(p) for p in (csv_path, json_path, canvas_path) if p is not None and str(p) != "-"]
     if written:
-        err_console.print(
-            f"{len(table.rows)} versions of {safe_text(table.ladder)} at {table.at} written to "
-            f"{safe_text(', '.join(written))}",
-            highlight=False,
-        )
+        err_console.print(f"{what} written to {safe_text(', '.join(written))}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -16,6 +16,8 @@ from typing import Any
 from arena_sdk.engine import RulesError, Ruleset, resolve_ruleset
 
 from arena.ladder import paths
+from arena.ladder.calendar import Calendar, parse_instant
+from arena.ladder.grades import GradeBands, parse_bands
 from arena.ladder.matchmaking import Settings as MatchmakingSettings
 from arena.ladder.roster import ROSTER_TEMPLATE, RosterError, RosterSettings, parse_roster_settings
 from arena.match import TimeControl
@@ -44,6 +46,10 @@ _SECTIONS: dict[str, set[str]] = {
         "max_connections", "shutdown_timeout",
     },
     "roster": {field.name for field in dataclasses.fields(RosterSettings)},
+    # A course's calendar and grades (arena.ladder.calendar, arena.ladder.grades): see _calendar below.
+    "schedule": {"opens", "deadline", "final_until", "after_deadline"},
+    "final": {"choose_from", "los", "resolution"},
+    "grades": {"bands", "missing"},
 }
 
 
@@ -165,6 +171,10 @@ class LadderConfig:
     server: ServerSettings = ServerSettings()
     roster: RosterSettings = RosterSettings()
     """``[roster]``: self-registration and team size (the site reads it again at each sign-up)."""
+    calendar: Calendar = Calendar()
+    """``[schedule]`` and ``[final]``: when uploads open and close, and the final evaluation."""
+    grades: GradeBands = GradeBands()
+    """``[grades]``: the grade column of ``arena ladder export --final``."""
     play: PlaySettings = PlaySettings()
 
     @property
@@ -237,6 +247,22 @@ idle_timeout = 30.0            # seconds an upload may pause
 keep_alive = 5.0               # seconds an idle connection is kept for the next request
 max_connections = 512          # open connections at most (kept below the file descriptor limit too)
 shutdown_timeout = 5.0         # seconds requests in flight get when the server stops
+
+[schedule]                     # a course's calendar, UTC, ISO 8601 (docs/ladder.md, "Running a course"); "" = none
+opens = ""                     # uploads are refused before this, e.g. "2026-02-02T08:00:00Z"
+deadline = ""                  # uploads end, each team's final version is fixed, the final evaluation starts
+final_until = ""               # the final evaluation ends by this at the latest and the standings freeze
+after_deadline = "refuse"      # uploads after the deadline are refused (the only policy)
+
+[final]                        # the final evaluation, after the deadline: only final versions play
+choose_from = 0                # a team may select its final version among its last N ranked ones (0: its active one)
+los = 0.95                     # neighbours are separated once the upper one's likelihood of superiority reaches this
+resolution = 40.0              # Elo: neighbours whose difference is shown to be within ±this are declared tied
+
+[grades]                       # the grade column of `arena ladder export DIR --final`
+bands = []                     # e.g. [[10, "A"], [35, "B"], [70, "C"], [100, "D"]]: grade of the first band with
+                               # fewer than that percent of ranked teams above the team (ties share a place)
+missing = ""                   # the grade of a team with no rated final version
 
 {ROSTER_TEMPLATE}''' + PLAY_TEMPLATE
 
@@ -387,6 +413,8 @@ def load_ladder_config(directory: Path) -> LadderConfig:
         suspend_after=suspend_after,
         server=_server_settings(srv),
         roster=_roster_settings(data.get("roster", {})),
+        calendar=_calendar(data),
+        grades=_grades(data),
         play=parse_play(_get(data, "play", dict, {}, "top level")),
     )
 
@@ -397,6 +425,39 @@ def _roster_settings(table: dict[str, Any]) -> RosterSettings:
         return parse_roster_settings(table)
     except RosterError as exc:
         raise ConfigError(str(exc)) from None
+
+
+# ------------------------------------------------------------ a course's calendar and grades (arena.ladder.calendar)
+
+
+def _calendar(data: dict[str, Any]) -> Calendar:
+    """``[schedule]`` and ``[final]`` as a :class:`Calendar`; :class:`ConfigError` (one line) for a bad key."""
+    sched, final = data.get("schedule", {}), data.get("final", {})
+    try:
+        dates = {key: parse_instant(sched.get(key), key) for key in ("opens", "deadline", "final_until")}
+        return Calendar(
+            **dates,
+            after_deadline=_get(sched, "after_deadline", str, Calendar.after_deadline, "schedule"),
+            choose_from=_get(final, "choose_from", int, Calendar.choose_from, "final"),
+            los=float(_get(final, "los", (int, float), Calendar.los, "final")),
+            resolution=float(_get(final, "resolution", (int, float), Calendar.resolution, "final")),
+        )
+    except ConfigError:
+        raise
+    except ValueError as exc:
+        where = "final" if str(exc).split(" ", 1)[0] in ("choose_from", "los", "resolution") else "schedule"
+        raise ConfigError(f"[{where}] {exc}") from None
+
+
+def _grades(data: dict[str, Any]) -> GradeBands:
+    """``[grades]`` as :class:`GradeBands`; :class:`ConfigError` (one line) for a bad band."""
+    table = data.get("grades", {})
+    try:
+        return GradeBands(parse_bands(table.get("bands", [])), _get(table, "missing", str, "", "grades"))
+    except ConfigError:
+        raise
+    except ValueError as exc:
+        raise ConfigError(f"[grades] {exc}") from None
 
 
 def parse_matchmaking(table: dict[str, Any]) -> MatchmakingSettings:

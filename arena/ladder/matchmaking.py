@@ -78,7 +78,7 @@ from arena.ratings import ELO_PER_LOGIT, Z95
 
 Floats = NDArray[np.float64]
 
-__all__ = ["INTERVALS", "ORDER", "Settings", "Standing", "next_pairing"]
+__all__ = ["INTERVALS", "ORDER", "Settings", "Standing", "difference_sds", "next_pairing"]
 
 #: Settled phase, separation by order: a neighbours' difference is established at 95%.
 ORDER = "order"
@@ -212,6 +212,31 @@ def next_pairing(
         chosen = _uncertain_pairing(pool, allowed, model, counts, settings)
     i, j = chosen
     return names[i], names[j]
+
+
+def difference_sds(
+    standings: Sequence[Standing],
+    played: Mapping[frozenset[str], int],
+    pairs: Sequence[tuple[str, str]],
+    settings: Settings = Settings(),
+) -> list[float]:
+    """The standard deviation (Elo) of each of ``pairs``' rating differences.
+
+    From the information model (module docstring), scaled to the reported intervals: what
+    rule 4's ``"order"`` separation uses. Unlike ``sqrt(se_a² + se_b²)`` it counts what
+    two versions' own games against each other tell about their difference (the final
+    evaluation's verdicts, :mod:`arena.ladder.final`, use it).
+    """
+    pool = sorted(standings, key=lambda s: s.name)
+    index = {s.name: i for i, s in enumerate(pool)}
+    model = _Model(pool, _played_counts(played, set(index)), settings)
+    scale = model.elo_scale()
+    out = []
+    for a, b in pairs:
+        i, j = index[a], index[b]
+        var = float(model.cov[i, i] + model.cov[j, j] - 2.0 * model.cov[i, j])
+        out.append(scale * math.sqrt(max(var, 0.0)))
+    return out
 
 
 def _settled(s: Standing, settings: Settings) -> bool:

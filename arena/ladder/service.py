@@ -16,7 +16,12 @@ What is the ladder's own:
   with a history row per version after every pair;
 - a newly active version that loses its first games by crash or forfeit is
   suspended and its team's previous good version restored;
-- builds, as side work of the loop (:class:`~arena.ladder.build_queue.BuildQueue`).
+- builds, as side work of the loop (:class:`~arena.ladder.build_queue.BuildQueue`);
+- the course's calendar (:mod:`arena.ladder.calendar`): the phase is asked of the
+  clock before every pick; after the deadline the final versions are fixed (once,
+  stored) and only they play, in the final evaluation's order (:mod:`arena.ladder.final`),
+  until every neighbour pair is separated or tied or ``final_until`` passes; then the
+  final table is stored and nothing more plays.  Each phase change is a console line.
 
 It survives ``kill -9`` at any moment: a pair is written as started (and its
 attempt counted) before it plays, each game is stored as it ends, so on
@@ -27,6 +32,7 @@ and builds left half-done are built again.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import json
 import logging
 import random
@@ -35,10 +41,13 @@ from collections.abc import Callable, Mapping
 
 import trio
 
+from arena.ladder import final
 from arena.ladder.build_queue import BuildQueue
+from arena.ladder.calendar import BEFORE, FINAL, FROZEN, OPEN, Clock, countdown, iso, phase, utc_now
 from arena.ladder.config import LadderConfig
 from arena.ladder.export import ladder_book
-from arena.ladder.lifecycle import ACTIVE, QUEUED, IllegalTransition
+from arena.ladder.final_store import FinalStore
+from arena.ladder.lifecycle import ACTIVE, QUEUED, RETIRED, IllegalTransition
 from arena.ladder.live import LiveGames
 from arena.ladder.matchmaking import Standing as MatchStanding
 from arena.ladder.matchmaking import next_pairing
@@ -65,7 +74,7 @@ STOP_GRACE_S = 20.0
 
 @dataclasses.dataclass(frozen=True)
 class LadderEvent:
-    """Something the organiser sees at the console: ``kind`` (build, pair, void, suspend, failure, stop) and a line."""
+    """Something the organiser sees at the console: ``kind`` (build, pair, void, suspend, failure, phase, stop) and a line."""
 
     kind: str
     text: str
@@ -85,8 +94,19 @@ class LadderService:
         on_change: Callable[[LadderState], None] = lambda state: None,
         on_event: Callable[[LadderEvent], None] = lambda event: None,
         builders: int = 1,
+        clock: Clock = utc_now,
+        bot_of: Callable[[Version], BotSpec] | None = None,
     ) -> None:
         self.config = config
+        #: The time the calendar's phases are asked at (tests move it).
+        self.clock = clock
+        #: How a version's seats are started: its image (tests may play local bots instead).
+        self.bot_of = bot_of or (lambda version: BotSpec("docker", version.image_id or ""))
+        self.finals = FinalStore(config.ladder_path)
+        #: The phase last seen (None before the first look): a change is told once.
+        self.phase: str | None = None
+        #: The final versions' entries once fixed (read back from the store on a restart).
+        self.final_entries: list[str] | None = None
         self.store = store
         self.results = results
         self.player = player
@@ -115,6 +135,7 @@ class LadderService:
         for game in stored:
             self._count(game)
         self.refresh()
+        self.advance()
 
     @property
     def run_id(self) -> str:
@@ -123,9 +144,19 @@ class LadderService:
 
     # ------------------------------------------------------------ standings
 
+    def listed(self) -> list[str]:
+        """The versions the standings list: the final ones once the final evaluation began, else the active ones."""
+        if self.phase in (FINAL, FROZEN) and self.final_entries is not None:
+            return list(self._final_versions())
+        return [v.entry for v in self.store.active_versions()]
+
     def refresh(self) -> None:
-        """The standings of the active versions, from the book (no refit from the stores)."""
-        rows = self.book.standings([v.entry for v in self.store.active_versions()])
+        """The standings of the listed versions, from the book (no refit from the stores)."""
+        rows = self.book.standings(self.listed())
+        if self.phase == FINAL:  # the site shows the final table as it stands
+            calendar = self.config.calendar
+            live = final.final_table(rows, iso(self.clock()), calendar.los, calendar.resolution, self.book.pairs_played())
+            self.finals.set_live(live.to_dict())
         building = ", ".join(sorted(self.builds.building.values())) or None
         self.state = LadderState(tuple(rows), tuple(self.busy.values()), building, live=self.live_games)
         self.on_change(self.state)
@@ -171,22 +202,31 @@ class LadderService:
     # ------------------------------------------------------------ the schedule (arena.tables.runner.Schedule)
 
     def next_job(self, room: int) -> Job | None:
-        """A pair left unfinished first (its missing tables), then matchmaking's pick; None if none fits in ``room``."""
-        if self.store.paused:
+        """A pair left unfinished first (its missing tables), then matchmaking's pick; None if none fits in ``room``.
+
+        After the deadline only final versions play, in the final evaluation's order; once frozen, nothing.
+        """
+        current = self.advance()
+        if self.store.paused or current == FROZEN:
             return None
-        active = {v.entry: v for v in self.store.active_versions()}
+        if current == FINAL:
+            active = self._final_versions()
+            gone = "not a final version (the deadline passed)"
+        else:
+            active = {v.entry: v for v in self.store.active_versions()}
+            gone = "a side is no longer active"
         for pair in self.ledger.unfinished_pairs():
             if pair.seq in self.busy:
                 continue
             if pair.first not in active or pair.second not in active:
-                self._abandon(pair.seq, "a side is no longer active")
+                self._abandon(pair.seq, gone)
                 continue
             job = self._job(pair.seq, active[pair.first], active[pair.second], room)
             if job is not None:
                 return job
         if room < 2 or len(active) < 2:
             return None
-        pairing = self._pick(list(active))
+        pairing = self._pick_final() if current == FINAL else self._pick(list(active))
         if pairing is None:
             return None
         a, b = pairing
@@ -233,7 +273,85 @@ class LadderService:
         self._record_history()
 
     def done(self) -> bool:
-        return False  # a ladder plays until it is stopped
+        return False  # a ladder plays until it is stopped (a frozen one serves its final table)
+
+    # ------------------------------------------------------------ the calendar
+
+    def advance(self) -> str:
+        """The phase now, by the clock; every step into it taken once (told at the console).
+
+        Entering the final phase fixes the final versions (stored: a restart reads them back);
+        a final evaluation that is settled, or whose ``final_until`` passed, stores the final
+        table (once: it never changes after).
+        """
+        calendar = self.config.calendar
+        now = self.clock()
+        frozen = self.finals.frozen()
+        current = phase(now, calendar, settled=frozen is not None)
+        if current in (FINAL, FROZEN) and self.final_entries is None:
+            self._fix_finals(now)
+        if current != self.phase:
+            before, self.phase = self.phase, current
+            self.refresh()
+            if current == FROZEN and frozen is None:  # final_until passed (while running, or while stopped)
+                self._freeze(now, f"final_until ({iso(calendar.final_until)}) passed")
+            self._tell_phase(before, current, now)
+        if current == FINAL and final.settled(self.state.standings, self._verdicts()):
+            self._freeze(now, "settled: every neighbour pair is separated or tied")
+            return self.advance()
+        return current
+
+    def _tell_phase(self, before: str | None, current: str, now: datetime.datetime) -> None:
+        """One console line for the phase the loop is now in (and the next dated change, if any)."""
+        what = {
+            BEFORE: "uploads are refused until the opening",
+            OPEN: "uploads are taken and the ladder plays",
+            FINAL: f"the final evaluation: only the {len(self.final_entries or [])} final versions play",
+            FROZEN: "the final table is stored; nothing more plays",
+        }[current]
+        ahead = countdown(now, self.config.calendar, frozen=current == FROZEN)
+        change = current if before is None else f"{before} -> {current}"
+        self.on_event(LadderEvent("phase", f"phase {change}: {what}" + (f"; {ahead}" if ahead else "")))
+
+    def _fix_finals(self, now: datetime.datetime) -> None:
+        """Each team's final version, fixed once (the stored ones on a restart)."""
+        candidates = final.fix_candidates(self.store, self.config.calendar, self.finals.choices())
+        fixed, made = self.finals.fix(candidates, iso(now))
+        self.final_entries = [f.entry for f in fixed]
+        if made:
+            told = ", ".join(f"{f.entry}{' (selected)' if f.how == final.SELECTED else ''}" for f in fixed) or "none"
+            self.on_event(LadderEvent("phase", f"final versions fixed at the deadline: {told}"))
+
+    def _final_versions(self) -> dict[str, Version]:
+        """The final versions that may play: their team still enabled, the version not disabled."""
+        out = {}
+        for entry in self.final_entries or []:
+            version = self.store.version_by_entry(entry)
+            team = self.store.team(version.team) if version is not None else None
+            if version is not None and team is not None and not team.disabled and version.status in (ACTIVE, RETIRED):
+                out[entry] = version
+        return out
+
+    def _verdicts(self) -> list[final.Verdict]:
+        calendar = self.config.calendar
+        return final.verdicts(self.state.standings, calendar.los, calendar.resolution, self.book.pairs_played())
+
+    def _pick_final(self) -> tuple[str, str] | None:
+        """The final evaluation's next pair among the final versions that may play."""
+        playing = set(self._final_versions())
+        rows = [s for s in self.state.standings if s.entry in playing]
+        busy = {name for pair in self.busy.values() for name in pair}
+        found = [v for v in self._verdicts() if v.upper in playing and v.lower in playing]
+        return final.final_pairing(rows, found, busy, self.book.pairs_played())
+
+    def _freeze(self, now: datetime.datetime, reason: str) -> None:
+        """Store the final table (the first stored stays: a restart never changes it) and tell it."""
+        calendar = self.config.calendar
+        table = final.final_table(self.state.standings, iso(now), calendar.los, calendar.resolution, self.book.pairs_played())
+        _, made = self.finals.freeze(iso(now), reason, table.to_dict())
+        if made:
+            top = ", ".join(f"{r.rank or '–'}. {r.entry}" for r in table.rows[:5])
+            self.on_event(LadderEvent("phase", f"final table frozen ({reason}): {top}"))
 
     async def idle(self) -> bool:
         await trio.sleep(IDLE_S)
@@ -323,8 +441,8 @@ class LadderService:
             pairs=(seq,),
             deal_seeds=(derive_seed(self.secret, "ladder", seq),),
             game_ids=((ids[0],), (ids[1],)),
-            new=BotSpec("docker", first.image_id or ""),
-            old=BotSpec("docker", second.image_id or ""),
+            new=self.bot_of(first),
+            old=self.bot_of(second),
             names=(first.entry, second.entry),
             rules=config.rules,
             time_control=config.time_control,

@@ -33,6 +33,7 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
+from arena.ladder.calendar import Calendar, upload_refusal, utc_now
 from arena.ladder.store import FAILED, QUEUED, IllegalTransition, LadderError, LadderStore, Version
 from arena.sandbox.bot_dir import BotDirError, DirLimits, extract_tar
 from arena.sandbox.tree import remove_tree
@@ -195,8 +196,11 @@ async def receive_upload(
 
     :class:`HTTPException` with one line for every refusal: 400 (a bad form or
     archive), 413 (over the cap), 429 (no quota left today), 500 (the files
-    could not be put in place; the version is marked ``failed``).
+    could not be put in place; the version is marked ``failed``), 403 (before ``opens`` or after the deadline).
     """
+    closed = upload_refusal(utc_now(), getattr(config, "calendar", Calendar()))  # the course's calendar
+    if closed is not None:
+        raise refused(403, closed)
     quota = config.submissions.daily_quota
     if await run_in_threadpool(store.submissions_today, team) >= quota:  # store calls wait off the event loop
         raise refused(429, f"team {team!r} has used its {quota} submissions for today (UTC); try again tomorrow")

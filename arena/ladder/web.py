@@ -41,6 +41,7 @@ from arena.ladder.guard import BodyLimit, OriginCheck, SecurityHeaders
 from arena.ladder.paths import source_dir
 from arena.ladder.site.admin import router as admin_router
 from arena.ladder.site.api import router as api_router
+from arena.ladder.site.final import router as final_router
 from arena.ladder.site.context import COOKIE, PAGE_CSP, Site, Viewer, Who
 from arena.ladder.site.join import SIGN_UP_PATHS, JoinGuard
 from arena.ladder.site.join import router as join_router
@@ -79,7 +80,7 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
     )
     app.state.site = site
     app.state.join_guard = JoinGuard()  # bounds wrong join and invite codes per address (arena.ladder.site.join)
-    for router in (public_router, team_router, admin_router, api_router, join_router, live_router):
+    for router in (public_router, team_router, admin_router, api_router, join_router, final_router, live_router):
         app.include_router(router)
     install_practice(app, site, config)  # practice tables (arena.ladder.site.practice)
     # The ladder's stylesheet and the replay viewer's script and style (arena.publish's assets), the table page's (arena.play).

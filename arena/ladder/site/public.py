@@ -8,6 +8,7 @@ from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
 from arena.ladder.history import history_svg
+from arena.ladder.site.final import calendar_view
 from arena.ladder.site.context import REFRESH_S, REPLAY_CSP, SiteDep, Who, side_of_seat, team_of
 
 router = APIRouter(include_in_schema=False)
@@ -15,10 +16,12 @@ router = APIRouter(include_in_schema=False)
 
 @router.get("/", response_class=HTMLResponse)
 def home(site: SiteDep, who: Who) -> HTMLResponse:
+    """The leaderboard; with a calendar, its phase and countdown; after the deadline, the final table."""
     state = site.state()
     return site.page("leaderboard.html", who, rows=site.leaderboard(), games=site.recent_games(15),
                      paused=site.store.paused, building=state.building, in_play=state.in_play,
-                     live=state.live.games() if state.live is not None else [], refresh=REFRESH_S)  # fmt: skip
+                     live=state.live.games() if state.live is not None else [],
+                     refresh=REFRESH_S, **calendar_view(site))  # fmt: skip
 
 
 @router.get("/teams/{team}", response_class=HTMLResponse)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.ladder import paths
+from arena.ladder.calendar import Calendar
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,6 +32,8 @@ class SiteSettings:
     name: str
     players: int = 4
     submissions: UploadLimits = UploadLimits()
+    calendar: Calendar = Calendar()
+    """``[schedule]`` and ``[final]``: the phase the site shows and uploads are held to."""
 
     @property
     def results_path(self) -> Path:
@@ -49,6 +52,7 @@ class SiteSettings:
         return cls(
             directory=config.directory, name=config.name, players=config.rules.players,
             submissions=UploadLimits(sub.max_bytes, sub.max_files, sub.daily_quota),
+            calendar=getattr(config, "calendar", Calendar()),
         )  # fmt: skip
 
 
