@@ -21,7 +21,7 @@ from arena.match import GameOutcome, MatchSpec, TimeControl, game_seeds
 from arena.referee.botspec import BotSpec
 from arena.referee.local_match import MatchConfig, play_seated, run_match
 from arena.sandbox.build import build_image
-from arena.sandbox.docker import LABEL, MATCH_LABEL, RUN_LABEL, ContainerLimits, DockerProcess, prune
+from arena.sandbox.docker import LABEL, MATCH_LABEL, RUN_LABEL, DockerProcess, prune
 from arena_sdk.engine import resolve_ruleset
 from docker_support import BASE_IMAGE, TEST_LABEL, TEST_RUN, own_containers
 
