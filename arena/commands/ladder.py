@@ -369,3 +369,4 @@ def _recover_uploads(config: LadderConfig, store: LadderStore) -> None:
 
 __all__ = ["app", "snapshot"]
 __import__("arena.commands.ladder_export", fromlist=["register"]).register(app)  # arena ladder export (its own module)
+__import__("arena.commands.ladder_rehearse", fromlist=["register"]).register(app)  # arena ladder rehearse (its own module)

@@ -1,0 +1,154 @@
+"""One rehearsal, start to end: a real ladder, the plan's teams, visitors and faults, then the audit.
+
+The term is compressed into ``seconds``: every planned moment (a fraction of
+the term) happens at that fraction of the wall time.  The ladder is set for
+a short term (few hands a game, one validation hand, a short build timeout,
+a tight clock: a stalled bot costs seconds, not minutes); everything else is
+the ladder's own defaults.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from arena.rehearse.audit import audit
+from arena.rehearse.faults import TARGETS, Struck, strike
+from arena.rehearse.monitor import Monitor
+from arena.rehearse.plan import Plan, Upload
+from arena.rehearse.server import LadderProcess
+from arena.rehearse.teams import Sent, Team
+from arena.rehearse.visitors import Visitors
+
+#: How long a team keeps trying an upload that found the server down (a fault, a restart).
+RETRY_FOR = 120.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """How the rehearsal's ladder is set (the keys a short term needs; the rest are the defaults)."""
+
+    seconds: float
+    concurrency: int = 1
+    max_hands: int = 3
+    build_timeout: float = 30.0
+    base_image: str = os.environ.get("ARENA_BASE_IMAGE", "arena-base:bookworm")
+    visitors: int = 2
+    visit_rate: float = 2.0
+    slow_client: bool = True
+    sample_every: float = 2.0
+
+    def ladder_toml(self) -> dict[str, str]:
+        return {
+            "ladder.concurrency": str(self.concurrency),
+            "time.move": "1.0",
+            "time.bank": "4.0",
+            "time.hard_cap": "4.0",
+            "submissions.build_timeout": f"{self.build_timeout:.1f}",
+            "submissions.validation_hands": "1",
+            "submissions.daily_quota": "100",
+        }
+
+
+#: Progress callback: (seconds into the term, total seconds, one line of what happened).
+Progress = Callable[[float, float, str], None]
+
+
+def _submit(team: Team, upload: Upload, start: float, server: LadderProcess) -> Sent:
+    """Send an upload; while the server is down (a fault, a restart) try again, as a team would."""
+    give_up = time.monotonic() + RETRY_FOR
+    while True:
+        sent = team.submit(upload, time.monotonic() - start)
+        if sent.status not in (0, 502, 503) or time.monotonic() > give_up:
+            return sent
+        time.sleep(2.0)
+
+
+def rehearse(
+    directory: Path, plan: Plan, settings: Settings, progress: Progress | None = None
+) -> dict[str, Any]:
+    """Play ``plan`` against a new ladder in ``directory`` for ``settings.seconds``; the audit's report."""
+    say = progress or (lambda at, total, line: None)
+    total = settings.seconds
+    server = LadderProcess(directory)
+    server.init(
+        settings.ladder_toml(), base_image=settings.base_image, max_hands=settings.max_hands
+    )
+    teams = {t.name: Team(t.name, server.add_team(t.name), server.url) for t in plan.teams}
+    server.start()
+    start = time.monotonic()
+    say(0, total, f"ladder serving on {server.url} with {len(teams)} teams")
+    truth = {t.name: t.strength for t in plan.teams}
+    monitor = Monitor(directory, server.url, truth, lambda: server.process.pid if server.process else None,
+                      every=settings.sample_every, start=start)  # fmt: skip
+    visitors = Visitors(server.url, list(teams), readers=settings.visitors, rate=settings.visit_rate, seed=plan.seed,
+                        slow_client=settings.slow_client, slow_hold=30.0)  # fmt: skip
+    visitors.start = start
+    monitor.begin()
+    visitors.begin()
+    events: list[tuple[float, str, Any]] = [
+        (at * total, "upload", (name, u)) for at, name, u in plan.uploads()
+    ]
+    events += [(f.at * total, "fault", (i, f)) for i, f in enumerate(plan.faults)]
+    events.sort(key=lambda e: (e[0], e[1]))
+    struck: list[Struck] = []
+    futures: list[concurrent.futures.Future[Sent]] = []
+    try:
+        with concurrent.futures.ThreadPoolExecutor(
+            max_workers=4, thread_name_prefix="rehearse-team"
+        ) as pool:
+            for moment, kind, payload in events:
+                delay = start + moment - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                at = time.monotonic() - start
+                if kind == "upload":
+                    name, upload = payload
+                    futures.append(pool.submit(_submit, teams[name], upload, start, server))
+                    say(
+                        at,
+                        total,
+                        f"{name} uploads {upload.kind} ({upload.base}, p={upload.p}) by {upload.via}",
+                    )
+                else:
+                    index, fault = payload
+                    target = TARGETS[index // 2 % len(TARGETS)] if fault.kind == "kill" else "any"
+                    aim = min(30.0, max(5.0, 0.1 * total))
+                    hit = strike(server, fault, target, at, aim_for=aim)
+                    struck.append(hit)
+                    say(time.monotonic() - start, total,
+                        f"{fault.kind} {'during ' + target if hit.caught else '(' + target + ' not caught)'}; "
+                        + (f"restarted in {hit.restart_seconds:.1f} s" if hit.restart_seconds is not None else "NOT restarted"))  # fmt: skip
+                    if not server.running:
+                        break
+            while server.running and time.monotonic() - start < total:
+                time.sleep(min(1.0, total - (time.monotonic() - start)))
+                say(time.monotonic() - start, total, "")
+            sent = [f.result() for f in futures]
+    finally:
+        visitors.end()
+        monitor.end()
+        say(time.monotonic() - start, total, "term over: the organiser stops the ladder (SIGTERM)")
+        server.stop()
+    elapsed = time.monotonic() - start
+    report = audit(
+        directory,
+        plan,
+        sent,
+        struck,
+        monitor.watched,
+        visitors.visits,
+        seconds=elapsed,
+        cores=os.cpu_count() or 1,
+    )
+    report["settings"] = dataclasses.asdict(settings)
+    report["server_starts"] = server.starts
+    return report
+
+
+__all__ = ["Progress", "Settings", "rehearse"]
