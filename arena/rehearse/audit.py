@@ -372,6 +372,7 @@ def audit(
         "peak_memory": max((m for _, m in watched.memory), default=None),
         "peak_disk": max((d for _, d in watched.disk), default=None),
         "tau": tau,
+        "tau_rated": sum(1 for r in standings if r.get("elo") is not None),
         "tau_over_time": [{"at": round(a, 1), "tau": t, "rated": n} for a, t, n in watched.tau],
         "games_over_time": [{"at": round(a, 1), "games": g} for a, g in watched.games],
         "memory_over_time": [{"at": round(a, 1), "bytes": m} for a, m in watched.memory],

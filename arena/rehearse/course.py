@@ -98,6 +98,7 @@ def rehearse(
     events.sort(key=lambda e: (e[0], e[1]))
     struck: list[Struck] = []
     futures: list[concurrent.futures.Future[Sent]] = []
+    kills = 0  # the n-th kill aims at TARGETS[n]: a pair, a validation, a build, in turn
     try:
         with concurrent.futures.ThreadPoolExecutor(
             max_workers=4, thread_name_prefix="rehearse-team"
@@ -116,8 +117,9 @@ def rehearse(
                         f"{name} uploads {upload.kind} ({upload.base}, p={upload.p}) by {upload.via}",
                     )
                 else:
-                    index, fault = payload
-                    target = TARGETS[index // 2 % len(TARGETS)] if fault.kind == "kill" else "any"
+                    _, fault = payload
+                    target = "any" if fault.kind == "term" else TARGETS[kills % len(TARGETS)]
+                    kills += fault.kind != "term"
                     aim = min(30.0, max(5.0, 0.1 * total))
                     hit = strike(server, fault, target, at, aim_for=aim)
                     struck.append(hit)

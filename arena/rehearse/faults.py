@@ -3,7 +3,9 @@
 ``kill`` is ``kill -9`` of the server (no clean-up at all), aimed at a moment
 the course names: while a pair plays, while a version validates, or while
 one builds (the fault waits, bounded, for such a moment; if none comes it
-strikes anyway and says so).  ``term`` is SIGTERM, an organiser's stop.
+strikes anyway and says so).  ``kill-group`` is ``kill -9`` of the server's whole process group, its
+table processes with it (the machine's OOM killer, ``systemctl kill -s
+KILL``).  ``term`` is SIGTERM, an organiser's stop.
 Either way the organiser then runs ``arena ladder serve`` again, and does
 nothing else: whatever else the ladder needs afterwards is an organiser
 action the audit counts.
@@ -29,7 +31,7 @@ class Struck:
     """One fault as it happened."""
 
     at: float  # seconds into the term
-    kind: str  # kill | term
+    kind: str  # kill | kill-group | term
     target: str  # pair | validation | build | any
     caught: bool  # the target was in progress when the fault struck
     exit_status: int | None
@@ -66,7 +68,7 @@ def strike(
             caught = True
             break
         time.sleep(0.1)
-    status = server.kill() if fault.kind == "kill" else server.stop()
+    status = {"kill": server.kill, "kill-group": server.kill_group}.get(fault.kind, server.stop)()
     began = time.monotonic()
     try:
         server.start()

@@ -19,7 +19,7 @@ REFUSED_KINDS = ("deep-archive", "archive-bomb")
 #: Hostile kinds whose build fails (timed out) or is capped.
 BUILD_KINDS = ("build-forever", "log-flood")
 #: Fault kinds a course may schedule.
-FAULT_KINDS = ("kill", "term")
+FAULT_KINDS = ("kill", "term", "kill-group")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,7 +112,8 @@ def make_plan(
     teams (default: one in five, at least two) also send a hostile upload,
     the kinds taken in turn so a short course still meets several.  With
     ``faults`` the course has ``fault_count`` platform faults (default: one
-    per 10 teams, at least two), alternating kill -9 and SIGTERM, spread over
+    per 10 teams, at least two), kill -9, SIGTERM and kill -9 of the whole
+    process group in turn, spread over
     the middle of the term.
     """
     if teams < 2:

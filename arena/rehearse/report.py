@@ -25,6 +25,10 @@ def _sec(s: float | None) -> str:
     return "–" if s is None else f"{s:.2f} s"
 
 
+def _elo(elo: float | None) -> str:
+    return "–" if elo is None else f"{elo:.0f}"
+
+
 def _tau(t: float | None) -> str:
     return "–" if t is None else f"{t:+.2f}"
 
@@ -65,9 +69,11 @@ def headline(report: dict[str, Any]) -> list[tuple[str, str]]:
         ),
         (
             "left behind",
-            f"{len(left['containers'])} containers, {len(left['temp_dirs'])} temp dirs, "
-            f"{len(left['tmp_files'])} files in DIR/tmp, {len(left['processes'])} processes",
-        ),  # fmt: skip
+            (
+                f"{len(left['containers'])} containers, {len(left['temp_dirs'])} temp dirs, "
+                f"{len(left['tmp_files'])} files in DIR/tmp, {len(left['processes'])} processes"
+            ),
+        ),
         ("build queue wait p95", _sec(report["build_queue_wait_p95"])),
         (
             "site p95 (visits)",
@@ -78,7 +84,10 @@ def headline(report: dict[str, Any]) -> list[tuple[str, str]]:
             f"{site['slow_client_closed']} half-sent requests closed by the server, {site['slow_client_unclosed']} not",
         ),
         ("peak memory, disk", f"{_mib(report['peak_memory'])}, {_mib(report['peak_disk'])}"),
-        ("Kendall τ (final standings)", _tau(report["tau"])),
+        (
+            "Kendall τ (final standings)",
+            f"{_tau(report['tau'])} over {report.get('tau_rated', 0)} rated teams",
+        ),
         ("organiser actions needed", str(len(report["organiser_actions"]))),
     ]
 
@@ -179,7 +188,7 @@ def html_report(report: dict[str, Any]) -> str:
         for h in report["hostile"]
     )
     standings = "".join(
-        f"<tr><td>{e(str(r['rank'] or '–'))}</td><td>{e(r['entry'])}</td><td>{'–' if r['elo'] is None else f'{r['elo']:.0f}'}</td>"
+        f"<tr><td>{e(str(r['rank'] or '–'))}</td><td>{e(r['entry'])}</td><td>{_elo(r['elo'])}</td>"
         f"<td>{e(str(r['pairs']))}</td><td>{e(str(r['true_strength']))}</td></tr>"
         for r in report["standings"]
     )

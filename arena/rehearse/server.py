@@ -113,6 +113,7 @@ class LadderProcess:
                 [sys.executable, "-m", "arena", "ladder", "serve", str(self.directory), "--port", str(self.port)],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 env={**os.environ, "TMPDIR": str(self.sys_tmp), **self.env},
+                start_new_session=True,  # a group of its own: kill_group() reaches its tables, and nothing else
             )  # fmt: skip
         self.starts += 1
         deadline = time.monotonic() + timeout
@@ -154,6 +155,15 @@ class LadderProcess:
 
     def kill(self) -> int | None:
         """SIGKILL: no clean-up at all, as a crash or the OOM killer would."""
+        return self.signal(signal.SIGKILL)
+
+    def kill_group(self) -> int | None:
+        """SIGKILL to the server's whole process group (its table processes too), as a machine's OOM or
+        ``systemctl kill -s KILL`` would: nothing of the ladder's runs any clean-up."""
+        if self.process is None:
+            return None
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
         return self.signal(signal.SIGKILL)
 
     def tail(self, chars: int = 3000) -> str:
