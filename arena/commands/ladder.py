@@ -277,12 +277,14 @@ def serve(
     import uvicorn
 
     from arena.ladder import http_server
+    from arena.ladder.scratch import private_temp_dir
     from arena.ladder.service import LadderService, open_results
     from arena.ladder.web import create_app, wrap
     from arena.tables.players import LocalTables, TablePlayer
 
     config, store = _open(directory)
     _recover_uploads(config, store)
+    scratch = private_temp_dir(store.meta()["ladder_id"])  # its tables' temp files: see arena.ladder.scratch
     results = open_results(config, store.meta()["ladder_id"])
     player: TablePlayer
     if scheduler is not None:
@@ -341,6 +343,7 @@ def serve(
             err_console.print("the web server did not stop in time; exiting without it", highlight=False)
         results.close()
         store.close()
+        remove_tree(scratch, ignore_errors=True)
     if stopped_by:
         fail(str(stopped_by[0]))
     if not server.started:

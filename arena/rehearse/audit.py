@@ -92,13 +92,16 @@ def left_containers(ladder_id: str) -> list[str]:
 
 
 def left_processes(sys_tmp: Path) -> list[str]:
-    """Processes still running with the rehearsal's ``TMPDIR`` (the server's and its tables')."""
+    """Processes still running with the rehearsal's ``TMPDIR`` or one below it (the server's and its tables')."""
     marker = f"TMPDIR={sys_tmp}".encode()
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit() and int(entry) != os.getpid():
             with contextlib.suppress(OSError):
-                if marker in Path(f"/proc/{entry}/environ").read_bytes().split(b"\0"):
+                if any(
+                    v.startswith(marker)
+                    for v in Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
+                ):
                     command = (
                         Path(f"/proc/{entry}/cmdline")
                         .read_bytes()
@@ -184,6 +187,7 @@ def audit(
     *,
     seconds: float,
     cores: int,
+    sys_tmp: Path,
 ) -> dict[str, Any]:
     """The report's figures and findings (a JSON-ready dict; ``failures`` and ``organiser_actions`` lists)."""
     failures: list[str] = []
@@ -282,8 +286,7 @@ def audit(
         containers = left_containers(ladder_id)
     except Exception as exc:  # noqa: BLE001 - an engine that cannot be asked is a finding, not a crash
         failures.append(f"could not list containers: {exc}")
-    sys_tmp = directory / "sys-tmp"
-    temp_dirs = sorted(p.name for p in sys_tmp.glob("arena-*")) if sys_tmp.is_dir() else []
+    temp_dirs = sorted(p.name for p in sys_tmp.iterdir()) if sys_tmp.is_dir() else []
     tmp_files = (
         sorted(p.name for p in (directory / "tmp").iterdir())
         if (directory / "tmp").is_dir()
@@ -291,7 +294,7 @@ def audit(
     )
     processes = left_processes(sys_tmp)
     failures += [f"container left: {c}" for c in containers]
-    failures += [f"temporary directory left: {d}" for d in temp_dirs]
+    failures += [f"temporary file left: {d}" for d in temp_dirs]
     failures += [f"file left in DIR/tmp: {f}" for f in tmp_files]
     failures += [f"process left: {p}" for p in processes]
     actions += [f"clean up: {x}" for x in [*containers, *temp_dirs, *tmp_files, *processes]]

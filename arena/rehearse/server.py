@@ -2,8 +2,9 @@
 
 The server is started, stopped and killed as an organiser would: through
 the command line, in a directory of the rehearsal's own, on 127.0.0.1.  Its
-temporary files go to ``DIR/sys-tmp`` (``TMPDIR``), so what its table
-processes leave there is the rehearsal's to count, not the machine's.
+temporary files go to a directory of the rehearsal's own (``TMPDIR``), so
+what its table processes leave there is the rehearsal's to count, not the
+machine's.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -66,7 +68,8 @@ class LadderProcess:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = directory / "serve.log"
-        self.sys_tmp = directory / "sys-tmp"
+        # Short, under the system's: the tables' Unix sockets live below it (a socket path has 107 bytes at most).
+        self.sys_tmp = Path(tempfile.mkdtemp(prefix="rehearsal-tmp-"))
         self.env = dict(env or {})
         self.process: subprocess.Popen[bytes] | None = None
         self.admin = ""
@@ -100,7 +103,6 @@ class LadderProcess:
                 raise RehearsalError(f"ladder.toml has no {section}.{key}")
             text = text[: part.start()] + body + text[part.end() :]
         toml.write_text(text)
-        self.sys_tmp.mkdir(exist_ok=True)
 
     def add_team(self, name: str) -> str:
         """``arena ladder team add``: the team's token."""
@@ -165,6 +167,12 @@ class LadderProcess:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
         return self.signal(signal.SIGKILL)
+
+    def remove_temp_dir(self) -> None:
+        """Remove the server's temp directory (after the audit counted what was left in it)."""
+        from arena.sandbox.tree import remove_tree
+
+        remove_tree(self.sys_tmp, ignore_errors=True)
 
     def tail(self, chars: int = 3000) -> str:
         with contextlib.suppress(OSError):
