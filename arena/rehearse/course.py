@@ -10,8 +10,10 @@ the ladder's own defaults.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import os
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -42,6 +44,10 @@ class Settings:
     visit_rate: float = 2.0
     slow_client: bool = True
     sample_every: float = 2.0
+    min_pairs: int = 0
+    """After the term, play on until this many pairs are done (a loaded machine plays fewer in the time)."""
+    settle_for: float = 0.0
+    """After the term, wait up to this many seconds for ``min_pairs`` and for every build to end."""
 
     def ladder_toml(self) -> dict[str, str]:
         return {
@@ -67,6 +73,27 @@ def _submit(team: Team, upload: Upload, start: float, server: LadderProcess) -> 
         if sent.status not in (0, 502, 503) or time.monotonic() > give_up:
             return sent
         time.sleep(2.0)
+
+
+def _settle(directory: Path, settings: Settings, tick: Callable[[], None]) -> None:
+    """Bounded by outcomes: wait (at most ``settle_for`` s) until ``min_pairs`` are done and no build is in flight."""
+    deadline = time.monotonic() + settings.settle_for
+    while time.monotonic() < deadline:
+        with contextlib.suppress(sqlite3.Error):
+            results = sqlite3.connect(f"file:{directory / 'results.sqlite'}?mode=ro", uri=True, timeout=10)
+            ladder = sqlite3.connect(f"file:{directory / 'ladder.sqlite'}?mode=ro", uri=True, timeout=10)
+            try:
+                done = results.execute("SELECT COUNT(*) FROM pairs WHERE status='done'").fetchone()[0]
+                busy = ladder.execute(
+                    "SELECT COUNT(*) FROM versions WHERE status IN ('uploading', 'queued', 'building', 'validating')"
+                ).fetchone()[0]
+            finally:
+                results.close()
+                ladder.close()
+            if done >= settings.min_pairs and not busy:
+                return
+        tick()
+        time.sleep(1.0)
 
 
 def rehearse(
@@ -129,9 +156,10 @@ def rehearse(
                     if not server.running:
                         break
             while server.running and time.monotonic() - start < total:
-                time.sleep(min(1.0, total - (time.monotonic() - start)))
+                time.sleep(max(0.0, min(1.0, total - (time.monotonic() - start))))
                 say(time.monotonic() - start, total, "")
             sent = [f.result() for f in futures]
+            _settle(directory, settings, lambda: say(time.monotonic() - start, total, ""))
     finally:
         visitors.end()
         monitor.end()
