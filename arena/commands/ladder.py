@@ -284,7 +284,7 @@ def serve(
 
     config, store = _open(directory)
     _recover_uploads(config, store)
-    scratch = private_temp_dir(store.meta()["ladder_id"])  # its tables' temp files: see arena.ladder.scratch
+    private_temp_dir(store.meta()["ladder_id"])  # its tables' temp files, removed at exit: arena.ladder.scratch
     results = open_results(config, store.meta()["ladder_id"])
     player: TablePlayer
     if scheduler is not None:
@@ -343,7 +343,6 @@ def serve(
             err_console.print("the web server did not stop in time; exiting without it", highlight=False)
         results.close()
         store.close()
-        remove_tree(scratch, ignore_errors=True)
     if stopped_by:
         fail(str(stopped_by[0]))
     if not server.started:

@@ -8,7 +8,7 @@ clean-up: those directories stayed in ``/tmp`` for ever (found by ``arena
 ladder rehearse``).  So the server gives itself, and every process it
 starts, a temp directory of its own, ``arena-ladder-<ladder id>-<pid>`` in the
 system's; a start removes those of the same ladder whose process is gone,
-and a stop removes its own.
+and the server's exit removes its own.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from multiprocessing.util import Finalize
 from pathlib import Path
 
 from arena.sandbox.tree import remove_tree
@@ -32,7 +33,7 @@ def _alive(pid: int) -> bool:
 
 
 def private_temp_dir(ladder_id: str) -> Path:
-    """Make this process's temp directory (and its children's: ``TMPDIR``); remove the dead ones of ``ladder_id``."""
+    """Make this process's temp directory (and its children's: ``TMPDIR``), removed at its exit; remove the dead ones of ``ladder_id``."""
     root = Path(tempfile.gettempdir())
     prefix = f"arena-ladder-{ladder_id}-"
     with contextlib.suppress(OSError):
@@ -49,6 +50,10 @@ def private_temp_dir(ladder_id: str) -> Path:
     mine.mkdir(mode=0o755, exist_ok=True)
     os.environ["TMPDIR"] = str(mine)
     tempfile.tempdir = str(mine)
+    # Removed at exit after multiprocessing's own clean-up of its directory in it (exit priority -100 runs
+    # first; a plain atexit handler would run before it, and its rmtree would then fail on a missing path).
+    # A Finalize runs only in the process that made it, never in a forked table process.
+    Finalize(None, remove_tree, args=(mine,), kwargs={"ignore_errors": True}, exitpriority=-101)
     return mine
 
 

@@ -166,16 +166,11 @@ def rehearse(
         say(time.monotonic() - start, total, "term over: the organiser stops the ladder (SIGTERM)")
         server.stop()
     elapsed = time.monotonic() - start
-    report = audit(
-        directory,
-        plan,
-        sent,
-        struck,
-        monitor.watched,
-        visitors.visits,
-        seconds=elapsed,
-        cores=os.cpu_count() or 1,
-    )
+    try:
+        report = audit(directory, plan, sent, struck, monitor.watched, visitors.visits, seconds=elapsed,
+                       cores=os.cpu_count() or 1, sys_tmp=server.sys_tmp)  # fmt: skip
+    finally:
+        server.remove_temp_dir()
     report["settings"] = dataclasses.asdict(settings)
     report["server_starts"] = server.starts
     return report

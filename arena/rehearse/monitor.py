@@ -1,8 +1,8 @@
 """What the rehearsal watches while the term runs, every few seconds, from outside the server.
 
 - the versions' statuses (``ladder.sqlite``, read-only): when each was first
-  seen building (the build queue wait: ``created`` to building, to the
-  sampling's resolution);
+  seen out of the queue (the build queue wait: ``created`` to that sample, an
+  upper bound by at most the sampling's step);
 - the standings (``/api/leaderboard``): Kendall τ against the true order,
   over the term;
 - the server's memory (its process tree's resident set, from ``/proc``) and
@@ -153,9 +153,7 @@ class Monitor:
                 and version_id not in self.watched.building_seen
             ):
                 self.watched.building_seen[version_id] = at
-                if (
-                    status == "building"
-                ):  # seen building: its wait is known to the sampling's resolution
+                if version_id not in self.watched.queue_waits:  # out of the queue: its wait, to the sampling's step
                     made = datetime.datetime.fromisoformat(created)
                     if made.tzinfo is None:
                         made = made.replace(tzinfo=datetime.UTC)

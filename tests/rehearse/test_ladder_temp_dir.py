@@ -6,7 +6,7 @@ kill`` does), the match's socket directory (``arena-*``), its logs directory
 (``arena-logs-*``) and multiprocessing's ``pymp-*`` stayed in ``/tmp`` for
 ever, one set per kill.  Now the server and its tables use
 ``arena-ladder-<id>-<pid>`` in the temp directory; a start removes those of
-the same ladder whose process is gone, a stop removes its own.
+the same ladder whose process is gone, the server's exit removes its own.
 """
 
 from __future__ import annotations
