@@ -46,7 +46,7 @@ def rehearse_command(
         typer.Option("--faults/--no-faults", help="Kill -9 and SIGTERM the server on a schedule."),
     ] = True,
     concurrency: Annotated[
-        int, typer.Option(help="[ladder] concurrency: pairs at once.", min=1)
+        int, typer.Option(help="\\[ladder] concurrency: pairs at once.", min=1)
     ] = 1,
     max_hands: Annotated[
         int,

@@ -18,6 +18,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -91,7 +92,21 @@ def left_containers(ladder_id: str) -> list[str]:
         client.close()
 
 
-def left_processes(sys_tmp: Path) -> list[str]:
+def left_processes(sys_tmp: Path, *, grace: float = 30.0) -> list[str]:
+    """Processes of the server's still running ``grace`` seconds after its stop (see :func:`processes_of`).
+
+    A table process finishing its game, or multiprocessing's fork server, ends
+    a moment after the server: only what outlives the grace is left behind.
+    """
+    deadline = time.monotonic() + grace
+    while True:
+        found = processes_of(sys_tmp)
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.5)
+
+
+def processes_of(sys_tmp: Path) -> list[str]:
     """Processes still running with the rehearsal's ``TMPDIR`` or one below it (the server's and its tables')."""
     marker = f"TMPDIR={sys_tmp}".encode()
     found = []
