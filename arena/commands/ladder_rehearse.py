@@ -15,8 +15,9 @@ from arena.errors import ArenaError
 from arena.text import safe_text
 
 #: What a rehearsal does not make yet (the report lists it, so nobody reads its absence as a pass).
+#: Without --own-docker the machine's engine may be shared: its daemon is never restarted.
+NO_DOCKER_RESTART = "a restart of the Docker daemon (--own-docker runs the ladder on a daemon of its own and restarts it)"
 NOT_REHEARSED = [
-    "a restart of a Docker daemon (arena.rehearse.own_faults.OwnDaemon is ready; the course does not use it yet)",
     "the ladder's disk full for a while (arena.rehearse.own_faults.small_filesystem is ready; not scheduled yet)",
     "a Dask cluster (--scheduler): every table is a local process",
 ]
@@ -54,6 +55,10 @@ def rehearse_command(
             "--max-hands", help="Hands per game (at least 2: broken bots break at hand 2).", min=2
         ),
     ] = 3,
+    own_docker: Annotated[
+        bool,
+        typer.Option("--own-docker", help="Seats and builds on a Docker daemon of the rehearsal's own, restarted as a fault (root)."),
+    ] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the report as JSON on standard output.")
     ] = False,
@@ -85,15 +90,14 @@ def rehearse_command(
     elif directory.exists() and any(directory.iterdir()):
         fail(f"{directory} is not empty: a rehearsal makes its own ladder there")
     directory.mkdir(parents=True, exist_ok=True)
-    plan = make_plan(seed, teams, faults=faults)
-    settings = Settings(seconds=seconds, concurrency=concurrency, max_hands=max_hands)
+    plan = make_plan(seed, teams, faults=faults, docker_faults=own_docker)
+    settings = Settings(seconds=seconds, concurrency=concurrency, max_hands=max_hands, own_docker=own_docker)
     try:
         report = _run(directory / "ladder", plan, settings, quiet=as_json, rehearse=rehearse)
     except ArenaError as exc:
         fail(f"{exc} (the ladder's log: {directory / 'ladder' / 'serve.log'})")
-    report["not_rehearsed"] = (
-        NOT_REHEARSED if faults else ["platform faults (--no-faults)", *NOT_REHEARSED]
-    )
+    missing = [*([] if own_docker else [NO_DOCKER_RESTART]), *NOT_REHEARSED]
+    report["not_rehearsed"] = missing if faults else ["platform faults (--no-faults)", *missing]
     report["directory"] = None if made_here else str(directory)
     if html_path is not None:
         html_path.write_text(html_report(report), encoding="utf-8")

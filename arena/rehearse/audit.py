@@ -80,11 +80,15 @@ def _query(path: Path, sql: str) -> list[sqlite3.Row]:
         db.close()
 
 
-def left_containers(ladder_id: str) -> list[str]:
-    """Containers (any state) carrying the ladder's run label, on the engine ``DOCKER_HOST`` names."""
+def left_containers(ladder_id: str, docker_url: str | None = None) -> list[str]:
+    """Containers (any state) carrying the ladder's run label, on ``docker_url`` (default: ``DOCKER_HOST``'s engine)."""
     import docker
 
-    client = docker.from_env(timeout=60)
+    client = (
+        docker.DockerClient(base_url=docker_url, timeout=60)
+        if docker_url
+        else docker.from_env(timeout=60)
+    )
     try:
         found = client.api.containers(all=True, filters={"label": f"arena.run=ladder-{ladder_id}"})
         return [str((c.get("Names") or [c["Id"][:12]])[0]) for c in found]
@@ -203,6 +207,7 @@ def audit(
     seconds: float,
     cores: int,
     sys_tmp: Path,
+    docker_url: str | None = None,
 ) -> dict[str, Any]:
     """The report's figures and findings (a JSON-ready dict; ``failures`` and ``organiser_actions`` lists)."""
     failures: list[str] = []
@@ -298,7 +303,7 @@ def audit(
     # ---- left behind
     containers: list[str] = []
     try:
-        containers = left_containers(ladder_id)
+        containers = left_containers(ladder_id, docker_url)
     except Exception as exc:  # noqa: BLE001 - an engine that cannot be asked is a finding, not a crash
         failures.append(f"could not list containers: {exc}")
     temp_dirs = sorted(p.name for p in sys_tmp.iterdir()) if sys_tmp.is_dir() else []

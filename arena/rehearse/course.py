@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.rehearse.audit import audit
+from arena.rehearse.docker_host import own_engine
 from arena.rehearse.faults import TARGETS, Struck, strike
 from arena.rehearse.monitor import Monitor
+from arena.rehearse.own_faults import OwnDaemon
 from arena.rehearse.plan import Plan, Upload
 from arena.rehearse.server import LadderProcess
 from arena.rehearse.teams import Sent, Team
@@ -44,6 +46,8 @@ class Settings:
     visit_rate: float = 2.0
     slow_client: bool = True
     sample_every: float = 2.0
+    own_docker: bool = False
+    """Seats and builds on a Docker daemon of the rehearsal's own (needed for ``docker-restart`` faults)."""
     min_pairs: int = 0
     """After the term, play on until this many pairs are done (a loaded machine plays fewer in the time)."""
     settle_for: float = 0.0
@@ -80,10 +84,16 @@ def _settle(directory: Path, settings: Settings, tick: Callable[[], None]) -> No
     deadline = time.monotonic() + settings.settle_for
     while time.monotonic() < deadline:
         with contextlib.suppress(sqlite3.Error):
-            results = sqlite3.connect(f"file:{directory / 'results.sqlite'}?mode=ro", uri=True, timeout=10)
-            ladder = sqlite3.connect(f"file:{directory / 'ladder.sqlite'}?mode=ro", uri=True, timeout=10)
+            results = sqlite3.connect(
+                f"file:{directory / 'results.sqlite'}?mode=ro", uri=True, timeout=10
+            )
+            ladder = sqlite3.connect(
+                f"file:{directory / 'ladder.sqlite'}?mode=ro", uri=True, timeout=10
+            )
             try:
-                done = results.execute("SELECT COUNT(*) FROM pairs WHERE status='done'").fetchone()[0]
+                done = results.execute("SELECT COUNT(*) FROM pairs WHERE status='done'").fetchone()[
+                    0
+                ]
                 busy = ladder.execute(
                     "SELECT COUNT(*) FROM versions WHERE status IN ('uploading', 'queued', 'building', 'validating')"
                 ).fetchone()[0]
@@ -99,10 +109,29 @@ def _settle(directory: Path, settings: Settings, tick: Callable[[], None]) -> No
 def rehearse(
     directory: Path, plan: Plan, settings: Settings, progress: Progress | None = None
 ) -> dict[str, Any]:
-    """Play ``plan`` against a new ladder in ``directory`` for ``settings.seconds``; the audit's report."""
+    """Play ``plan`` against a new ladder in ``directory`` for ``settings.seconds``; the audit's report.
+
+    With ``settings.own_docker`` the ladder's seats and builds run on a Docker
+    daemon of the rehearsal's own (the course's ``docker-restart`` faults restart it).
+    """
+    if not settings.own_docker:
+        return _rehearse(directory, plan, settings, progress, None)
+    say = progress or (lambda at, total, line: None)
+    say(0, settings.seconds, "starting a Docker daemon of the rehearsal's own")
+    with own_engine(settings.base_image) as daemon:
+        return _rehearse(directory, plan, settings, progress, daemon)
+
+
+def _rehearse(
+    directory: Path,
+    plan: Plan,
+    settings: Settings,
+    progress: Progress | None,
+    daemon: OwnDaemon | None,
+) -> dict[str, Any]:
     say = progress or (lambda at, total, line: None)
     total = settings.seconds
-    server = LadderProcess(directory)
+    server = LadderProcess(directory, env={"DOCKER_HOST": daemon.url} if daemon else None)
     server.init(
         settings.ladder_toml(), base_image=settings.base_image, max_hands=settings.max_hands
     )
@@ -145,10 +174,11 @@ def rehearse(
                     )
                 else:
                     _, fault = payload
-                    target = "any" if fault.kind == "term" else TARGETS[kills % len(TARGETS)]
-                    kills += fault.kind != "term"
+                    aimed = fault.kind in ("kill", "kill-group")
+                    target = TARGETS[kills % len(TARGETS)] if aimed else "pair"
+                    kills += aimed
                     aim = min(30.0, max(5.0, 0.1 * total))
-                    hit = strike(server, fault, target, at, aim_for=aim)
+                    hit = strike(server, fault, target, at, aim_for=aim, daemon=daemon)
                     struck.append(hit)
                     say(time.monotonic() - start, total,
                         f"{fault.kind} {'during ' + target if hit.caught else '(' + target + ' not caught)'}; "
@@ -168,7 +198,8 @@ def rehearse(
     elapsed = time.monotonic() - start
     try:
         report = audit(directory, plan, sent, struck, monitor.watched, visitors.visits, seconds=elapsed,
-                       cores=os.cpu_count() or 1, sys_tmp=server.sys_tmp)  # fmt: skip
+                       cores=os.cpu_count() or 1, sys_tmp=server.sys_tmp,
+                       docker_url=daemon.url if daemon else None)  # fmt: skip
     finally:
         server.remove_temp_dir()
     report["settings"] = dataclasses.asdict(settings)

@@ -5,7 +5,9 @@ the course names: while a pair plays, while a version validates, or while
 one builds (the fault waits, bounded, for such a moment; if none comes it
 strikes anyway and says so).  ``kill-group`` is ``kill -9`` of the server's whole process group, its
 table processes with it (the machine's OOM killer, ``systemctl kill -s
-KILL``).  ``term`` is SIGTERM, an organiser's stop.
+KILL``).  ``term`` is SIGTERM, an organiser's stop.  ``docker-restart``
+stops the rehearsal's own Docker daemon and starts it again while the ladder
+runs on (its games in flight are void and played again).
 Either way the organiser then runs ``arena ladder serve`` again, and does
 nothing else: whatever else the ladder needs afterwards is an organiser
 action the audit counts.
@@ -19,6 +21,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+from arena.rehearse.own_faults import DaemonError, OwnDaemon
 from arena.rehearse.plan import Fault
 from arena.rehearse.server import LadderProcess, RehearsalError
 
@@ -31,7 +34,7 @@ class Struck:
     """One fault as it happened."""
 
     at: float  # seconds into the term
-    kind: str  # kill | kill-group | term
+    kind: str  # kill | kill-group | term | docker-restart
     target: str  # pair | validation | build | any
     caught: bool  # the target was in progress when the fault struck
     exit_status: int | None
@@ -57,10 +60,34 @@ def in_progress(directory: Path, target: str) -> bool:
     return False
 
 
+def restart_daemon(daemon: OwnDaemon) -> None:
+    """Stop our own dockerd (SIGTERM, as ``systemctl restart docker`` does) and start it again.
+
+    A new containerd must take over the shims the old one left: on a loaded
+    machine dockerd may give up waiting for it once; it is started again (the
+    platform-fault tests do the same).
+    """
+    daemon.stop()
+    for attempt in range(3):
+        try:
+            daemon.start(timeout=120)
+            return
+        except DaemonError:
+            if attempt == 2:
+                raise
+            daemon.kill_containerd()
+
+
 def strike(
-    server: LadderProcess, fault: Fault, target: str, at: float, *, aim_for: float = 30.0
+    server: LadderProcess,
+    fault: Fault,
+    target: str,
+    at: float,
+    *,
+    aim_for: float = 30.0,
+    daemon: OwnDaemon | None = None,
 ) -> Struck:
-    """Make ``fault`` (waiting up to ``aim_for`` seconds for ``target``), then start the server again."""
+    """Make ``fault`` (waiting up to ``aim_for`` seconds for ``target``), then restart what it stopped."""
     caught = False
     deadline = time.monotonic() + aim_for
     while time.monotonic() < deadline:
@@ -68,6 +95,25 @@ def strike(
             caught = True
             break
         time.sleep(0.1)
+    if (
+        fault.kind == "docker-restart"
+    ):  # the ladder's server runs on: only the engine under it restarts
+        if daemon is None:
+            return Struck(
+                at,
+                fault.kind,
+                target,
+                caught,
+                None,
+                None,
+                "no Docker daemon of the rehearsal's own",
+            )
+        began = time.monotonic()
+        try:
+            restart_daemon(daemon)
+        except DaemonError as exc:
+            return Struck(at, fault.kind, target, caught, None, None, str(exc)[:300])
+        return Struck(at, fault.kind, target, caught, None, round(time.monotonic() - began, 2))
     status = {"kill": server.kill, "kill-group": server.kill_group}.get(fault.kind, server.stop)()
     began = time.monotonic()
     try:
@@ -77,4 +123,4 @@ def strike(
     return Struck(at, fault.kind, target, caught, status, round(time.monotonic() - began, 2))
 
 
-__all__ = ["TARGETS", "Struck", "in_progress", "strike"]
+__all__ = ["TARGETS", "Struck", "in_progress", "restart_daemon", "strike"]

@@ -153,7 +153,9 @@ class Monitor:
                 and version_id not in self.watched.building_seen
             ):
                 self.watched.building_seen[version_id] = at
-                if version_id not in self.watched.queue_waits:  # out of the queue: its wait, to the sampling's step
+                if (
+                    version_id not in self.watched.queue_waits
+                ):  # out of the queue: its wait, to the sampling's step
                     made = datetime.datetime.fromisoformat(created)
                     if made.tzinfo is None:
                         made = made.replace(tzinfo=datetime.UTC)

@@ -20,6 +20,8 @@ REFUSED_KINDS = ("deep-archive", "archive-bomb")
 BUILD_KINDS = ("build-forever", "log-flood")
 #: Fault kinds a course may schedule.
 FAULT_KINDS = ("kill", "term", "kill-group")
+#: With a Docker daemon of the rehearsal's own, its restart joins them.
+DOCKER_FAULT = "docker-restart"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,6 +105,7 @@ def make_plan(
     faults: bool = True,
     hostile: int | None = None,
     fault_count: int | None = None,
+    docker_faults: bool = False,
 ) -> Plan:
     """The course of ``teams`` teams drawn from ``seed``.
 
@@ -113,7 +116,8 @@ def make_plan(
     the kinds taken in turn so a short course still meets several.  With
     ``faults`` the course has ``fault_count`` platform faults (default: one
     per 10 teams, at least two), kill -9, SIGTERM and kill -9 of the whole
-    process group in turn, spread over
+    process group in turn (and a restart of the rehearsal's own Docker
+    daemon with ``docker_faults``), spread over
     the middle of the term.
     """
     if teams < 2:
@@ -162,9 +166,9 @@ def make_plan(
     if faults:
         count = max(2, teams // 10) if fault_count is None else fault_count
         moments = sorted(rng.uniform(0.2, 0.8) for _ in range(count))
+        kinds = (*FAULT_KINDS, DOCKER_FAULT) if docker_faults else FAULT_KINDS
         scheduled = [
-            Fault(at=round(at, 4), kind=FAULT_KINDS[i % len(FAULT_KINDS)])
-            for i, at in enumerate(moments)
+            Fault(at=round(at, 4), kind=kinds[i % len(kinds)]) for i, at in enumerate(moments)
         ]
     return Plan(seed=seed, teams=tuple(plans), faults=tuple(scheduled))
 
