@@ -6,13 +6,17 @@ import json
 import sys
 import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from arena.commands.common import console, err_console, fail
 from arena.errors import ArenaError
 from arena.text import safe_text
+
+if TYPE_CHECKING:  # the rehearsal's modules load only when the command runs
+    from arena.rehearse.course import Settings
+    from arena.rehearse.plan import Plan
 
 #: What a rehearsal does not make yet (the report lists it, so nobody reads its absence as a pass).
 #: Without --own-docker the machine's engine may be shared: its daemon is never restarted.
@@ -79,7 +83,7 @@ def rehearse_command(
     a game was lost or stored twice, a record differs from its row, a hostile
     upload was not contained, or something was left behind.
     """
-    from arena.rehearse.course import Settings, rehearse
+    from arena.rehearse.course import Settings
     from arena.rehearse.plan import make_plan
     from arena.rehearse.report import html_report, print_report
 
@@ -93,7 +97,7 @@ def rehearse_command(
     plan = make_plan(seed, teams, faults=faults, docker_faults=own_docker)
     settings = Settings(seconds=seconds, concurrency=concurrency, max_hands=max_hands, own_docker=own_docker)
     try:
-        report = _run(directory / "ladder", plan, settings, quiet=as_json, rehearse=rehearse)
+        report = _run(directory / "ladder", plan, settings, quiet=as_json)
     except ArenaError as exc:
         fail(f"{exc} (the ladder's log: {directory / 'ladder' / 'serve.log'})")
     missing = [*([] if own_docker else [NO_DOCKER_RESTART]), *NOT_REHEARSED]
@@ -107,16 +111,19 @@ def rehearse_command(
         print_report(report, console)
         for line in report["not_rehearsed"]:
             console.print(f"not rehearsed: {safe_text(line)}", highlight=False)
+    if report["failures"]:
+        err_console.print(f"the ladder is kept for inspection in {safe_text(str(directory))}", highlight=False)
+        raise typer.Exit(1)
     if made_here:
         from arena.sandbox.tree import remove_tree
 
         remove_tree(directory, ignore_errors=True)
-    if report["failures"]:
-        raise typer.Exit(1)
 
 
-def _run(directory: Path, plan, settings, *, quiet: bool, rehearse) -> dict:  # type: ignore[no-untyped-def]
+def _run(directory: Path, plan: Plan, settings: Settings, *, quiet: bool) -> dict[str, Any]:
     """The rehearsal with a rich progress bar on standard error (none with --json)."""
+    from arena.rehearse.course import rehearse
+
     if quiet:
         return rehearse(directory, plan, settings)
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
