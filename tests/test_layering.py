@@ -89,6 +89,9 @@ ALLOWED = {
     # play_seated) with a person's seat adapter, and shows a game's replay with the publish viewer.
     # A sibling of the runners: nothing imports it but the CLI and the ladder's site (practice tables).
     "play": {"arena.match", "arena.referee", "arena.sandbox", "arena.publish", "arena.play"},
+    # The rehearsal of a term drives a ladder from outside, as a course would: its CLI as a
+    # process, its site over HTTP, its stores read-only. It shares only the sandbox's tree removal.
+    "rehearse": {"arena.rehearse", "arena.sandbox"},
 }
 
 

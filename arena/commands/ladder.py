@@ -278,12 +278,14 @@ def serve(
     import uvicorn
 
     from arena.ladder import http_server
+    from arena.ladder.scratch import private_temp_dir
     from arena.ladder.service import LadderService, open_results
     from arena.ladder.web import create_app, wrap
     from arena.tables.players import LocalTables, TablePlayer
 
     config, store = _open(directory)
     _recover_uploads(config, store)
+    private_temp_dir(store.meta()["ladder_id"])  # its tables' temp files, removed at exit: arena.ladder.scratch
     results = open_results(config, store.meta()["ladder_id"])
     player: TablePlayer
     if scheduler is not None:
@@ -371,3 +373,4 @@ def _recover_uploads(config: LadderConfig, store: LadderStore) -> None:
 __all__ = ["app", "snapshot"]
 __import__("arena.commands.ladder_export", fromlist=["register"]).register(app)  # arena ladder export (its own module)
 __import__("arena.commands.ladder_roster", fromlist=["register"]).register(team_app)  # import, members, join-code
+__import__("arena.commands.ladder_rehearse", fromlist=["register"]).register(app)  # arena ladder rehearse (its own module)

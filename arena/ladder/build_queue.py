@@ -8,7 +8,9 @@ so an organiser's disable meanwhile wins and the build's result is dropped.
 Attempts are counted before a build starts (a server killed mid-build counts
 one); after ``MAX_ATTEMPTS`` the version fails with that reason.  When the
 ladder stops, validations stop their game (the run's ``stop`` is their
-cancel), and a build still running in Docker is abandoned and queued again.
+cancel), and a build still running in Docker is abandoned and queued again,
+its attempt given back (a stop on purpose, Ctrl-C or SIGTERM, is not the
+build's fault: as for pairs, only starts cut by a kill count).
 """
 
 from __future__ import annotations
@@ -109,9 +111,9 @@ class BuildQueue:
             outcome = await trio.to_thread.run_sync(build, abandon_on_cancel=True)
             self._built(version, outcome)
         except builds.BuildCancelled:  # the ladder is stopping and the build stopped: built again next time
-            _queue_again(self.store, version)
+            _queue_again(self.store, version, attempts=version.attempts)  # a stop on purpose gives its attempt back
         except trio.Cancelled:  # the ladder stopped waiting: the build is abandoned in Docker, built again next time
-            _queue_again(self.store, version)
+            _queue_again(self.store, version, attempts=version.attempts)
             raise
         except Exception as exc:  # noqa: BLE001 - a build that breaks must not stop the ladder
             log.exception("building %s failed", version.entry)
@@ -155,9 +157,9 @@ class BuildQueue:
         self.tell(f"{version.entry}: active")
 
 
-def _queue_again(store: LadderStore, version: Version) -> None:
+def _queue_again(store: LadderStore, version: Version, *, attempts: int) -> None:
     try:
-        store.transition(version.id, QUEUED)
+        store.transition(version.id, QUEUED, attempts=attempts)
     except IllegalTransition:
         pass  # disabled meanwhile: it stays so
 

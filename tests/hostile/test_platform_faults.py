@@ -17,7 +17,6 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -34,6 +33,7 @@ from arena.referee.botspec import BotSpec
 from arena.referee.host import command_launcher, host_match
 from arena.referee.local_match import MatchConfig, run_match
 from arena.referee.server import RefereeServer
+from arena.rehearse.own_faults import DaemonError, OwnDaemon, small_filesystem
 from arena.sandbox.build import DEFAULT_DOCKERFILE, build_image
 from arena.sandbox.docker import LABEL, MATCH_LABEL, ContainerLimits, DockerProcess
 from docker_support import BASE_IMAGE, engine_or_skip
@@ -241,110 +241,6 @@ def fault_images(engine: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[
     source = faultbot_source(tmp_path_factory.mktemp("faultbot"))
     build_image(source, tag=FAULT_IMAGE, base_image=BASE_IMAGE, client=engine)
     return {"random": RANDOM_IMAGE, "random_b": RANDOM_IMAGE_B, "fault": FAULT_IMAGE}
-
-
-class OwnDaemon:
-    """A dockerd of the test's own, started and stopped by its recorded process id."""
-
-    def __init__(self, root: Path, storage_driver: str) -> None:
-        self.root = root
-        self.socket = root / "docker.sock"
-        self.pidfile = root / "dockerd.pid"
-        self.log = root / "dockerd.log"
-        self.storage_driver = storage_driver
-        self.pid: int | None = None
-        self._popen: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"unix://{self.socket}"
-
-    def client(self) -> Any:
-        import docker
-
-        return docker.DockerClient(base_url=self.url, timeout=120)
-
-    def start(self, timeout: float = 60) -> None:
-        argv = [
-            "dockerd",
-            "--data-root", str(self.root / "data"),
-            "--exec-root", str(self.root / "exec"),
-            "-H", self.url,
-            "--pidfile", str(self.pidfile),
-            "--bridge=none", "--iptables=false", "--ip6tables=false",
-            "--live-restore=false",
-            "--storage-driver", self.storage_driver,
-        ]  # fmt: skip
-        with self.log.open("ab") as log:
-            self._popen = subprocess.Popen(
-                argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
-            )
-        deadline = time.monotonic() + timeout
-        while True:
-            if self._popen.poll() is not None:
-                raise AssertionError(f"dockerd exited with {self._popen.returncode}:\n{self.tail()}")
-            with contextlib.suppress(Exception):
-                client = self.client()
-                client.ping()
-                client.close()
-                break
-            if time.monotonic() > deadline:
-                raise AssertionError(f"dockerd did not answer within {timeout:g} s:\n{self.tail()}")
-            time.sleep(0.2)
-        self.pid = int(self.pidfile.read_text().strip())
-        assert self.pid == self._popen.pid, "the pid file names the daemon this test started"
-
-    def stop(self, timeout: float = 60) -> None:
-        """SIGTERM to the recorded pid; wait for it to exit (KILL only if it hangs)."""
-        if self.pid is None or self._popen is None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGTERM)
-        try:
-            self._popen.wait(timeout)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-            self._popen.wait(30)
-        # A containerd that outlived a killed daemon (and was adopted by the next one) goes too.
-        self._kill_containerd()
-        self.pid = None
-
-    def kill_containerd(self) -> None:
-        """SIGKILL the containerd of this daemon's exec root, if one is left (after a failed start)."""
-        self._kill_containerd()
-
-    def kill(self) -> None:
-        """SIGKILL to the recorded pid, as a crash or the OOM killer would: no shutdown at all.
-
-        Its containerd and the containers' shims live on; the next start adopts them.
-        """
-        if self.pid is None or self._popen is None:
-            return
-        os.kill(self.pid, signal.SIGKILL)
-        self._popen.wait(30)
-        self.pid = None
-
-    def _kill_containerd(self) -> None:
-        """The containerd our dockerd started, if the daemon had to be killed."""
-        pidfile = self.root / "exec" / "containerd" / "containerd.pid"
-        with contextlib.suppress(Exception):
-            pid = int(pidfile.read_text().strip())
-            if str(self.root) in Path(f"/proc/{pid}/cmdline").read_text():
-                os.kill(pid, signal.SIGKILL)
-
-    def tail(self, lines: int = 30) -> str:
-        with contextlib.suppress(OSError):
-            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-        return ""
-
-    def remove_files(self) -> None:
-        """Unmount anything left under the root, then delete it."""
-        with contextlib.suppress(OSError):
-            mounts = [line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()]
-            for mount in sorted((m for m in mounts if m.startswith(str(self.root))), reverse=True):
-                subprocess.run(["umount", "-l", mount], check=False, capture_output=True)
-        shutil.rmtree(self.root, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -694,7 +590,7 @@ def test_docker_daemon_sigkilled_mid_tournament_voids_and_replays(own_daemon, tm
             try:
                 own_daemon.start(timeout=120)
                 break
-            except AssertionError:
+            except DaemonError:
                 if attempt == 2:
                     raise
                 own_daemon.kill_containerd()
@@ -719,17 +615,8 @@ def test_docker_daemon_sigkilled_mid_tournament_voids_and_replays(own_daemon, tm
 @contextlib.contextmanager
 def small_tmpfs(where: Path, size: str) -> Iterator[Path]:
     root_or_skip()
-    where.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(where)], check=True)
-    try:
-        yield where
-    finally:
-        for _ in range(50):
-            if subprocess.run(["umount", str(where)], capture_output=True).returncode == 0:
-                break
-            time.sleep(0.1)
-        else:
-            subprocess.run(["umount", "-l", str(where)], check=False)
+    with small_filesystem(where, size) as mounted:
+        yield mounted
 
 
 def test_a_full_disk_stops_the_run_with_one_line_and_a_consistent_store(tmp_path):

@@ -1,0 +1,419 @@
+"""After the term: what the stores, the disk, the engine and the samples say, and what needs a human.
+
+The audit reads the ladder's two stores read-only once the server has
+stopped.  Its **failures** (the rehearsal's exit status) are a lost or
+doubled game, a record not equal to its row, a stored game that changed, an
+uncontained hostile upload, and anything left behind (containers with the
+ladder's label, ``arena-*`` temporary directories, processes, files in
+``DIR/tmp``).  Its **organiser actions** are what a lecturer would have to
+do by hand beyond the restarts: the goal is none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from arena.rehearse.faults import Struck
+from arena.rehearse.monitor import Watched, hash_bytes, row_hash, stored_rows
+from arena.rehearse.plan import BUILD_KINDS, REFUSED_KINDS, Plan
+from arena.rehearse.tau import kendall_tau
+from arena.rehearse.teams import Sent
+from arena.rehearse.visitors import Visits
+
+#: Version statuses a term may end in without anyone's help.
+SETTLED = ("active", "retired", "suspended", "failed", "disabled")
+#: The record's team names for side 0 and side 1 (four players; two players: A and B).
+SIDES = (("NS", "EW"), ("A", "B"))
+
+
+@dataclasses.dataclass
+class HostileOutcome:
+    team: str
+    kind: str
+    outcome: str  # refused | failed | contained | uncontained
+    how: str  # the refusal, the failure's reason, or what the version did
+
+
+def p95(values: list[float]) -> float | None:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(0.95 * len(values)))] if values else None
+
+
+def record_matches_row(record: dict[str, Any], row: dict[str, Any]) -> str | None:
+    """Why a game's record differs from its row (None: they agree): id, scores, hands, ending, winner."""
+    if record.get("game_id") != row["game_id"]:
+        return f"game id {record.get('game_id')!r}"
+    result = record.get("result") or {}
+    scores = result.get("scores") or {}
+    names = next((pair for pair in SIDES if pair[0] in scores), SIDES[0])
+    if (scores.get(names[0]), scores.get(names[1])) != (row["score0"], row["score1"]):
+        return f"scores {scores} against {row['score0']}:{row['score1']}"
+    if result.get("hands") != row["hands"]:
+        return f"hands {result.get('hands')} against {row['hands']}"
+    if result.get("ending") != row["ending"]:
+        return f"ending {result.get('ending')!r} against {row['ending']!r}"
+    winner = result.get("winner")
+    expected = (
+        None if row["winner"] is None else names[0] if row["winner"] == row["side0"] else names[1]
+    )
+    if winner != expected:
+        return f"winner {winner!r} against {row['winner']!r}"
+    return None
+
+
+def _query(path: Path, sql: str) -> list[sqlite3.Row]:
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    try:
+        db.row_factory = sqlite3.Row
+        return list(db.execute(sql))
+    finally:
+        db.close()
+
+
+def left_containers(ladder_id: str, docker_url: str | None = None) -> list[str]:
+    """Containers (any state) carrying the ladder's run label, on ``docker_url`` (default: ``DOCKER_HOST``'s engine)."""
+    import docker
+
+    client = (
+        docker.DockerClient(base_url=docker_url, timeout=60)
+        if docker_url
+        else docker.from_env(timeout=60)
+    )
+    try:
+        found = client.api.containers(all=True, filters={"label": f"arena.run=ladder-{ladder_id}"})
+        return [str((c.get("Names") or [c["Id"][:12]])[0]) for c in found]
+    finally:
+        client.close()
+
+
+def left_processes(sys_tmp: Path, *, grace: float = 30.0) -> list[str]:
+    """Processes of the server's still running ``grace`` seconds after its stop (see :func:`processes_of`).
+
+    A table process finishing its game, or multiprocessing's fork server, ends
+    a moment after the server: only what outlives the grace is left behind.
+    """
+    deadline = time.monotonic() + grace
+    while True:
+        found = processes_of(sys_tmp)
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.5)
+
+
+def processes_of(sys_tmp: Path) -> list[str]:
+    """Processes still running with the rehearsal's ``TMPDIR`` or one below it (the server's and its tables')."""
+    marker = f"TMPDIR={sys_tmp}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            with contextlib.suppress(OSError):
+                if any(
+                    v.startswith(marker)
+                    for v in Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
+                ):
+                    command = (
+                        Path(f"/proc/{entry}/cmdline")
+                        .read_bytes()
+                        .replace(b"\0", b" ")
+                        .decode(errors="replace")
+                    )
+                    found.append(f"{entry}: {command[:120]}")
+    return found
+
+
+def final_standings(directory: Path) -> list[dict[str, Any]]:
+    """``arena ladder export --json -``: the standings a lecturer would grade from."""
+    done = subprocess.run([sys.executable, "-m", "arena", "ladder", "export", str(directory), "--json", "-"],
+                          capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(f"arena ladder export failed: {done.stderr.strip()[-300:]}")
+    return list(json.loads(done.stdout)["standings"])
+
+
+def hostile_outcomes(
+    sent: list[Sent], versions: dict[str, sqlite3.Row], problems_of: dict[str, list[str]]
+) -> list[HostileOutcome]:
+    """How each hostile upload ended: refused at the door, failed its build or validation, or contained."""
+    outcomes = []
+    for s in (s for s in sent if s.upload.hostile):
+        kind = s.upload.kind
+        if s.status != 201:
+            ok = 400 <= s.status < 500 or (
+                s.status == 200 and s.detail
+            )  # the form page shows the refusal
+            outcomes.append(
+                HostileOutcome(
+                    s.team, kind, "refused" if ok else "uncontained", f"HTTP {s.status}: {s.detail}"
+                )
+            )
+            continue
+        version = versions.get(s.entry or "")
+        if version is None:
+            outcomes.append(
+                HostileOutcome(
+                    s.team, kind, "uncontained", f"{s.entry}: no such version after the term"
+                )
+            )
+            continue
+        status, reason = version["status"], version["reason"] or ""
+        if kind in REFUSED_KINDS:  # the archive should never have made a version
+            outcomes.append(
+                HostileOutcome(s.team, kind, "uncontained", f"{s.entry} accepted ({status})")
+            )
+        elif status not in SETTLED:
+            outcomes.append(
+                HostileOutcome(s.team, kind, "uncontained", f"{s.entry} still {status} at the end")
+            )
+        elif problems_of.get(s.entry or ""):
+            outcomes.append(
+                HostileOutcome(s.team, kind, "uncontained", "; ".join(problems_of[s.entry or ""]))
+            )
+        elif status == "failed":
+            outcomes.append(HostileOutcome(s.team, kind, "failed", reason[:200]))
+        elif kind in BUILD_KINDS and kind == "build-forever":
+            outcomes.append(
+                HostileOutcome(
+                    s.team,
+                    kind,
+                    "uncontained",
+                    f"{s.entry} built and {status}: the endless build ended",
+                )
+            )
+        else:
+            log = version["build_log"] or ""
+            outcomes.append(HostileOutcome(s.team, kind, "contained",
+                                           f"{s.entry} {status}{': ' + reason[:160] if reason else ''}; build log {len(log)} chars"))  # fmt: skip
+    return outcomes
+
+
+def audit(
+    directory: Path,
+    plan: Plan,
+    sent: list[Sent],
+    struck: list[Struck],
+    watched: Watched,
+    visits: Visits,
+    *,
+    seconds: float,
+    cores: int,
+    sys_tmp: Path,
+    docker_url: str | None = None,
+) -> dict[str, Any]:
+    """The report's figures and findings (a JSON-ready dict; ``failures`` and ``organiser_actions`` lists)."""
+    failures: list[str] = []
+    actions: list[str] = []
+    results_db, ladder_db = directory / "results.sqlite", directory / "ladder.sqlite"
+    ladder_id = str(_query(ladder_db, "SELECT value FROM meta WHERE key='ladder_id'")[0][0])
+
+    # ---- games, pairs, records
+    rows = stored_rows(directory)
+    by_id = {r["game_id"]: r for r in rows}
+    tables = Counter((r["cluster"], r["table_no"]) for r in rows)
+    doubled = sorted(f"{c} table {t}" for (c, t), n in tables.items() if n > 1)
+    failures += [f"game stored twice: {d}" for d in doubled]
+    pairs = _query(
+        results_db,
+        "SELECT seq, first, second, cluster, status, attempts, reason FROM pairs ORDER BY seq",
+    )
+    per_cluster = Counter(r["cluster"] for r in rows)
+    lost = [f"pair {p['seq']} ({p['cluster']}) done with {per_cluster[p['cluster']]} games" for p in pairs
+            if p["status"] == "done" and per_cluster[p["cluster"]] != 2]  # fmt: skip
+    failures += [f"game lost: {x}" for x in lost]
+    unequal, missing_records = [], []
+    for row in rows:
+        if not row.get("record"):
+            continue
+        path = directory / row["record"]
+        try:
+            record = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            missing_records.append(f"{row['game_id']}: {type(exc).__name__}")
+            continue
+        why = record_matches_row(record, row)
+        if why:
+            unequal.append(f"{row['game_id']}: {why}")
+    failures += [f"record not equal to its row: {x}" for x in unequal]
+    failures += [f"record missing: {x}" for x in missing_records]
+    changed = []
+    for game_id, (first_row, first_record) in watched.first_seen.items():
+        row = by_id.get(game_id)
+        if row is None:
+            changed.append(f"{game_id}: its row is gone")
+            continue
+        if row_hash(row) != first_row:
+            changed.append(f"{game_id}: its row changed")
+        if first_record and row.get("record"):
+            with contextlib.suppress(OSError):
+                if hash_bytes((directory / row["record"]).read_bytes()) != first_record:
+                    changed.append(f"{game_id}: its record was rewritten")
+    failures += [f"stored game changed: {x}" for x in changed]
+    voided = [
+        {"pair": p["seq"], "entries": f"{p['first']} vs {p['second']}", "reason": p["reason"]}
+        for p in pairs
+        if p["status"] == "void"
+    ]
+    playing = [p["seq"] for p in pairs if p["status"] == "playing"]
+    done_pairs = sum(1 for p in pairs if p["status"] == "done")
+
+    # ---- versions
+    versions = {
+        f"{v['team']}@{v['number']}": v for v in _query(ladder_db, "SELECT * FROM versions")
+    }
+    statuses = Counter(v["status"] for v in versions.values())
+    stuck = [f"{e} is {v['status']}" for e, v in versions.items() if v["status"] not in SETTLED]
+    actions += [f"version stuck: {x}" for x in stuck]
+    suspended = [
+        {"entry": e, "reason": v["reason"]}
+        for e, v in versions.items()
+        if v["status"] == "suspended"
+    ]
+    active_by_team = Counter(v["team"] for v in versions.values() if v["status"] == "active")
+    teams_with_versions = {
+        v["team"] for v in versions.values() if v["status"] in ("active", "retired", "suspended")
+    }
+    no_active = sorted(t for t in teams_with_versions if not active_by_team[t])
+    actions += [f"team {t} has no active version (a good one was not restored)" for t in no_active]
+    doubled_active = sorted(t for t, n in active_by_team.items() if n > 1)
+    failures += [f"team {t} has {active_by_team[t]} active versions" for t in doubled_active]
+
+    # ---- hostile uploads
+    outcomes = hostile_outcomes(sent, versions, {})
+    failures += [
+        f"hostile upload uncontained: {o.team} {o.kind}: {o.how}"
+        for o in outcomes
+        if o.outcome == "uncontained"
+    ]
+    honest_lost = [
+        f"{s.team} {s.upload.kind}: HTTP {s.status} {s.detail}"
+        for s in sent
+        if not s.upload.hostile and s.status != 201
+    ]
+    actions += [f"an honest upload was refused: {x}" for x in honest_lost]
+
+    # ---- left behind
+    containers: list[str] = []
+    try:
+        containers = left_containers(ladder_id, docker_url)
+    except Exception as exc:  # noqa: BLE001 - an engine that cannot be asked is a finding, not a crash
+        failures.append(f"could not list containers: {exc}")
+    temp_dirs = sorted(p.name for p in sys_tmp.iterdir()) if sys_tmp.is_dir() else []
+    tmp_files = (
+        sorted(p.name for p in (directory / "tmp").iterdir())
+        if (directory / "tmp").is_dir()
+        else []
+    )
+    processes = left_processes(sys_tmp)
+    failures += [f"container left: {c}" for c in containers]
+    failures += [f"temporary file left: {d}" for d in temp_dirs]
+    failures += [f"file left in DIR/tmp: {f}" for f in tmp_files]
+    failures += [f"process left: {p}" for p in processes]
+    actions += [f"clean up: {x}" for x in [*containers, *temp_dirs, *tmp_files, *processes]]
+    restarts_failed = [
+        f"restart after {s.kind} at {s.at:.0f} s failed: {s.error}"
+        for s in struck
+        if s.restart_seconds is None
+    ]
+    actions += restarts_failed
+
+    # ---- standings
+    truth = {t.name: t.strength for t in plan.teams}
+    standings: list[dict[str, Any]] = []
+    tau = None
+    try:
+        standings = final_standings(directory)
+        tau = kendall_tau(
+            truth, {r["team"]: r["elo"] for r in standings if r.get("elo") is not None}
+        )
+    except (RuntimeError, ValueError, subprocess.TimeoutExpired) as exc:
+        failures.append(str(exc))
+
+    hours = max(seconds, 1e-9) / 3600
+    return {
+        "format": 1,
+        "seed": plan.seed,
+        "teams": len(plan.teams),
+        "seconds": round(seconds, 1),
+        "cores": cores,
+        "games": {
+            "stored": len(rows),
+            "doubled": doubled,
+            "lost": lost,
+            "records_unequal": unequal,
+            "records_missing": missing_records,
+            "changed_after_stored": changed,
+            "checked_for_change": len(watched.first_seen),
+        },
+        "pairs": {
+            "done": done_pairs,
+            "void": voided,
+            "left_playing": playing,
+            "per_hour": round(done_pairs / hours, 1),
+            "per_hour_per_core": round(done_pairs / hours / max(cores, 1), 1),
+        },
+        "versions": {"by_status": dict(statuses), "suspended": suspended, "stuck": stuck},
+        "uploads": [
+            {
+                "team": s.team,
+                "kind": s.upload.kind,
+                "via": s.upload.via,
+                "at": round(s.at, 1),
+                "status": s.status,
+                "entry": s.entry,
+                "detail": s.detail,
+            }
+            for s in sent
+        ],
+        "hostile": [dataclasses.asdict(o) for o in outcomes],
+        "faults": [dataclasses.asdict(s) for s in struck],
+        "left_behind": {
+            "containers": containers,
+            "temp_dirs": temp_dirs,
+            "tmp_files": tmp_files,
+            "processes": processes,
+        },
+        "build_queue_wait_p95": p95(list(watched.queue_waits.values())),
+        "site": {
+            "p95": visits.p95(),
+            "visits": len(visits.latencies),
+            "errors": len(visits.errors),
+            "down": visits.down,
+            "p95_by_page": {k: visits.p95(k) for k in ("leaderboard", "team", "games", "replay")},
+            "slow_client_closed": len(visits.slow_held),
+            "slow_client_unclosed": visits.slow_unclosed,
+            "slow_client_held_p95": p95(visits.slow_held),
+        },
+        "peak_memory": max((m for _, m in watched.memory), default=None),
+        "peak_disk": max((d for _, d in watched.disk), default=None),
+        "tau": tau,
+        "tau_rated": sum(1 for r in standings if r.get("elo") is not None),
+        "tau_over_time": [{"at": round(a, 1), "tau": t, "rated": n} for a, t, n in watched.tau],
+        "games_over_time": [{"at": round(a, 1), "games": g} for a, g in watched.games],
+        "memory_over_time": [{"at": round(a, 1), "bytes": m} for a, m in watched.memory],
+        "true_order": plan.true_order(),
+        "standings": [
+            {
+                "rank": r.get("rank"),
+                "entry": r["entry"],
+                "team": r["team"],
+                "elo": r.get("elo"),
+                "pairs": r.get("pairs"),
+                "true_strength": truth.get(r["team"]),
+            }
+            for r in standings
+        ],
+        "failures": failures,
+        "organiser_actions": actions,
+    }
+
+
+__all__ = ["audit", "hostile_outcomes", "kendall_tau", "record_matches_row"]

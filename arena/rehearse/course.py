@@ -1,0 +1,210 @@
+"""One rehearsal, start to end: a real ladder, the plan's teams, visitors and faults, then the audit.
+
+The term is compressed into ``seconds``: every planned moment (a fraction of
+the term) happens at that fraction of the wall time.  The ladder is set for
+a short term (few hands a game, one validation hand, a short build timeout,
+a tight clock: a stalled bot costs seconds, not minutes); everything else is
+the ladder's own defaults.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import dataclasses
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from arena.rehearse.audit import audit
+from arena.rehearse.docker_host import own_engine
+from arena.rehearse.faults import TARGETS, Struck, strike
+from arena.rehearse.monitor import Monitor
+from arena.rehearse.own_faults import OwnDaemon
+from arena.rehearse.plan import Plan, Upload
+from arena.rehearse.server import LadderProcess
+from arena.rehearse.teams import Sent, Team
+from arena.rehearse.visitors import Visitors
+
+#: How long a team keeps trying an upload that found the server down (a fault, a restart).
+RETRY_FOR = 120.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """How the rehearsal's ladder is set (the keys a short term needs; the rest are the defaults)."""
+
+    seconds: float
+    concurrency: int = 1
+    max_hands: int = 3
+    build_timeout: float = 30.0
+    base_image: str = os.environ.get("ARENA_BASE_IMAGE", "arena-base:bookworm")
+    visitors: int = 2
+    visit_rate: float = 2.0
+    slow_client: bool = True
+    sample_every: float = 2.0
+    own_docker: bool = False
+    """Seats and builds on a Docker daemon of the rehearsal's own (needed for ``docker-restart`` faults)."""
+    min_pairs: int = 0
+    """After the term, play on until this many pairs are done (a loaded machine plays fewer in the time)."""
+    settle_for: float = 0.0
+    """After the term, wait up to this many seconds for ``min_pairs`` and for every build to end."""
+
+    def ladder_toml(self) -> dict[str, str]:
+        return {
+            "ladder.concurrency": str(self.concurrency),
+            "time.move": "1.0",
+            "time.bank": "4.0",
+            "time.hard_cap": "4.0",
+            "submissions.build_timeout": f"{self.build_timeout:.1f}",
+            "submissions.validation_hands": "1",
+            "submissions.daily_quota": "100",
+        }
+
+
+#: Progress callback: (seconds into the term, total seconds, one line of what happened).
+Progress = Callable[[float, float, str], None]
+
+
+def _submit(team: Team, upload: Upload, start: float, server: LadderProcess) -> Sent:
+    """Send an upload; while the server is down (a fault, a restart) try again, as a team would."""
+    give_up = time.monotonic() + RETRY_FOR
+    while True:
+        sent = team.submit(upload, time.monotonic() - start)
+        if sent.status not in (0, 502, 503) or time.monotonic() > give_up:
+            return sent
+        time.sleep(2.0)
+
+
+def _settle(directory: Path, settings: Settings, tick: Callable[[], None]) -> None:
+    """Bounded by outcomes: wait (at most ``settle_for`` s) until ``min_pairs`` are done and no build is in flight."""
+    deadline = time.monotonic() + settings.settle_for
+    while time.monotonic() < deadline:
+        with contextlib.suppress(sqlite3.Error):
+            results = sqlite3.connect(
+                f"file:{directory / 'results.sqlite'}?mode=ro", uri=True, timeout=10
+            )
+            ladder = sqlite3.connect(
+                f"file:{directory / 'ladder.sqlite'}?mode=ro", uri=True, timeout=10
+            )
+            try:
+                done = results.execute("SELECT COUNT(*) FROM pairs WHERE status='done'").fetchone()[
+                    0
+                ]
+                busy = ladder.execute(
+                    "SELECT COUNT(*) FROM versions WHERE status IN ('uploading', 'queued', 'building', 'validating')"
+                ).fetchone()[0]
+            finally:
+                results.close()
+                ladder.close()
+            if done >= settings.min_pairs and not busy:
+                return
+        tick()
+        time.sleep(1.0)
+
+
+def rehearse(
+    directory: Path, plan: Plan, settings: Settings, progress: Progress | None = None
+) -> dict[str, Any]:
+    """Play ``plan`` against a new ladder in ``directory`` for ``settings.seconds``; the audit's report.
+
+    With ``settings.own_docker`` the ladder's seats and builds run on a Docker
+    daemon of the rehearsal's own (the course's ``docker-restart`` faults restart it).
+    """
+    if not settings.own_docker:
+        return _rehearse(directory, plan, settings, progress, None)
+    say = progress or (lambda at, total, line: None)
+    say(0, settings.seconds, "starting a Docker daemon of the rehearsal's own")
+    with own_engine(settings.base_image) as daemon:
+        return _rehearse(directory, plan, settings, progress, daemon)
+
+
+def _rehearse(
+    directory: Path,
+    plan: Plan,
+    settings: Settings,
+    progress: Progress | None,
+    daemon: OwnDaemon | None,
+) -> dict[str, Any]:
+    say = progress or (lambda at, total, line: None)
+    total = settings.seconds
+    server = LadderProcess(directory, env={"DOCKER_HOST": daemon.url} if daemon else None)
+    server.init(
+        settings.ladder_toml(), base_image=settings.base_image, max_hands=settings.max_hands
+    )
+    teams = {t.name: Team(t.name, server.add_team(t.name), server.url) for t in plan.teams}
+    server.start()
+    start = time.monotonic()
+    say(0, total, f"ladder serving on {server.url} with {len(teams)} teams")
+    truth = {t.name: t.strength for t in plan.teams}
+    monitor = Monitor(directory, server.url, truth, lambda: server.process.pid if server.process else None,
+                      every=settings.sample_every, start=start)  # fmt: skip
+    visitors = Visitors(server.url, list(teams), readers=settings.visitors, rate=settings.visit_rate, seed=plan.seed,
+                        slow_client=settings.slow_client, slow_hold=30.0)  # fmt: skip
+    visitors.start = start
+    monitor.begin()
+    visitors.begin()
+    events: list[tuple[float, str, Any]] = [
+        (at * total, "upload", (name, u)) for at, name, u in plan.uploads()
+    ]
+    events += [(f.at * total, "fault", (i, f)) for i, f in enumerate(plan.faults)]
+    events.sort(key=lambda e: (e[0], e[1]))
+    struck: list[Struck] = []
+    futures: list[concurrent.futures.Future[Sent]] = []
+    kills = 0  # the n-th kill aims at TARGETS[n]: a pair, a validation, a build, in turn
+    try:
+        with concurrent.futures.ThreadPoolExecutor(
+            max_workers=4, thread_name_prefix="rehearse-team"
+        ) as pool:
+            for moment, kind, payload in events:
+                delay = start + moment - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                at = time.monotonic() - start
+                if kind == "upload":
+                    name, upload = payload
+                    futures.append(pool.submit(_submit, teams[name], upload, start, server))
+                    say(
+                        at,
+                        total,
+                        f"{name} uploads {upload.kind} ({upload.base}, p={upload.p}) by {upload.via}",
+                    )
+                else:
+                    _, fault = payload
+                    aimed = fault.kind in ("kill", "kill-group")
+                    target = TARGETS[kills % len(TARGETS)] if aimed else "pair"
+                    kills += aimed
+                    aim = min(30.0, max(5.0, 0.1 * total))
+                    hit = strike(server, fault, target, at, aim_for=aim, daemon=daemon)
+                    struck.append(hit)
+                    say(time.monotonic() - start, total,
+                        f"{fault.kind} {'during ' + target if hit.caught else '(' + target + ' not caught)'}; "
+                        + (f"restarted in {hit.restart_seconds:.1f} s" if hit.restart_seconds is not None else "NOT restarted"))  # fmt: skip
+                    if not server.running:
+                        break
+            while server.running and time.monotonic() - start < total:
+                time.sleep(max(0.0, min(1.0, total - (time.monotonic() - start))))
+                say(time.monotonic() - start, total, "")
+            sent = [f.result() for f in futures]
+            _settle(directory, settings, lambda: say(time.monotonic() - start, total, ""))
+    finally:
+        visitors.end()
+        monitor.end()
+        say(time.monotonic() - start, total, "term over: the organiser stops the ladder (SIGTERM)")
+        server.stop()
+    elapsed = time.monotonic() - start
+    try:
+        report = audit(directory, plan, sent, struck, monitor.watched, visitors.visits, seconds=elapsed,
+                       cores=os.cpu_count() or 1, sys_tmp=server.sys_tmp,
+                       docker_url=daemon.url if daemon else None)  # fmt: skip
+    finally:
+        server.remove_temp_dir()
+    report["settings"] = dataclasses.asdict(settings)
+    report["server_starts"] = server.starts
+    return report
+
+
+__all__ = ["Progress", "Settings", "rehearse"]
