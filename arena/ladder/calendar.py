@@ -34,6 +34,9 @@ PHASES = (BEFORE, OPEN, FINAL, FROZEN)
 
 #: After the deadline uploads are refused (the only policy implemented; see docs/ladder.md).
 REFUSE = "refuse"
+#: ``after_deadline``: uploads after the deadline are built and become active for practice tables only
+#: (only the final versions play rated games after the deadline, so they change no standing).
+PRACTICE = "practice"
 
 #: What the loop and the site read the time from (tests pass their own to move it).
 Clock = Callable[[], datetime.datetime]
@@ -85,7 +88,8 @@ class Calendar:
     final_until: datetime.datetime | None = None
     """The final evaluation stops here at the latest and the standings freeze (none: when settled)."""
     after_deadline: str = REFUSE
-    """What an upload after the deadline gets: refused (``"refuse"``, the only policy)."""
+    """What an upload after the deadline gets: refused (``"refuse"``), or built and kept for practice
+    tables only (``"practice"``: the final versions are fixed, and only they play rated games)."""
     choose_from: int = 0
     """A team may select its final version among its last this many ranked versions (0: none; its active one)."""
     los: float = 0.95
@@ -105,8 +109,8 @@ class Calendar:
                 raise ValueError("final_until needs a deadline (the final evaluation starts at the deadline)")
             if not self.deadline < self.final_until:
                 raise ValueError(f"final_until ({iso(self.final_until)}) must come after the deadline ({iso(self.deadline)})")
-        if self.after_deadline != REFUSE:
-            raise ValueError(f"after_deadline must be {REFUSE!r} (practice uploads are not implemented), got {self.after_deadline!r}")
+        if self.after_deadline not in (REFUSE, PRACTICE):
+            raise ValueError(f"after_deadline must be {REFUSE!r} or {PRACTICE!r}, got {self.after_deadline!r}")
         if isinstance(self.choose_from, bool) or not isinstance(self.choose_from, int) or not 0 <= self.choose_from <= 100:
             raise ValueError(f"choose_from must be a whole number from 0 to 100, got {self.choose_from!r}")
         if not (isinstance(self.los, (int, float)) and 0.5 < self.los < 1.0):
@@ -178,13 +182,13 @@ def upload_refusal(now: datetime.datetime, calendar: Calendar) -> str | None:
     if current == BEFORE:
         assert calendar.opens is not None
         return f"uploads open at {iso(calendar.opens)} (in {span((calendar.opens - now).total_seconds())})"
-    if current in (FINAL, FROZEN):
+    if current in (FINAL, FROZEN) and calendar.after_deadline != PRACTICE:
         assert calendar.deadline is not None
         return f"uploads closed at the deadline, {iso(calendar.deadline)}: the final versions are fixed"
     return None
 
 
 __all__ = [
-    "BEFORE", "FINAL", "FROZEN", "OPEN", "PHASES", "REFUSE", "Calendar", "Clock", "countdown", "iso",
+    "BEFORE", "FINAL", "FROZEN", "OPEN", "PHASES", "PRACTICE", "REFUSE", "Calendar", "Clock", "countdown", "iso",
     "next_change", "parse_instant", "phase", "span", "upload_refusal", "utc_now",
 ]  # fmt: skip

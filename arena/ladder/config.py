@@ -252,7 +252,7 @@ shutdown_timeout = 5.0         # seconds requests in flight get when the server 
 opens = ""                     # uploads are refused before this, e.g. "2026-02-02T08:00:00Z"
 deadline = ""                  # uploads end, each team's final version is fixed, the final evaluation starts
 final_until = ""               # the final evaluation ends by this at the latest and the standings freeze
-after_deadline = "refuse"      # uploads after the deadline are refused (the only policy)
+after_deadline = "refuse"      # uploads after the deadline: "refuse", or "practice" (built, for practice tables only, never rated)
 
 [final]                        # the final evaluation, after the deadline: only final versions play
 choose_from = 0                # a team may select its final version among its last N ranked ones (0: its active one)

@@ -22,7 +22,8 @@ class MovableClock:
 
 
 #: The section each key the tests set is in (``resolution`` is in [matchmaking] too).
-SECTION = {"opens": "schedule", "deadline": "schedule", "final_until": "schedule", "choose_from": "final",
+SECTION = {"opens": "schedule", "deadline": "schedule", "final_until": "schedule", "after_deadline": "schedule",
+           "choose_from": "final",
            "los": "final", "resolution": "final", "bands": "grades", "missing": "grades"}  # fmt: skip
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import re
 import subprocess
@@ -43,6 +44,13 @@ def test_upload_refusals_name_the_time():
     assert after is not None and "closed at the deadline, 2026-03-03T12:00:00+00:00" in after
 
 
+def test_with_practice_uploads_after_the_deadline_are_taken():
+    practice = dataclasses.replace(CAL, after_deadline="practice")
+    assert upload_refusal(T0 + 49 * HOUR, practice) is None and upload_refusal(T0 + 80 * HOUR, practice) is None
+    before = upload_refusal(T0 - HOUR, practice)
+    assert before is not None and before.startswith("uploads open at "), "the opening still holds"
+
+
 def test_countdown_text_is_days_and_hours_then_hours_and_minutes():
     assert span(3 * 86400 + 4 * 3600 + 59) == "3 d 4 h"
     assert span(5 * 3600 + 12 * 60) == "5 h 12 min"
@@ -65,8 +73,8 @@ def test_instants_are_iso_8601_in_utc():
         Calendar(opens=T0, deadline=T0)
     with pytest.raises(ValueError, match="final_until needs a deadline"):
         Calendar(final_until=T0)
-    with pytest.raises(ValueError, match="practice uploads are not implemented"):
-        Calendar(after_deadline="practice")
+    with pytest.raises(ValueError, match="after_deadline must be 'refuse' or 'practice', got 'keep'"):
+        Calendar(after_deadline="keep")
 
 
 @pytest.mark.parametrize(
@@ -75,7 +83,7 @@ def test_instants_are_iso_8601_in_utc():
         ('deadline = "2026-13-01"', "[schedule] deadline: '2026-13-01' is not an ISO 8601 time"),
         ('los = 1.5', "[final] los must be a number above 0.5 and below 1, got 1.5"),
         ('bands = [[50, "A"]]', "[grades] bands: the last bound must be 100"),
-        ('after_deadline = "practice"', "[schedule] after_deadline must be 'refuse'"),
+        ('after_deadline = "later"', "[schedule] after_deadline must be 'refuse' or 'practice'"),
     ],
 )
 def test_a_bad_calendar_key_is_one_line(tmp_path: Path, edit: str, message: str):

@@ -17,6 +17,8 @@ from site_support import SyntheticLadder, served
 
 from arena.ladder.config import load_ladder_config
 from arena.ladder.final_store import FinalStore
+from arena.ladder.service import LadderService, open_results
+from arena.tables.players import LocalTables
 
 HOUR = datetime.timedelta(hours=1)
 BOT = tarball({"bot.py": "print('hi')\n"})
@@ -111,5 +113,31 @@ def test_a_team_selects_its_final_version_in_the_browser_before_the_deadline(tmp
             ok = httpx.post(url + "/api/me/final", headers={"Authorization": f"Bearer {lad.tokens['alpha']}"},
                             json={"version": 3}, timeout=30)  # fmt: skip
             assert ok.status_code == 200 and ok.json() == {"team": "alpha", "final": "alpha@3"}
+    finally:
+        lad.close()
+
+
+def test_with_practice_an_upload_after_the_deadline_is_taken_and_the_final_table_does_not_move(tmp_path: Path):
+    """``after_deadline = "practice"``: later uploads are built for practice tables; the final versions stay."""
+    lad = frozen_ladder(tmp_path / "lad", after_deadline="practice")
+    try:
+        before = FinalStore(lad.config.ladder_path).frozen()
+        with served(lad.config, lad.state) as url:
+            taken = upload(url, lad.tokens["beta"])
+            assert taken.status_code in (200, 201, 202), taken.text
+            assert [v.entry for v in lad.store.versions(team="beta")] == ["beta@1", "beta@2"]
+            home = httpx.get(url + "/").text
+            assert "New uploads are built for practice tables only." in home and "uploads are closed" not in home
+        late = lad.add_version("beta")  # as the build would: active now, after the deadline
+        assert late.status == "active"
+        results = open_results(lad.config, lad.store.meta()["ladder_id"])
+        try:
+            loop = LadderService(lad.config, lad.store, results, LocalTables())  # a restart after the upload
+            assert loop.phase == "frozen" and loop.final_entries == ["alpha@1", "beta@1", "gamma@1"]
+            assert loop.next_job(4) is None
+            assert {s.entry for s in loop.state.standings} == {"alpha@1", "beta@1", "gamma@1"}
+        finally:
+            results.close()
+        assert FinalStore(lad.config.ladder_path).frozen() == before
     finally:
         lad.close()

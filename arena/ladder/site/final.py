@@ -21,7 +21,7 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from arena.ladder.calendar import BEFORE, FINAL, FROZEN, OPEN, countdown, iso, phase, utc_now
+from arena.ladder.calendar import BEFORE, FINAL, FROZEN, OPEN, PRACTICE, countdown, iso, phase, utc_now
 from arena.ladder.final import FinalTable, choosable, final_table
 from arena.ladder.final_store import FinalStore
 from arena.ladder.site.context import Site, SiteDep, Who, team_only
@@ -35,12 +35,21 @@ PHASE_TEXT = {
     FINAL: "Final evaluation: uploads are closed and only the final versions play.",
     FROZEN: "Final standings: frozen.",
 }
+#: After the deadline with ``after_deadline = "practice"``: what uploads are for then.
+PRACTICE_TEXT = " New uploads are built for practice tables only."
 
 
 @functools.lru_cache(maxsize=16)
 def final_store(path: Path) -> FinalStore:
     """One :class:`FinalStore` per ladder file (its connections are per thread, closed when a thread ends)."""
     return FinalStore(path)
+
+
+def phase_text(current: str, after_deadline: str) -> str:
+    """The leaderboard's line for ``current`` (after the deadline, what uploads are for then)."""
+    if after_deadline == PRACTICE and current in (FINAL, FROZEN):
+        return PHASE_TEXT[current].replace("uploads are closed and ", "") + PRACTICE_TEXT
+    return PHASE_TEXT[current]
 
 
 def calendar_view(site: Site) -> dict[str, Any]:
@@ -60,7 +69,7 @@ def calendar_view(site: Site) -> dict[str, Any]:
                  else final_table(site.state().standings, iso(now), calendar.los, calendar.resolution))  # fmt: skip
     return {
         "phase": current,
-        "phase_text": PHASE_TEXT[current],
+        "phase_text": phase_text(current, calendar.after_deadline),
         "countdown": countdown(now, calendar, frozen=current == FROZEN),
         "final": table,
         "frozen_reason": reason,
