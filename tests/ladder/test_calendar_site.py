@@ -136,6 +136,10 @@ def test_with_practice_an_upload_after_the_deadline_is_taken_and_the_final_table
             assert loop.phase == "frozen" and loop.final_entries == ["alpha@1", "beta@1", "gamma@1"]
             assert loop.next_job(4) is None
             assert {s.entry for s in loop.state.standings} == {"alpha@1", "beta@1", "gamma@1"}
+            with served(lad.config, lambda: loop.state) as url:  # the site as serve runs it, on the loop's state
+                board = httpx.get(url + "/api/leaderboard").json()["standings"]
+            # beta@1 is retired now (beta@2 replaced it for practice) and still a final version: listed
+            assert sorted((r["entry"], r["team"]) for r in board) == [("alpha@1", "alpha"), ("beta@1", "beta"), ("gamma@1", "gamma")]
         finally:
             results.close()
         assert FinalStore(lad.config.ladder_path).frozen() == before

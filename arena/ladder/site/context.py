@@ -20,6 +20,7 @@ from arena.ladder.queries import PLOT_POINTS, GameSummary, PerThread, Reads
 from arena.ladder.site.settings import SiteSettings
 from arena.ladder.sizes import mib
 from arena.ladder.state import GAME_ID, LadderState
+from arena.ladder.final_store import FinalStore
 from arena.ladder.store import ACTIVE, DISABLED, RETIRED, LadderStore, Team, Version
 from arena.publish.templating import add_templates
 
@@ -80,12 +81,15 @@ class Site:
         #: The ladder store, the calling thread's own connection (reads and the site's few writes).
         self.store = cast(LadderStore, self._stores)
         self.reads = Reads(self.settings.results_path, ladder_path)
+        #: The calendar's stored facts: final versions, selections, the live and the frozen final table.
+        self.finals = FinalStore(ladder_path)
         #: The practice tables (arena.ladder.practice), when the site serves a whole ladder; set by the app.
         self.practice: Any = None
 
     def close(self) -> None:
         self._stores.close_all()
         self.reads.close()
+        self.finals.close()
 
     # ------------------------------------------------------------ rendering
 
@@ -100,10 +104,16 @@ class Site:
     # ------------------------------------------------------------ data
 
     def leaderboard(self) -> list[dict[str, Any]]:
+        """The standings as the loop last published them, with each version's team and note.
+
+        Active versions; during and after the final evaluation the final versions, some of
+        which may be retired (a selected older one, or one a practice upload replaced).
+        """
         versions = {v.entry: v for v in self.store.active_versions()}
+        fixed = {f.entry for f in self.finals.final_versions() or []}
         rows = []
         for s in self.state().standings:
-            v = versions.get(s.entry)
+            v = versions.get(s.entry) or (self.store.version_by_entry(s.entry) if s.entry in fixed else None)
             if v is None:
                 continue
             rows.append({**s.to_dict(), "team": v.team, "version": v.number, "note": v.note})

@@ -13,8 +13,6 @@ the site and the loop agree without talking.
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, HTTPException, Request
@@ -23,7 +21,6 @@ from starlette.concurrency import run_in_threadpool
 
 from arena.ladder.calendar import BEFORE, FINAL, FROZEN, OPEN, PRACTICE, countdown, iso, phase, utc_now
 from arena.ladder.final import FinalTable, choosable, final_table
-from arena.ladder.final_store import FinalStore
 from arena.ladder.site.context import Site, SiteDep, Who, team_only
 
 router = APIRouter()
@@ -39,12 +36,6 @@ PHASE_TEXT = {
 PRACTICE_TEXT = " New uploads are built for practice tables only."
 
 
-@functools.lru_cache(maxsize=16)
-def final_store(path: Path) -> FinalStore:
-    """One :class:`FinalStore` per ladder file (its connections are per thread, closed when a thread ends)."""
-    return FinalStore(path)
-
-
 def phase_text(current: str, after_deadline: str) -> str:
     """The leaderboard's line for ``current`` (after the deadline, what uploads are for then)."""
     if after_deadline == PRACTICE and current in (FINAL, FROZEN):
@@ -55,7 +46,7 @@ def phase_text(current: str, after_deadline: str) -> str:
 def calendar_view(site: Site) -> dict[str, Any]:
     """The phase now, its line, the countdown, and the final table (None before the deadline)."""
     calendar = site.settings.calendar
-    finals = final_store(site.settings.ladder_path)
+    finals = site.finals
     frozen = finals.frozen()
     now = utc_now()
     current = phase(now, calendar, settled=frozen is not None)
@@ -83,7 +74,7 @@ def _choice_view(site: Site, team: str | None) -> dict[str, Any] | None:
     if team is None or calendar.choose_from == 0 or phase(utc_now(), calendar) not in (BEFORE, OPEN):
         return None
     options = choosable(site.store.versions(team=team), calendar.choose_from)
-    chosen = final_store(site.settings.ladder_path).choices().get(team)
+    chosen = site.finals.choices().get(team)
     return {"options": [v.entry for v in options], "chosen": chosen, "n": calendar.choose_from}
 
 
@@ -101,7 +92,7 @@ def choose(site: Site, team: str, number: object) -> str:
         shown = ", ".join(str(n) for n in sorted(allowed)) or "none yet"
         raise HTTPException(400, f"version {number} cannot be selected: choose among your last {calendar.choose_from} ranked versions ({shown})")
     entry = allowed[number].entry
-    final_store(site.settings.ladder_path).choose(team, entry, iso(utc_now()))
+    site.finals.choose(team, entry, iso(utc_now()))
     return entry
 
 
@@ -143,4 +134,4 @@ async def api_final_choose(request: Request, site: SiteDep, who: Who) -> JSONRes
     return JSONResponse({"team": team, "final": entry})
 
 
-__all__ = ["calendar_view", "choose", "final_store", "router"]
+__all__ = ["calendar_view", "choose", "phase_text", "router"]
