@@ -294,6 +294,16 @@ def read_rows(path: str) -> list[dict[str, Any]]:
     return rows
 
 
+def ends_with_newline(path: str) -> bool:
+    """True for an empty file or one whose last byte is a newline."""
+    with open(path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        if f.tell() == 0:
+            return True
+        f.seek(-1, os.SEEK_END)
+        return f.read(1) == b"\n"
+
+
 def seeds_done(path: str, key: dict[str, Any]) -> set[int]:
     """Seeds already in ``path`` for this run; ``ValueError`` if the file holds another run's rows."""
     if not os.path.exists(path):
@@ -403,6 +413,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(exc))
     mode = "a" if args.resume else "w"
     per_pair_file = open(args.per_pair, mode, encoding="utf-8") if args.per_pair else None  # noqa: SIM115
+    if per_pair_file is not None and args.resume and not ends_with_newline(args.per_pair):
+        per_pair_file.write("\n")  # a line cut off by a killed run stays on its own (and is skipped)
     started = time.monotonic()
     stop_at = started + args.minutes * 60 if args.minutes else math.inf
     pairs = 0
