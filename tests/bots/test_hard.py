@@ -84,3 +84,16 @@ def test_module_entry_point_refuses_a_bad_worlds_budget():
     for argv in (["medium", "--worlds", "5"], ["hard", "--worlds", "0"]):
         proc = subprocess.run([sys.executable, "-m", "arena_sdk.bots", *argv], capture_output=True, text=True, timeout=60)
         assert proc.returncode == 2 and "--worlds" in proc.stderr, proc.stderr
+
+
+def test_another_bid_needs_its_margin_and_by_default_no_standard_errors():
+    from arena_sdk.bots.hard import BID_MARGIN, _best_bid
+
+    # Bid 4 gains 5 points a world on average over Medium's 3, but noisily.
+    values = {2: [0.0] * 10, 3: [0.0] * 10, 4: [30.0, -20.0] * 5}
+    assert BID_MARGIN == 4.0 and _best_bid(3, values) == 4  # the default: the margin alone
+    assert _best_bid(3, values, margin=6.0) == 3
+    assert _best_bid(3, values, margin=1.0, z=1.5) == 3  # 5 ± 8.3 (one SE) is not clear
+    steady = {2: [0.0] * 10, 3: [0.0] * 10, 4: [6.0, 4.0] * 5}
+    assert _best_bid(3, steady, margin=1.0, z=1.5) == 4
+    assert _best_bid(3, {3: [1.0, 1.0], 4: [0.0, 0.0]}) == 3  # Medium's bid is already the best
