@@ -32,7 +32,11 @@ Bots: easy, medium, hard, random, flatmc (the flat Monte Carlo reference in
 bench/bots/flat_mc.py).  A bot may carry its own settings after a colon:
 ``hard:budget=0.03``, ``hard:worlds=40`` (Hard's budget in seconds or in
 sampled worlds per decision; otherwise ``--budget``/``--worlds`` apply; also
-``z=`` the margin over Medium's card and ``exact=`` the tricks solved exactly,
+``z=`` the margin over Medium's card, ``exact=`` the tricks solved exactly,
+``bidmargin=`` the points per world another bid must gain over Medium's and
+``bidz=`` the standard errors it must gain by, ``stop=`` (play: stop once every
+other card is that many standard errors below Medium's) and ``stretch=`` (play:
+up to that many times the worlds while the best card is ahead but not clearly),
 for experiments; settings are joined with commas) and
 ``flatmc:5x5`` (deals x rollouts per card, default 30x30).
 
@@ -109,8 +113,7 @@ def timed(factory: Callable[[], Bot], tally: Tally) -> Callable[[], Bot]:
             inner = getattr(bot, method)
 
             def wrapper(view: Any, _inner: Any = inner) -> Any:
-                searched = getattr(bot, "searched", None)  # Hard: worlds per search
-                before = len(searched) if searched is not None else 0
+                timed_out = getattr(bot, "timed_out", 0)  # Hard: searches ended by the clock
                 started = time.perf_counter()
                 cpu = time.thread_time()
                 try:
@@ -118,9 +121,8 @@ def timed(factory: Callable[[], Bot], tally: Tally) -> Callable[[], Bot]:
                 finally:
                     tally.cpu.append(time.thread_time() - cpu)
                     tally.times.append(time.perf_counter() - started)
-                    worlds = getattr(bot, "worlds", None)
-                    if searched is not None and worlds:
-                        tally.cut_short += sum(1 for w in searched[before:] if w < worlds)
+                    if getattr(bot, "worlds", None):
+                        tally.cut_short += getattr(bot, "timed_out", 0) - timed_out
 
             setattr(bot, method, wrapper)
         return bot
@@ -146,10 +148,12 @@ def factory_for(spec: str, budget: float | None, worlds: int | None = None) -> C
                     budget = float(value)
                 elif key == "worlds":
                     worlds = int(value)
-                elif key in ("z", "exact"):
+                elif key in ("z", "exact", "bidmargin", "bidz", "stop", "stretch"):
                     extra[key] = float(value)
                 else:
-                    raise ValueError(f"unknown setting {key!r} (budget=S, worlds=N, z=Z or exact=TRICKS)")
+                    raise ValueError(
+                        f"unknown setting {key!r} (budget=S, worlds=N, z=Z, exact=TRICKS, bidmargin=POINTS, bidz=Z, stop=Z or stretch=F)"
+                    )
             except ValueError as exc:
                 raise SystemExit(f"bot {spec!r}: {exc}") from None
 
@@ -157,6 +161,14 @@ def factory_for(spec: str, budget: float | None, worlds: int | None = None) -> C
             bot = HardBot(budget, worlds=worlds, exact_tricks=int(extra["exact"]) if "exact" in extra else None)
             if "z" in extra:
                 bot.z = extra["z"]  # the margin over Medium's card, in standard errors
+            if "bidmargin" in extra:
+                bot.bid_margin = extra["bidmargin"]  # points per world another bid must gain over Medium's
+            if "bidz" in extra:
+                bot.bid_z = extra["bidz"]  # ...and in standard errors of the paired gain
+            if "stop" in extra:
+                bot.stop = extra["stop"]  # play: stop once Medium's card clearly stands
+            if "stretch" in extra:
+                bot.stretch = extra["stretch"]  # play: up to this many times the worlds on a close call
             return bot
 
         return hard
