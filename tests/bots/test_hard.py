@@ -97,3 +97,39 @@ def test_another_bid_needs_its_margin_and_by_default_no_standard_errors():
     steady = {2: [0.0] * 10, 3: [0.0] * 10, 4: [6.0, 4.0] * 5}
     assert _best_bid(3, steady, margin=1.0, z=1.5) == 4
     assert _best_bid(3, {3: [1.0, 1.0], 4: [0.0, 0.0]}) == 3  # Medium's bid is already the best
+
+
+def _sums(per_card):
+    return ({c: sum(d) for c, d in per_card.items()}, {c: sum(x * x for x in d) for c, d in per_card.items()})
+
+
+def test_verdict_of_a_play_search():
+    from arena_sdk.bots.hard import _verdict
+
+    behind = {1: [-10.0, -12.0] * 8, 2: [-5.0, -7.0] * 8}  # every other card clearly worse than Medium's
+    assert _verdict(16, *_sums(behind), z=1.5, stop=2.0) == "prior"
+    assert _verdict(16, *_sums(behind), z=1.5, stop=0.0) == "open"  # no early stop unless asked
+    close = {1: [30.0, -26.0] * 8, 2: [-5.0, -7.0] * 8}  # card 1 ahead by 2 a world, SE about 7
+    assert _verdict(16, *_sums(close), z=1.5, stop=2.0) == "close"
+    clear = {1: [12.0, 8.0] * 8, 2: [-5.0, -7.0] * 8}
+    assert _verdict(16, *_sums(clear), z=1.5, stop=2.0) == "open"
+
+
+def test_adaptive_search_stops_early_and_stretches_close_calls():
+    # The same game: with stop= some searches end before the worlds budget, with
+    # stretch= some go past it, never past stretch times the budget; the default does neither.
+    searched = {}
+    for name, stop, stretch in (("plain", 0.0, 1.0), ("adaptive", 2.0, 3.0)):
+        bots = []
+
+        def make(stop=stop, stretch=stretch):
+            bot = HardBot(worlds=64)
+            bot.stop, bot.stretch = stop, stretch
+            bots.append(bot)
+            return bot
+
+        play_game([make, "medium"], "pagat", seed=11, max_hands=2, move_ms=600_000)
+        searched[name] = [w for b in bots for w in b.searched]
+        assert sum(b.timed_out for b in bots) == 0
+    assert set(searched["plain"]) == {64}
+    assert min(searched["adaptive"]) < 64 < max(searched["adaptive"]) <= 3 * 64
