@@ -291,7 +291,14 @@ def pair_row(spec: tuple[Any, ...], result: PairResult) -> dict[str, Any]:
         **run_key(spec), "seed": result.seed, "deals": len(result.per_hand),
         "points": float(sum(result.per_hand)), "share": result.share, "per_hand": result.per_hand,
         "cpu_a": [sum(result.a.cpu), len(result.a.cpu)], "cpu_b": [sum(result.b.cpu), len(result.b.cpu)],
+        "tally_a": counts(result.a), "tally_b": counts(result.b),
     }  # fmt: skip
+
+
+def counts(t: Tally) -> dict[str, int]:
+    """A side's nil and contract counts over one pair (for a per-pair row)."""
+    return {"nil_tried": t.nil_tried, "nil_made": t.nil_made, "contracts": t.contracts,
+            "contracts_set": t.contracts_set, "opponents_set": t.opponents_set}  # fmt: skip
 
 
 def read_rows(path: str) -> list[dict[str, Any]]:
@@ -344,8 +351,15 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         count = sum(r[side][1] for r in rows if side in r)
         cpu.append(1000 * spent / count if count else math.nan)
     share, share_half = interval([r["share"] for r in rows])
+    tallies = []
+    for side in ("tally_a", "tally_b"):
+        total: dict[str, int] = {}
+        for r in rows:
+            for key, value in r.get(side, {}).items():
+                total[key] = total.get(key, 0) + value
+        tallies.append(total)
     return {"pairs": k, "deals": deals, "points_per_table_hand": [mean_pts, half],
-            "cpu_ms_per_decision": cpu, "pair_share": [share, share_half]}  # fmt: skip
+            "cpu_ms_per_decision": cpu, "pair_share": [share, share_half], "tallies": tallies}  # fmt: skip
 
 
 def summary(argv: list[str]) -> int:
@@ -370,6 +384,10 @@ def summary(argv: list[str]) -> int:
         print(f"{spec['a']} vs {spec['b']} ({spec['preset']}, max_hands {spec['max_hands']}): "
               f"{result['pairs']} pairs, {result['deals']} duplicate deals, points/table-hand "
               f"{m:+.2f} ± {h:.2f} (95%, by pair), CPU per decision {ca:.1f} ms vs {cb:.1f} ms")  # fmt: skip
+        for name, t in zip((spec["a"], spec["b"]), result["tallies"]):
+            if t:
+                print(f"  {name}: nil made/attempted {t['nil_made']}/{t['nil_tried']}; contracts set "
+                      f"{t['contracts_set']}/{t['contracts']}; set the opponents {t['opponents_set']}")  # fmt: skip
         if args.json:
             print(json.dumps({**spec, **result}))
     return 0

@@ -84,7 +84,7 @@ def test_resume_continues_a_run_and_summary_reads_it_back(tmp_path, capsys):
     rows = strength.read_rows(str(path))
     assert [r["seed"] for r in rows] == [70, 71]
     assert all(r["a"] == "hard:worlds=2" and r["max_hands"] == 1 and len(r["per_hand"]) == r["deals"] == 1 for r in rows)
-    assert all(r["cpu_a"][1] > 0 and r["cpu_b"][1] > 0 for r in rows)
+    assert all(r["cpu_a"][1] > 0 and r["cpu_b"][1] > 0 and r["tally_a"]["contracts"] >= 1 for r in rows)
     capsys.readouterr()
     strength.main(["summary", str(path), "--json"])
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
