@@ -37,6 +37,7 @@ sampled worlds per decision; otherwise ``--budget``/``--worlds`` apply; also
 ``bidz=`` the standard errors it must gain by, ``stop=`` (play: stop once every
 other card is that many standard errors below Medium's) and ``stretch=`` (play:
 up to that many times the worlds while the best card is ahead but not clearly),
+``raise=0`` (bidding: never try one more than Medium's bid),
 for experiments; settings are joined with commas) and
 ``flatmc:5x5`` (deals x rollouts per card, default 30x30).
 
@@ -148,11 +149,11 @@ def factory_for(spec: str, budget: float | None, worlds: int | None = None) -> C
                     budget = float(value)
                 elif key == "worlds":
                     worlds = int(value)
-                elif key in ("z", "exact", "bidmargin", "bidz", "stop", "stretch"):
+                elif key in ("z", "exact", "bidmargin", "bidz", "stop", "stretch", "raise"):
                     extra[key] = float(value)
                 else:
                     raise ValueError(
-                        f"unknown setting {key!r} (budget=S, worlds=N, z=Z, exact=TRICKS, bidmargin=POINTS, bidz=Z, stop=Z or stretch=F)"
+                        f"unknown setting {key!r} (budget=S, worlds=N, z=Z, exact=TRICKS, bidmargin=POINTS, bidz=Z, stop=Z, stretch=F or raise=0/1)"
                     )
             except ValueError as exc:
                 raise SystemExit(f"bot {spec!r}: {exc}") from None
@@ -167,6 +168,8 @@ def factory_for(spec: str, budget: float | None, worlds: int | None = None) -> C
                 bot.bid_z = extra["bidz"]  # ...and in standard errors of the paired gain
             if "stop" in extra:
                 bot.stop = extra["stop"]  # play: stop once Medium's card clearly stands
+            if "raise" in extra:
+                bot.bid_raise = bool(extra["raise"])  # bidding: try Medium's bid plus one too
             if "stretch" in extra:
                 bot.stretch = extra["stretch"]  # play: up to this many times the worlds on a close call
             return bot

@@ -87,6 +87,10 @@ class HardBot(MediumBot):
     bid_margin = BID_MARGIN
     #: ...and above this many standard errors of the paired gain (0: the margin alone).
     bid_z = 0.0
+    #: Bidding: try Medium's bid plus one too.  (Round 4 saw the search raise already high
+    #: bids into sets against the flat MC reference: the simulated opponents bid their
+    #: rough trick count and duck once it is safe, so a raise looks cheaper than it is.)
+    bid_raise = True
     #: Play: stop once every other card is this many standard errors below Medium's (0: never early).
     stop = 0.0
     #: Play, with a budget in worlds: up to this many times the worlds while the best card is
@@ -231,7 +235,9 @@ class HardBot(MediumBot):
         rng = self._rng(view, "bid")
         team = view.team
         hand = view.hand_number
-        candidates = sorted({b for b in (base - 1, base, base + 1) if 1 <= b <= 13})
+        # Medium's bid, one less and (unless ``bid_raise`` is off) one more.
+        steps = (base - 1, base, base + 1) if self.bid_raise else (base - 1, base)
+        candidates = sorted({b for b in steps if 1 <= b <= 13})
         if base == 0 or (view.partner_bid != 0 and _nil_worth_trying(view)):
             candidates = sorted(set(candidates) | {0})
         values: dict[int, list[float]] = {b: [] for b in candidates}  # per world, paired across bids
