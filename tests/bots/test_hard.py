@@ -133,3 +133,39 @@ def test_adaptive_search_stops_early_and_stretches_close_calls():
         assert sum(b.timed_out for b in bots) == 0
     assert set(searched["plain"]) == {64}
     assert min(searched["adaptive"]) < 64 < max(searched["adaptive"]) <= 3 * 64
+
+
+def test_bid_raise_off_never_bids_over_mediums_bid(monkeypatch):
+    # A deal where the bid search raises Medium's 3 to 4 (round 4's diagnosis: the
+    # side was then set); with bid_raise off it may only keep or lower it.
+    import importlib.util
+    from pathlib import Path
+
+    from arena_sdk.bots import hard
+
+    spec = importlib.util.spec_from_file_location("flat_mc", Path(__file__).resolve().parents[2] / "bench" / "bots" / "flat_mc.py")
+    flat_mc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(flat_mc)
+    chosen: list[tuple[int, int]] = []
+    inner = hard.HardBot._search_bid
+
+    def recording(self, view, base):
+        got = inner(self, view, base)
+        chosen.append((base, got))
+        return got
+
+    monkeypatch.setattr(hard.HardBot, "_search_bid", recording)
+    results = {}
+    for raise_ in (True, False):
+        chosen.clear()
+
+        def make(raise_=raise_):
+            bot = HardBot(worlds=50)
+            bot.bid_raise = raise_
+            return bot
+
+        play_game([lambda: flat_mc.FlatMCBot(1, 1), make], "pagat", 1011, max_hands=1, move_ms=600_000,
+                  match_id="strength-1011-1")  # fmt: skip
+        results[raise_] = list(chosen)
+    assert any(got > base for base, got in results[True])
+    assert results[False] and all(got <= base for base, got in results[False])
