@@ -136,8 +136,9 @@ def test_adaptive_search_stops_early_and_stretches_close_calls():
 
 
 def test_bid_raise_off_never_bids_over_mediums_bid(monkeypatch):
-    # A deal where the bid search raises Medium's 3 to 4 (round 4's diagnosis: the
-    # side was then set); with bid_raise off it may only keep or lower it.
+    # A deal where the bid search with bid_raise on raises Medium's 3 to 4 (round 4's
+    # diagnosis: the side was then set); off, the default, it may only keep or lower it.
+    assert HardBot.bid_raise is False
     import importlib.util
     from pathlib import Path
 
