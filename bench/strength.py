@@ -32,7 +32,12 @@ Bots: easy, medium, hard, random, flatmc (the flat Monte Carlo reference in
 bench/bots/flat_mc.py).  A bot may carry its own settings after a colon:
 ``hard:budget=0.03``, ``hard:worlds=40`` (Hard's budget in seconds or in
 sampled worlds per decision; otherwise ``--budget``/``--worlds`` apply; also
-``z=`` the margin over Medium's card and ``exact=`` the tricks solved exactly,
+``z=`` the margin over Medium's card, ``exact=`` the tricks solved exactly,
+``bidmargin=`` the points per world another bid must gain over Medium's and
+``bidz=`` the standard errors it must gain by, ``stop=`` (play: stop once every
+other card is that many standard errors below Medium's) and ``stretch=`` (play:
+up to that many times the worlds while the best card is ahead but not clearly),
+``raise=0`` (bidding: never try one more than Medium's bid),
 for experiments; settings are joined with commas) and
 ``flatmc:5x5`` (deals x rollouts per card, default 30x30).
 
@@ -43,7 +48,13 @@ Paired comparisons: ``--per-pair FILE`` writes one JSON line per finished pair
 mean minus B's over the seeds both played, with a 95% interval that treats
 each pair as one cluster: two settings of a bot against the same opponent are
 compared on the same cards, which separates them with far fewer pairs than two
-independent intervals.
+independent intervals.  Each row also keeps the bots and settings, the pair's
+per-deal differences and both sides' CPU seconds and decisions, so
+``--resume`` continues an interrupted run in the same file (the seeds already
+there are skipped; a file of another run is refused) and
+``python bench/strength.py summary FILE...`` prints a run's points per
+table-hand with the by-pair 95% interval and CPU per decision of both sides
+from the file alone.
 """
 
 from __future__ import annotations
@@ -103,8 +114,7 @@ def timed(factory: Callable[[], Bot], tally: Tally) -> Callable[[], Bot]:
             inner = getattr(bot, method)
 
             def wrapper(view: Any, _inner: Any = inner) -> Any:
-                searched = getattr(bot, "searched", None)  # Hard: worlds per search
-                before = len(searched) if searched is not None else 0
+                timed_out = getattr(bot, "timed_out", 0)  # Hard: searches ended by the clock
                 started = time.perf_counter()
                 cpu = time.thread_time()
                 try:
@@ -112,9 +122,8 @@ def timed(factory: Callable[[], Bot], tally: Tally) -> Callable[[], Bot]:
                 finally:
                     tally.cpu.append(time.thread_time() - cpu)
                     tally.times.append(time.perf_counter() - started)
-                    worlds = getattr(bot, "worlds", None)
-                    if searched is not None and worlds:
-                        tally.cut_short += sum(1 for w in searched[before:] if w < worlds)
+                    if getattr(bot, "worlds", None):
+                        tally.cut_short += getattr(bot, "timed_out", 0) - timed_out
 
             setattr(bot, method, wrapper)
         return bot
@@ -140,10 +149,12 @@ def factory_for(spec: str, budget: float | None, worlds: int | None = None) -> C
                     budget = float(value)
                 elif key == "worlds":
                     worlds = int(value)
-                elif key in ("z", "exact"):
+                elif key in ("z", "exact", "bidmargin", "bidz", "stop", "stretch", "raise"):
                     extra[key] = float(value)
                 else:
-                    raise ValueError(f"unknown setting {key!r} (budget=S, worlds=N, z=Z or exact=TRICKS)")
+                    raise ValueError(
+                        f"unknown setting {key!r} (budget=S, worlds=N, z=Z, exact=TRICKS, bidmargin=POINTS, bidz=Z, stop=Z, stretch=F or raise=0/1)"
+                    )
             except ValueError as exc:
                 raise SystemExit(f"bot {spec!r}: {exc}") from None
 
@@ -151,6 +162,16 @@ def factory_for(spec: str, budget: float | None, worlds: int | None = None) -> C
             bot = HardBot(budget, worlds=worlds, exact_tricks=int(extra["exact"]) if "exact" in extra else None)
             if "z" in extra:
                 bot.z = extra["z"]  # the margin over Medium's card, in standard errors
+            if "bidmargin" in extra:
+                bot.bid_margin = extra["bidmargin"]  # points per world another bid must gain over Medium's
+            if "bidz" in extra:
+                bot.bid_z = extra["bidz"]  # ...and in standard errors of the paired gain
+            if "stop" in extra:
+                bot.stop = extra["stop"]  # play: stop once Medium's card clearly stands
+            if "raise" in extra:
+                bot.bid_raise = bool(extra["raise"])  # bidding: try Medium's bid plus one too
+            if "stretch" in extra:
+                bot.stretch = extra["stretch"]  # play: up to this many times the worlds on a close call
             return bot
 
         return hard
@@ -242,9 +263,8 @@ def compare(argv: list[str]) -> int:
     rows = []
     for path in (args.a, args.b):
         try:
-            with open(path, encoding="utf-8") as f:
-                rows.append([json.loads(line) for line in f if line.strip()])
-        except (OSError, ValueError) as exc:
+            rows.append(read_rows(path))
+        except OSError as exc:
             parser.error(f"{path}: {exc}")
     try:
         pairs, diff, half = paired_difference(*rows)
@@ -256,10 +276,132 @@ def compare(argv: list[str]) -> int:
     return 0
 
 
+def run_key(spec: tuple[Any, ...]) -> dict[str, Any]:
+    """What a per-pair row must share with a run to be part of it (bots and their settings)."""
+    a, b, budget, worlds, preset, max_hands, move_ms = spec
+    return {"a": a, "b": b, "budget": budget, "worlds": worlds, "preset": preset, "max_hands": max_hands,
+            "move_ms": move_ms}  # fmt: skip
+
+
+def pair_row(spec: tuple[Any, ...], result: PairResult) -> dict[str, Any]:
+    """One finished pair as a JSON-able row of a ``--per-pair`` file.
+
+    ``points`` is the sum of its per-table-hand differences over ``deals``
+    duplicate deals; ``cpu_a``/``cpu_b`` are each side's CPU seconds and
+    decisions, so a file alone gives CPU per decision of both sides.
+    """
+    return {
+        **run_key(spec), "seed": result.seed, "deals": len(result.per_hand),
+        "points": float(sum(result.per_hand)), "share": result.share, "per_hand": result.per_hand,
+        "cpu_a": [sum(result.a.cpu), len(result.a.cpu)], "cpu_b": [sum(result.b.cpu), len(result.b.cpu)],
+        "tally_a": counts(result.a), "tally_b": counts(result.b),
+    }  # fmt: skip
+
+
+def counts(t: Tally) -> dict[str, int]:
+    """A side's nil and contract counts over one pair (for a per-pair row)."""
+    return {"nil_tried": t.nil_tried, "nil_made": t.nil_made, "contracts": t.contracts,
+            "contracts_set": t.contracts_set, "opponents_set": t.opponents_set}  # fmt: skip
+
+
+def read_rows(path: str) -> list[dict[str, Any]]:
+    """The rows of a ``--per-pair`` file (a truncated last line, from a killed run, is skipped)."""
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            try:
+                rows.append(json.loads(line))
+            except ValueError:
+                continue
+    return rows
+
+
+def ends_with_newline(path: str) -> bool:
+    """True for an empty file or one whose last byte is a newline."""
+    with open(path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        if f.tell() == 0:
+            return True
+        f.seek(-1, os.SEEK_END)
+        return f.read(1) == b"\n"
+
+
+def seeds_done(path: str, key: dict[str, Any]) -> set[int]:
+    """Seeds already in ``path`` for this run; ``ValueError`` if the file holds another run's rows."""
+    if not os.path.exists(path):
+        return set()
+    done = set()
+    for row in read_rows(path):
+        theirs = {k: row.get(k) for k in key}
+        if "a" in row and theirs != key:
+            raise ValueError(f"{path} holds another run ({theirs}); --resume continues only the same run ({key})")
+        done.add(row["seed"])
+    return done
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Points per table-hand with the by-pair 95% interval, and CPU per decision of both sides."""
+    deals = sum(r["deals"] for r in rows)
+    k = len(rows)
+    mean_pts = sum(r["points"] for r in rows) / deals if deals else math.nan
+    half = math.nan
+    if k >= 2 and deals:
+        resid = sum((r["points"] - mean_pts * r["deals"]) ** 2 for r in rows)
+        half = 1.96 * math.sqrt(k / (k - 1) * resid) / deals
+    cpu = []
+    for side in ("cpu_a", "cpu_b"):
+        spent = sum(r[side][0] for r in rows if side in r)
+        count = sum(r[side][1] for r in rows if side in r)
+        cpu.append(1000 * spent / count if count else math.nan)
+    share, share_half = interval([r["share"] for r in rows])
+    tallies = []
+    for side in ("tally_a", "tally_b"):
+        total: dict[str, int] = {}
+        for r in rows:
+            for key, value in r.get(side, {}).items():
+                total[key] = total.get(key, 0) + value
+        tallies.append(total)
+    return {"pairs": k, "deals": deals, "points_per_table_hand": [mean_pts, half],
+            "cpu_ms_per_decision": cpu, "pair_share": [share, share_half], "tallies": tallies}  # fmt: skip
+
+
+def summary(argv: list[str]) -> int:
+    """``strength.py summary FILE... [--json]``: each run's result from its ``--per-pair`` rows."""
+    parser = argparse.ArgumentParser(prog="strength.py summary", description="Summarise --per-pair files.")
+    parser.add_argument("files", nargs="+")
+    parser.add_argument("--json", action="store_true", help="print each result as one JSON line too")
+    args = parser.parse_args(argv)
+    groups: dict[str, dict[int, dict[str, Any]]] = {}  # run -> seed -> row (a seed written twice counts once)
+    for path in args.files:
+        try:
+            rows = read_rows(path)
+        except OSError as exc:
+            parser.error(f"{path}: {exc}")
+        for row in rows:
+            key = json.dumps({k: row.get(k) for k in ("a", "b", "budget", "worlds", "preset", "max_hands", "move_ms")})
+            groups.setdefault(key, {})[row["seed"]] = row
+    for key, by_seed in groups.items():
+        result = summarise(list(by_seed.values()))
+        spec = json.loads(key)
+        (m, h), (ca, cb) = result["points_per_table_hand"], result["cpu_ms_per_decision"]
+        print(f"{spec['a']} vs {spec['b']} ({spec['preset']}, max_hands {spec['max_hands']}): "
+              f"{result['pairs']} pairs, {result['deals']} duplicate deals, points/table-hand "
+              f"{m:+.2f} ± {h:.2f} (95%, by pair), CPU per decision {ca:.1f} ms vs {cb:.1f} ms")  # fmt: skip
+        for name, t in zip((spec["a"], spec["b"]), result["tallies"]):
+            if t:
+                print(f"  {name}: nil made/attempted {t['nil_made']}/{t['nil_tried']}; contracts set "
+                      f"{t['contracts_set']}/{t['contracts']}; set the opponents {t['opponents_set']}")  # fmt: skip
+        if args.json:
+            print(json.dumps({**spec, **result}))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["compare"]:
         return compare(argv[1:])
+    if argv[:1] == ["summary"]:
+        return summary(argv[1:])
     parser = argparse.ArgumentParser(description="Duplicate-game strength of two bots (or: compare A.jsonl B.jsonl).")
     parser.add_argument("a")
     parser.add_argument("b")
@@ -268,12 +410,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=None, help="Hard's seconds per move")
     parser.add_argument("--worlds", type=int, default=None, help="Hard's sampled worlds per decision")
     parser.add_argument("--max-hands", type=int, default=None, help="cap hands per game")
+    parser.add_argument("--move-ms", type=int, default=1000,
+                        help="the move time the bots are told (Hard stops at half of it, wall time; default 1000): "
+                             "raise it so a budget in worlds is not cut short on a busy machine")
     parser.add_argument("--seed", type=int, default=1000, help="seed of the first pair")
     parser.add_argument("--minutes", type=float, default=None, help="stop starting pairs after this")
     parser.add_argument("--every", type=int, default=10, help="progress line every N pairs")
     parser.add_argument("--jobs", type=int, default=1, help="pairs played at once, one process each (default 1)")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON line too")
     parser.add_argument("--per-pair", metavar="FILE", help="write one JSON line per finished pair (see compare)")
+    parser.add_argument("--resume", action="store_true",
+                        help="append to --per-pair FILE, skipping the seeds it already holds (same bots and settings)")
     args = parser.parse_args(argv)
     if args.pairs < 1:
         parser.error("--pairs must be at least 1")
@@ -284,16 +431,27 @@ def main(argv: list[str] | None = None) -> int:
             factory_for(name, args.budget, args.worlds)()
         except ValueError as exc:
             parser.error(f"bot {name!r}: {exc}")
+    if args.resume and not args.per_pair:
+        parser.error("--resume needs --per-pair FILE")
     ta, tb = Tally(), Tally()
     per_hand: list[float] = []
     per_pair: list[list[float]] = []
     pair_share: list[float] = []
-    per_pair_file = open(args.per_pair, "w", encoding="utf-8") if args.per_pair else None  # noqa: SIM115
+    spec = (args.a, args.b, args.budget, args.worlds, args.preset, args.max_hands, args.move_ms)
+    done: set[int] = set()
+    if args.resume:
+        try:
+            done = seeds_done(args.per_pair, run_key(spec))
+        except ValueError as exc:
+            parser.error(str(exc))
+    mode = "a" if args.resume else "w"
+    per_pair_file = open(args.per_pair, mode, encoding="utf-8") if args.per_pair else None  # noqa: SIM115
+    if per_pair_file is not None and args.resume and not ends_with_newline(args.per_pair):
+        per_pair_file.write("\n")  # a line cut off by a killed run stays on its own (and is skipped)
     started = time.monotonic()
     stop_at = started + args.minutes * 60 if args.minutes else math.inf
     pairs = 0
-    seeds = iter(range(args.seed, args.seed + args.pairs))
-    spec = (args.a, args.b, args.budget, args.worlds, args.preset, args.max_hands)
+    seeds = iter([s for s in range(args.seed, args.seed + args.pairs) if s not in done])
     # Pairs are independent: with --jobs N they are played N at a time in
     # worker processes (one core each) and tallied here as they finish.
     with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
@@ -316,10 +474,7 @@ def main(argv: list[str] | None = None) -> int:
                 per_pair.append(result.per_hand)
                 pair_share.append(result.share)
                 if per_pair_file is not None:
-                    per_pair_file.write(json.dumps({
-                        "seed": result.seed, "deals": len(result.per_hand),
-                        "points": float(sum(result.per_hand)), "share": result.share,
-                    }) + "\n")  # fmt: skip
+                    per_pair_file.write(json.dumps(pair_row(spec, result)) + "\n")
                     per_pair_file.flush()  # a stopped run keeps the pairs it finished
                 ta.merge(result.a)
                 tb.merge(result.b)
@@ -344,9 +499,9 @@ class PairResult:
     seed: int = 0
 
 
-def play_pair(spec: tuple[str, str, float | None, int | None, str, int | None], seed: int) -> PairResult:
+def play_pair(spec: tuple[str, str, float | None, int | None, str, int | None, int], seed: int) -> PairResult:
     """Play the two games of one pair (the same deals, sides swapped)."""
-    name_a, name_b, budget, worlds, preset, max_hands = spec
+    name_a, name_b, budget, worlds, preset, max_hands, move_ms = spec
     ta, tb = Tally(), Tally()
     fa = timed(factory_for(name_a, budget, worlds), ta)
     fb = timed(factory_for(name_b, budget, worlds), tb)
@@ -354,7 +509,7 @@ def play_pair(spec: tuple[str, str, float | None, int | None, str, int | None], 
     points = 0.0
     for swap in (False, True):
         bots = [fb, fa] if swap else [fa, fb]
-        res = play_game(bots, preset, seed, max_hands=max_hands, match_id=f"strength-{seed}-{int(swap)}")
+        res = play_game(bots, preset, seed, max_hands=max_hands, move_ms=move_ms, match_id=f"strength-{seed}-{int(swap)}")
         team_a = 1 if swap else 0
         names = list(res.record["hands"][0]["result"]["teams"])
         by_team = {names[team_a]: ta, names[1 - team_a]: tb}

@@ -31,6 +31,9 @@ import sys
 from collections.abc import Callable, Sequence
 
 from arena_sdk import Bot, Card, View, run
+from arena_sdk.bots.rollout import highest, lowest
+from arena_sdk.bots.simulate import Position
+from arena_sdk.bots.simulate import rollout as simulate_rollout
 from arena_sdk.engine import CARDS, Decision, GameState
 from arena_sdk.sampling import DealSampler, InconsistentView
 
@@ -90,45 +93,28 @@ def rule_policy(state: GameState, rng: random.Random) -> Callable[[int, int], in
     otherwise) unless the partner is already winning; a side that has made
     its bid plays low; leads are the highest side-suit card while the side
     needs tricks, else the lowest card.  ``NOISE`` of the choices are random.
+    Reads ``state.trick`` and ``state.tricks_won`` live (the playout updates them).
+    Written on bitmasks (the first version looped over the 52 cards per pick:
+    the same choices, tests/bots/test_flat_mc.py compares them).
     """
     n = state.players
     bids = [b or 0 for b in state.bids]
     won = state.tricks_won  # updated in place by play_out_hand
     trick = state.trick
     rand = rng.random
-
-    def lowest(mask: int) -> int:
-        best, rank = -1, 99
-        pool = mask & _NON_SPADE or mask
-        for s in range(4):
-            part = pool >> (13 * s) & _SUIT
-            if part:
-                r = (part & -part).bit_length() - 1
-                if r < rank:
-                    best, rank = 13 * s + r, r
-        return best
-
-    def highest(mask: int) -> int:
-        best, rank = -1, -1
-        for s in range(4):
-            part = mask >> (13 * s) & _SUIT
-            if part:
-                r = part.bit_length() - 1
-                if r >= rank:
-                    best, rank = 13 * s + r, r
-        return best
-
-    def beats(card: int, top: int) -> bool:
-        return (card // 13 == top // 13 and card > top) or (card >= 39 and top < 39)
+    # Fixed for the hand: each side's contract and the seats whose tricks count towards it.
+    bidders = [tuple(s for s in range(team, n, 2) if bids[s]) for team in range(2)]
+    contract = [sum(bids[s] for s in seats) for seats in bidders]
 
     def pick(seat: int, legal: int) -> int:
         if not legal & (legal - 1):
             return legal.bit_length() - 1
         if rand() < NOISE:
-            cards = [c for c in range(52) if legal >> c & 1]
-            return cards[int(rand() * len(cards))]
+            for _ in range(int(rand() * legal.bit_count())):
+                legal &= legal - 1
+            return (legal & -legal).bit_length() - 1
         team = seat % 2
-        need = sum(bids[s] for s in range(team, n, 2) if bids[s]) > sum(won[s] for s in range(team, n, 2) if bids[s])
+        need = contract[team] > sum(won[s] for s in bidders[team])
         nil = bids[seat] == 0
         k = len(trick)
         if not k:
@@ -137,12 +123,13 @@ def rule_policy(state: GameState, rng: random.Random) -> Callable[[int, int], in
             return highest(legal & _NON_SPADE or legal)
         top, top_pos = trick[0], 0
         for i in range(1, k):
-            if beats(trick[i], top):
-                top, top_pos = trick[i], i
-        winners = 0
-        for c in range(52):
-            if legal >> c & 1 and beats(c, top):
-                winners |= 1 << c
+            c = trick[i]
+            if (c > top and c // 13 == top // 13) or (c >= 39 and top < 39):
+                top, top_pos = c, i
+        # The cards that beat ``top``: higher ones of its suit, and any spade over a side suit.
+        winners = legal & (_SUIT << (13 * (top // 13))) & -(2 << top)
+        if top < 39:
+            winners |= legal & ~_NON_SPADE
         losers = legal & ~winners
         if nil:
             return highest(losers) if losers else highest(legal)
@@ -170,6 +157,8 @@ class FlatMCBot(Bot):
 
     name = "bench-flat-mc"
     version = "1"
+    #: Play the rollouts through ``GameState.play_out_hand`` (the first version; the same games, 3-4x the CPU).
+    engine_rollouts = False
 
     def __init__(self, deals: int = DEFAULT_DEALS, rollouts: int = DEFAULT_ROLLOUTS) -> None:
         super().__init__()
@@ -193,11 +182,15 @@ class FlatMCBot(Bot):
         team, hand = view.team, view.hand_number
         cards = [int(c) for c in legal]
         totals = dict.fromkeys(cards, 0.0)
+        memo: dict[tuple[int, ...], float] = {}
         for _ in range(self.deals):
             world = sampler.sample(rng)
             for c in cards:
                 start = world.clone()
                 start.apply(CARDS[c])
+                if not self.engine_rollouts and start.hand_number == hand and start.decision is Decision.PLAY:
+                    totals[c] += self._bitmask_rollouts(start, team, hand, rng, memo)
+                    continue
                 for _ in range(self.rollouts):
                     sim = start.clone()
                     if sim.hand_number == hand and sim.decision is Decision.PLAY:
@@ -205,6 +198,43 @@ class FlatMCBot(Bot):
                     totals[c] += outcome(sim, team, hand)
         best = max(cards, key=lambda c: totals[c])
         return CARDS[best]
+
+    def _bitmask_rollouts(self, start: GameState, team: int, hand: int, rng: random.Random,
+                          memo: dict[tuple[int, ...], float]) -> float:  # fmt: skip
+        """The sum of ``rollouts`` rollouts' outcomes from ``start``, played on bitmasks.
+
+        The same policy with the same random numbers and the same scoring as
+        ``GameState.play_out_hand`` (a test plays whole games both ways and
+        compares them), without cloning the engine's state per rollout.  The
+        outcome depends only on the tricks each seat won (bids, scores and
+        bags are public), so each distinct one is scored once per decision.
+        """
+        first = Position.of(start)
+        total = 0.0
+        for _ in range(self.rollouts):
+            pos = first.copy()
+            live = _Live(start.players, start.bids, pos.won, pos.trick)
+            won = simulate_rollout(pos, [], rng.random, pick=rule_policy(live, rng))  # type: ignore[arg-type]
+            value = memo.get(won)
+            if value is None:
+                scored = start.clone()
+                scored.tricks_won = list(won)
+                scored._finish_hand()  # the engine's own scoring
+                value = memo[won] = outcome(scored, team, hand)
+            total += value
+        return total
+
+
+class _Live:
+    """What :func:`rule_policy` reads of a state: its bids and the live trick and tricks won."""
+
+    __slots__ = ("players", "bids", "tricks_won", "trick")
+
+    def __init__(self, players: int, bids: list[int | None], tricks_won: list[int], trick: list[int]) -> None:
+        self.players = players
+        self.bids = bids
+        self.tricks_won = tricks_won
+        self.trick = trick
 
 
 if __name__ == "__main__":

@@ -70,3 +70,40 @@ def test_compare_pairs_only_the_common_seeds():
     assert (pairs, diff) == (1, 6.0) and math.isnan(half)
     with pytest.raises(ValueError, match="no seed in common"):
         strength.paired_difference(a[:1], b[1:])
+
+
+def test_resume_continues_a_run_and_summary_reads_it_back(tmp_path, capsys):
+    # A run cut short after one pair is continued in the same file: the seed
+    # already there is not played again, and the file alone gives the result.
+    path = tmp_path / "run.jsonl"
+    common = ["hard:worlds=2", "easy", "--max-hands", "1", "--seed", "70", "--per-pair", str(path)]
+    strength.main([*common, "--pairs", "1"])
+    with path.open("a", encoding="utf-8") as f:
+        f.write('{"seed": 71, "dea')  # a line cut off by a killed run is skipped, not fatal
+    strength.main([*common, "--pairs", "2", "--resume"])
+    rows = strength.read_rows(str(path))
+    assert [r["seed"] for r in rows] == [70, 71]
+    assert all(r["a"] == "hard:worlds=2" and r["max_hands"] == 1 and len(r["per_hand"]) == r["deals"] == 1 for r in rows)
+    assert all(r["cpu_a"][1] > 0 and r["cpu_b"][1] > 0 and r["tally_a"]["contracts"] >= 1 for r in rows)
+    capsys.readouterr()
+    strength.main(["summary", str(path), "--json"])
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["pairs"] == 2 and result["deals"] == 2
+    assert result["points_per_table_hand"][0] == pytest.approx(sum(r["points"] for r in rows) / 2)
+    hard_cpu, easy_cpu = result["cpu_ms_per_decision"]
+    assert hard_cpu > easy_cpu > 0
+    # Another run's file is refused rather than mixed into it.
+    with pytest.raises(SystemExit):
+        strength.main(["medium", "easy", "--max-hands", "1", "--per-pair", str(path), "--resume"])
+    assert len(strength.read_rows(str(path))) == 2
+
+
+def test_summary_interval_is_by_pair():
+    rows = [{"seed": s, "deals": 2, "points": p, "share": 0.5, "cpu_a": [0.2, 10], "cpu_b": [0.1, 10]}
+            for s, p in ((1, 20.0), (2, -20.0), (3, 40.0))]  # fmt: skip
+    result = strength.summarise(rows)
+    assert result["points_per_table_hand"][0] == pytest.approx(40.0 / 6)
+    # Pair means 10, -10, 20 (per deal): the residuals are per pair, with k/(k-1).
+    resid = sum((p - 40.0 / 6 * 2) ** 2 for p in (20.0, -20.0, 40.0))
+    assert result["points_per_table_hand"][1] == pytest.approx(1.96 * math.sqrt(1.5 * resid) / 6)
+    assert result["cpu_ms_per_decision"] == pytest.approx([20.0, 10.0])

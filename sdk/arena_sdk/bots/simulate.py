@@ -151,10 +151,16 @@ class Position:
         return not self.trick and not any(self.hands)
 
 
-def rollout(pos: Position, bids: list[int], rand: Callable[[], float], noise: float = 0.1) -> tuple[int, ...]:
-    """Play ``pos`` (mutated) to the end of the hand with the rollout policy; the tricks won."""
+def rollout(pos: Position, bids: list[int], rand: Callable[[], float], noise: float = 0.1,
+            pick: Callable[[int, int], int] | None = None) -> tuple[int, ...]:  # fmt: skip
+    """Play ``pos`` (mutated) to the end of the hand with the rollout policy; the tricks won.
+
+    ``pick(seat, legal_mask)`` replaces the policy (it must read ``pos.trick``
+    and ``pos.won`` live, as :func:`~arena_sdk.bots.rollout.make_pick` does).
+    """
     hands, trick, won, n = pos.hands, pos.trick, pos.won, pos.n
-    pick = make_pick(n, bids, won, trick, rand, noise)
+    if pick is None:
+        pick = make_pick(n, bids, won, trick, rand, noise)
     seat = pos.seat
     broken = pos.broken
     lead_breaks, lead_any = pos.lead_breaks, pos.lead_any
