@@ -27,6 +27,7 @@
   let sentCard = null; // the card played with it (shown on the table until the server's view has it)
   let focusedFor = null; // the request id whose first action got the focus
   let receivedAt = 0;
+  let compareChoice = null; // the bot picked to replay a hand with (the box is redrawn at every push)
   const selected = new Set(); // exchange: the cards picked
 
   // ------------------------------------------------------------ small helpers
@@ -456,6 +457,7 @@
 
   function renderCompare() {
     const box = $("compare");
+    const focused = box.contains(document.activeElement) ? document.activeElement.id : "";
     box.replaceChildren();
     const hand = state.hands.length ? state.hands[state.hands.length - 1] : null;
     if (!hand) return;
@@ -478,10 +480,15 @@
     const form = el("div", { class: "ask" });
     const pick = el("select", { id: "compare-bot", "aria-label": "Bot to replay the hand with" });
     for (const bot of state.compare_bots) pick.append(el("option", { value: bot, text: bot }));
-    const ask = el("button", { type: "button", class: "action", text: "Replay hand " + hand.number + " with this bot" });
+    // The box is drawn again at every push: keep the person's choice (and focus) across it.
+    if (state.compare_bots.includes(compareChoice)) pick.value = compareChoice;
+    pick.addEventListener("change", () => { compareChoice = pick.value; });
+    const ask = el("button", { id: "compare-ask", type: "button", class: "action", text: "Replay hand " + hand.number + " with this bot" });
     ask.addEventListener("click", () => askCompare(hand.number, pick.value));
     form.append(pick, ask);
     box.append(form);
+    if (focused === "compare-bot") pick.focus();
+    else if (focused === "compare-ask") ask.focus();
   }
 
   function tickClock() {
