@@ -197,7 +197,12 @@ class LadderService:
             raise
         finally:
             self.live_games.close()
+            self.close()
         self.on_event(LadderEvent("stop", "stopped: what is stored is kept; pairs cut short play their missing table on restart"))
+
+    def close(self) -> None:
+        """Close the loop's own connections (the stores it was given are its caller's to close)."""
+        self.finals.close()
 
     # ------------------------------------------------------------ the schedule (arena.tables.runner.Schedule)
 

@@ -74,6 +74,6 @@ def frozen_ladder(directory: Path, rounds: int = 12, **keys: object):  # type: i
                 lad.results.record_game(g)
     lad.config = load_ladder_config(directory)
     results = open_results(lad.config, lad.store.meta()["ladder_id"])
-    LadderService(lad.config, lad.store, results, LocalTables())  # the final_until freeze happens at its start
+    LadderService(lad.config, lad.store, results, LocalTables()).close()  # the final_until freeze happens at its start
     results.close()
     return lad

@@ -140,6 +140,7 @@ def test_with_practice_an_upload_after_the_deadline_is_taken_and_the_final_table
                 board = httpx.get(url + "/api/leaderboard").json()["standings"]
             # beta@1 is retired now (beta@2 replaced it for practice) and still a final version: listed
             assert sorted((r["entry"], r["team"]) for r in board) == [("alpha@1", "alpha"), ("beta@1", "beta"), ("gamma@1", "gamma")]
+            loop.close()
         finally:
             results.close()
         assert FinalStore(lad.config.ladder_path).frozen() == before

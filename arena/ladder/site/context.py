@@ -90,6 +90,8 @@ class Site:
         self._stores.close_all()
         self.reads.close()
         self.finals.close()
+        if self.practice is not None:
+            self.practice.store.close()
 
     # ------------------------------------------------------------ rendering
 
