@@ -48,6 +48,8 @@ BUDGET_S = float(os.environ.get("ARENA_LOAD_SECONDS", "30"))
 GAMES_PER_TABLE = 10_000  # never reached: the budget stops every table
 TIME_CONTROL = TimeControl(move_s=1.0, bank_s=5.0, hard_cap_s=10.0)
 LIMITS = ContainerLimits(memory="96m", cpus=1.0, pids=64)
+#: At most this long in all if some table has not ended a game by the budget (a loaded machine).
+MAX_WAIT_S = 300.0
 #: After the stop, how long the tables get to stop their containers and return.
 CLEANUP_S = 60.0
 
@@ -139,7 +141,14 @@ def test_eight_container_matches_at_once_charge_no_timeout_to_a_bot_in_time(rand
     for table in tables:
         table.thread.start()
     try:
-        time.sleep(BUDGET_S)
+        # The budget, then on until every table has ended a game (a loaded machine starts 32
+        # containers slowly): bounded by outcomes, with a cap so that nothing hangs.
+        until = started + BUDGET_S
+        while time.monotonic() < until or (
+            time.monotonic() < started + MAX_WAIT_S
+            and not all(t.games or not t.thread.is_alive() for t in tables)
+        ):
+            time.sleep(0.5)
     finally:
         stop.set()
         stopped = time.monotonic()
