@@ -18,13 +18,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, suppress
+from collections.abc import Mapping
+from contextlib import AbstractContextManager, suppress
 from pathlib import Path
 from typing import Any
 
 from arena.ladder.store import LadderError
-from arena.results.store import storage_error
+from arena.results.store import write_transaction
 from arena.results.threads import PerThread
 
 SCHEMA = """
@@ -82,20 +82,8 @@ class FinalStore:
     def close(self) -> None:
         self._connections.close_all()
 
-    @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        db = self.db
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            yield db
-            db.execute("COMMIT")
-        except BaseException as exc:
-            if db.in_transaction:
-                with suppress(sqlite3.Error):
-                    db.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.OperationalError):
-                raise storage_error(exc, self.path) from None
-            raise
+    def _transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        return write_transaction(self.db, self.path)
 
     # ------------------------------------------------------------ selections
 

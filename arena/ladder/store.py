@@ -20,13 +20,12 @@ import hashlib
 import hmac
 import secrets
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, suppress
 from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.results.store import storage_error
+from arena.results.store import write_transaction
 from arena.results.threads import PerThread
 from arena.ladder.lifecycle import (
     ACTIVE,
@@ -247,21 +246,9 @@ class LadderStore:
         """Close every thread's connection."""
         self._connections.close_all()
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """One atomic write on this thread's connection; a write SQLite cannot make (a full disk) is a StoreError."""
-        db = self.db
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            yield db
-            db.execute("COMMIT")
-        except BaseException as exc:
-            if db.in_transaction:
-                with suppress(sqlite3.Error):
-                    db.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.OperationalError):
-                raise storage_error(exc, self.path) from None
-            raise
+        return write_transaction(self.db, self.path)
 
     # ------------------------------------------------------------ meta
 

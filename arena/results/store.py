@@ -17,7 +17,7 @@ import errno
 import secrets
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -151,6 +151,26 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
     return str(exc) or type(exc).__name__
+
+
+@contextmanager
+def write_transaction(db: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Connection]:
+    """One atomic write on ``db`` (a connection to the store at ``path``), for every store of a run.
+
+    Rolled back on any error; a write SQLite cannot make (full disk, I/O error)
+    raises :class:`StoreError` naming ``path`` (:class:`DiskFull` when out of space).
+    """
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        yield db
+        db.execute("COMMIT")
+    except BaseException as exc:
+        if db.in_transaction:
+            with suppress(sqlite3.Error):  # SQLite has rolled back by itself if it could not
+                db.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.OperationalError):
+            raise storage_error(exc, path) from None
+        raise
 
 
 @dataclasses.dataclass(frozen=True)
@@ -332,24 +352,13 @@ class ResultsStore:
         """Close every thread's connection."""
         self._connections.close_all()
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """One atomic write; a full disk or another error rolls it back.
 
         A write SQLite cannot make (full disk, I/O error) raises
         :class:`StoreError` (:class:`DiskFull` when out of space).
         """
-        try:
-            self.db.execute("BEGIN IMMEDIATE")
-            yield self.db
-            self.db.execute("COMMIT")
-        except BaseException as exc:
-            if self.db.in_transaction:
-                with suppress(sqlite3.Error):  # SQLite has rolled back by itself if it could not
-                    self.db.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.OperationalError):
-                raise storage_error(exc, self.path) from None
-            raise
+        return write_transaction(self.db, self.path)
 
     # ------------------------------------------------------------ meta
 
