@@ -8,6 +8,10 @@ markdown table of docs/ladder.md's "Sizing a course" (``--markdown FILE``).
 
     .venv/bin/python bench/term.py                       # 40 teams, one hour (half an hour each)
     .venv/bin/python bench/term.py --teams 20 --minutes 12 --markdown sizing.md
+    .venv/bin/python bench/term.py --report rehearsal.json   # a table from a saved rehearsal
+
+``--report`` reads what ``arena ladder rehearse --json`` printed (any
+faults, any concurrency) and makes the same table from it, without running.
 
 A shared machine's figures are its own: the table says the load average
 each run saw.
@@ -49,6 +53,10 @@ def one_run(
     return report
 
 
+def concurrency_of(report: dict[str, Any]) -> int:
+    return int(report.get("settings", {}).get("concurrency", 1))
+
+
 def row(label: str, r: dict[str, Any]) -> str:
     mib = (r["peak_memory"] or 0) / 2**20
     site = r["site"]["p95"]
@@ -58,14 +66,16 @@ def row(label: str, r: dict[str, Any]) -> str:
         f"| {label} | {r['seconds'] / 60:.1f} min | {r['pairs']['done']} | {r['pairs']['per_hour']:.0f} | "
         f"{r['pairs']['per_hour_per_core']:.0f} | {'–' if wait is None else f'{wait:.1f} s'} | "
         f"{'–' if site is None else f'{site * 1000:.0f} ms'} | {mib:.0f} MiB | "
-        f"{tau} ({r['tau_rated']}) | {r['load_average']} | {len(r['failures'])} |"
+        f"{tau} ({r['tau_rated']}) | {r.get('load_average', '–')} | {len(r['failures'])} |"
     )
 
 
-def markdown(teams: int, max_hands: int, runs: dict[int, dict[str, Any]]) -> str:
+def markdown(
+    teams: int, max_hands: int, runs: dict[int, dict[str, Any]], *, faults: str = "faults off"
+) -> str:
     cores = next(iter(runs.values()))["cores"]
     lines = [
-        f"{teams} teams, {max_hands} hands a game, {cores} cores (measured by `bench/term.py`; faults off):",
+        f"{teams} teams, {max_hands} hands a game, {cores} cores (measured by `bench/term.py`; {faults}):",
         "",
         (
             "| concurrency | term | pairs done | pairs/hour | pairs/hour/core | build wait p95 | site p95 | "
@@ -97,7 +107,22 @@ def main() -> int:
     )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--markdown", type=Path, default=None, help="write the sizing table here")
+    parser.add_argument(
+        "--report", type=Path, nargs="+", default=None,
+        help="make the table from saved `arena ladder rehearse --json` reports instead of running",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.report:
+        reports = [json.loads(path.read_text()) for path in args.report]
+        runs = {concurrency_of(r): r for r in reports}
+        kinds = sorted({f["kind"] for r in reports for f in r.get("faults", [])})
+        first = reports[0]
+        table = markdown(first["teams"], int(first["settings"]["max_hands"]), runs,
+                         faults=f"faults: {', '.join(kinds)}" if kinds else "faults off")  # fmt: skip
+        print(table)
+        if args.markdown is not None:
+            args.markdown.write_text(table, encoding="utf-8")
+        return 0
     levels = [int(c) for c in args.concurrency.split(",")]
     total = args.minutes * 60 if args.minutes is not None else args.hours * 3600
     runs = {}

@@ -21,8 +21,8 @@ if TYPE_CHECKING:  # the rehearsal's modules load only when the command runs
 #: What a rehearsal does not make yet (the report lists it, so nobody reads its absence as a pass).
 #: Without --own-docker the machine's engine may be shared: its daemon is never restarted.
 NO_DOCKER_RESTART = "a restart of the Docker daemon (--own-docker runs the ladder on a daemon of its own and restarts it)"
+NO_DISK_FULL = "the ladder's disk full for a while (--own-disk puts the ladder on a small filesystem of its own and fills it)"
 NOT_REHEARSED = [
-    "the ladder's disk full for a while (arena.rehearse.own_faults.small_filesystem is ready; not scheduled yet)",
     "a Dask cluster (--scheduler): every table is a local process",
 ]
 
@@ -61,11 +61,26 @@ def rehearse_command(
     ] = 3,
     own_docker: Annotated[
         bool,
-        typer.Option("--own-docker", help="Seats and builds on a Docker daemon of the rehearsal's own, restarted as a fault (root)."),
+        typer.Option(
+            "--own-docker",
+            help="Seats and builds on a Docker daemon of the rehearsal's own, restarted as a fault (root).",
+        ),
+    ] = False,
+    own_disk: Annotated[
+        bool,
+        typer.Option(
+            "--own-disk",
+            help="The ladder directory on a filesystem of the rehearsal's own (a tmpfs), filled for a while as a fault (root).",
+        ),
     ] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the report as JSON on standard output.")
     ] = False,
+    json_path: Annotated[
+        Path | None,
+        typer.Option("--json-file", help="Also write the report as JSON to FILE (the console keeps its progress).",
+                     metavar="FILE"),
+    ] = None,
     html_path: Annotated[
         Path | None,
         typer.Option(
@@ -94,17 +109,24 @@ def rehearse_command(
     elif directory.exists() and any(directory.iterdir()):
         fail(f"{directory} is not empty: a rehearsal makes its own ladder there")
     directory.mkdir(parents=True, exist_ok=True)
-    plan = make_plan(seed, teams, faults=faults, docker_faults=own_docker)
-    settings = Settings(seconds=seconds, concurrency=concurrency, max_hands=max_hands, own_docker=own_docker)
+    plan = make_plan(seed, teams, faults=faults, docker_faults=own_docker, disk_faults=own_disk)
+    settings = Settings(seconds=seconds, concurrency=concurrency, max_hands=max_hands, own_docker=own_docker,
+                        own_disk=own_disk)  # fmt: skip
     try:
         report = _run(directory / "ladder", plan, settings, quiet=as_json)
     except ArenaError as exc:
-        fail(f"{exc} (the ladder's log: {directory / 'ladder' / 'serve.log'})")
-    missing = [*([] if own_docker else [NO_DOCKER_RESTART]), *NOT_REHEARSED]
+        fail(f"{exc} (the ladder's log: {directory / 'serve.log'})")
+    missing = [
+        *([] if own_docker else [NO_DOCKER_RESTART]),
+        *([] if own_disk else [NO_DISK_FULL]),
+        *NOT_REHEARSED,
+    ]
     report["not_rehearsed"] = missing if faults else ["platform faults (--no-faults)", *missing]
     report["directory"] = None if made_here else str(directory)
     if html_path is not None:
         html_path.write_text(html_report(report), encoding="utf-8")
+    if json_path is not None:
+        json_path.write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
     if as_json:
         sys.stdout.write(json.dumps(report, indent=2, default=str) + "\n")
     else:
@@ -112,7 +134,9 @@ def rehearse_command(
         for line in report["not_rehearsed"]:
             console.print(f"not rehearsed: {safe_text(line)}", highlight=False)
     if report["failures"]:
-        err_console.print(f"the ladder is kept for inspection in {safe_text(str(directory))}", highlight=False)
+        err_console.print(
+            f"the ladder is kept for inspection in {safe_text(str(directory))}", highlight=False
+        )
         raise typer.Exit(1)
     if made_here:
         from arena.sandbox.tree import remove_tree

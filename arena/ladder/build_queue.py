@@ -10,7 +10,9 @@ one); after ``MAX_ATTEMPTS`` the version fails with that reason.  When the
 ladder stops, validations stop their game (the run's ``stop`` is their
 cancel), and a build still running in Docker is abandoned and queued again,
 its attempt given back (a stop on purpose, Ctrl-C or SIGTERM, is not the
-build's fault: as for pairs, only starts cut by a kill count).
+build's fault: as for pairs, only starts cut by a kill count).  A build or
+validation that meets no Docker engine is queued again with its attempt given
+back, and no build starts until the engine answers (arena.ladder.engine_watch).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import trio
 
 from arena.ladder import builds
 from arena.ladder.config import LadderConfig
+from arena.ladder.engine_watch import EngineWatch
 from arena.ladder.lifecycle import BUILDING, FAILED, QUEUED, VALIDATING, IllegalTransition
 from arena.ladder.store import LadderStore, Version
 
@@ -48,6 +51,7 @@ class BuildQueue:
         activate: Callable[[Version], None],
         tell: Callable[[str], None],
         changed: Callable[[], None],
+        engine: EngineWatch | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -59,6 +63,8 @@ class BuildQueue:
         self.activate = activate
         self.tell = tell
         self.changed = changed
+        #: Shared with the loop's pairs: no build starts while the engine is known to be down.
+        self.engine = engine or EngineWatch(tell)
         #: Versions being built: version id -> entry.
         self.building: dict[int, str] = {}
 
@@ -75,6 +81,8 @@ class BuildQueue:
     def _start(self, nursery: trio.Nursery) -> bool:
         """Start the oldest queued versions, up to ``builders`` at once; True if any started."""
         started = False
+        if not self.engine.ready():
+            return False
         for version in sorted(self.store.versions(status=QUEUED), key=lambda v: v.id):
             if len(self.building) >= self.builders or self.stop.is_set():
                 break
@@ -110,6 +118,10 @@ class BuildQueue:
         try:
             outcome = await trio.to_thread.run_sync(build, abandon_on_cancel=True)
             self._built(version, outcome)
+        except builds.EngineDown as exc:  # the platform's outage, not the team's: built again once it answers
+            _queue_again(self.store, version, attempts=version.attempts)
+            self.engine.failed(str(exc))
+            self.tell(f"{version.entry}: waits for the Docker engine (queued again, no attempt counted)")
         except builds.BuildCancelled:  # the ladder is stopping and the build stopped: built again next time
             _queue_again(self.store, version, attempts=version.attempts)  # a stop on purpose gives its attempt back
         except trio.Cancelled:  # the ladder stopped waiting: the build is abandoned in Docker, built again next time

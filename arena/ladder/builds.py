@@ -38,6 +38,7 @@ from typing import Any
 from arena_sdk.engine import seat_name
 
 from arena.ladder.config import LadderConfig
+from arena.ladder.engine_watch import engine_answers
 from arena.ladder.paths import source_dir, validation_dir
 from arena.ladder.store import Version
 from arena.match import GameOutcome, MatchSpec, TimeControl, game_seeds
@@ -76,6 +77,10 @@ class BuildOutcome:
     """One line for a failed one ("build timed out after 40 s", "validation: forfeit:crash at seat 1 ...")."""
     validation_record: str | None
     """The kept validation game record, its path relative to the ladder directory."""
+
+
+class EngineDown(Exception):
+    """No Docker engine answered the build or its validation: the platform's outage, not the version's fault."""
 
 
 class BuildCancelled(Exception):
@@ -138,7 +143,11 @@ def build_and_validate(
             raise BuildCancelled(str(exc)) from None
         log.write(f"{exc}\n")
         return BuildOutcome(False, None, log.text(), "", _one_line(str(exc)), None)
-    except (BuildError, BotDirError, DockerUnavailable) as exc:
+    except DockerUnavailable as exc:
+        raise EngineDown(str(exc)) from None
+    except (BuildError, BotDirError) as exc:
+        if isinstance(exc, BuildError) and not engine_answers():  # cut by the engine going away, not by a step
+            raise EngineDown(f"the engine went away during the build: {exc}") from None
         log.write(f"build failed: {exc}\n")
         return BuildOutcome(False, None, log.text(), "", _one_line(f"build failed: {exc}"), None)
     if cancel.is_set():
@@ -195,9 +204,13 @@ def validate(config: LadderConfig, image: str, version: Version, *, run_id: str,
             ), cancel))  # fmt: skip
         except (asyncio.CancelledError, BuildCancelled):
             raise BuildCancelled("cancelled during the validation game") from None
-        except (BotSpecError, DockerUnavailable) as exc:
+        except DockerUnavailable as exc:
+            raise EngineDown(str(exc)) from None
+        except BotSpecError as exc:
             return Validation(False, f"validation could not start: {exc}\n", _one_line(f"validation could not start: {exc}"), None)
         except Exception as exc:  # noqa: BLE001 - an image that breaks the platform is the image's problem here
+            if not engine_answers():  # unless the engine itself went away meanwhile
+                raise EngineDown(f"the engine went away during the validation: {exc}") from None
             why = f"validation failed to run: {type(exc).__name__}: {exc}"
             return Validation(False, why + "\n", _one_line(why), None)
         finally:
@@ -269,6 +282,6 @@ def remove_source(config: LadderConfig, version: Version) -> None:
 
 
 __all__ = [
-    "MAX_ATTEMPTS", "BuildCancelled", "BuildOutcome", "Validation", "build_and_validate", "dir_limits", "image_tag",
+    "MAX_ATTEMPTS", "BuildCancelled", "EngineDown", "BuildOutcome", "Validation", "build_and_validate", "dir_limits", "image_tag",
     "remove_source", "source_dir", "unpack", "validate",
 ]

@@ -45,6 +45,7 @@ from arena.ladder import final
 from arena.ladder.build_queue import BuildQueue
 from arena.ladder.calendar import BEFORE, FINAL, FROZEN, OPEN, Clock, countdown, iso, phase, utc_now
 from arena.ladder.config import LadderConfig
+from arena.ladder.engine_watch import EngineWatch, engine_unavailable
 from arena.ladder.export import ladder_book
 from arena.ladder.final_store import FinalStore
 from arena.ladder.lifecycle import ACTIVE, QUEUED, RETIRED, IllegalTransition
@@ -117,10 +118,12 @@ class LadderService:
         self.secret = results.secret
         self.ledger = Ledger(results, config.directory, ruleset_hash=config.rules.hash)
         self.stop = threading.Event()
+        #: Whether the Docker engine answers (arena.ladder.engine_watch): nothing starts while it is down.
+        self.engine = EngineWatch(lambda text: self.on_event(LadderEvent("failure", text)))
         self.builds = BuildQueue(
             config, store, ladder_id=self.ladder_id, run_id=self.run_id, stop=self.stop, builders=builders,
             activate=lambda version: store.activate(version, self.ratings()),
-            tell=lambda text: self.on_event(LadderEvent("build", text)), changed=self.refresh,
+            tell=lambda text: self.on_event(LadderEvent("build", text)), changed=self.refresh, engine=self.engine,
         )  # fmt: skip
         #: Pairs in play: seq -> (first, second).
         self.busy: dict[int, tuple[str, str]] = {}
@@ -212,7 +215,7 @@ class LadderService:
         After the deadline only final versions play, in the final evaluation's order; once frozen, nothing.
         """
         current = self.advance()
-        if self.store.paused or current == FROZEN:
+        if self.store.paused or current == FROZEN or not self.engine.ready():
             return None
         if current == FINAL:
             active = self._final_versions()
@@ -264,13 +267,19 @@ class LadderService:
             return
         ids = game_ids(seq)
         missing = self.ledger.missing_tables(ids)
+        errors = [r.error for r in results.values() if r.error is not None]
+        if missing and engine_unavailable(errors):  # the platform's outage: the pair's attempt given back
+            self.ledger.stopped(seq)
+            self.engine.failed(errors[0])
+            self.on_event(LadderEvent("pair", f"pair {seq} ({a} vs {b}) waits for the Docker engine"))
+            self.refresh()
+            return
         if not missing:
             self.ledger.finish_pair(seq)
             stored = [self.results.game(g) for g in ids]
             score = " ".join(f"{g.score0}:{g.score1}" for g in stored if g is not None)
             self.on_event(LadderEvent("pair", f"pair {seq} stored: {a} vs {b} {score}"))
         else:
-            errors = [r.error for r in results.values() if r.error is not None]
             why = errors[0] if errors else "a game was void"
             self.ledger.failed(seq, why)
             self.on_event(LadderEvent("failure", f"pair {seq} ({a} vs {b}): table {missing[0]} not stored ({why}); played again"))

@@ -23,6 +23,7 @@ as for something that does not exist.
 """
 
 
+import errno
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -54,6 +55,7 @@ from arena.ladder.store import (
     Version,
 )
 from arena.ladder.uploads import FORM_SLACK, OPENAPI_BODY, receive_upload
+from arena.results.store import DiskFull
 
 if TYPE_CHECKING:  # the configuration's module loads the tournament's parsers (and with them the referee)
     from arena.ladder.config import LadderConfig
@@ -83,6 +85,8 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
     for router in (public_router, team_router, admin_router, api_router, join_router, final_router, live_router):
         app.include_router(router)
     install_practice(app, site, config)  # practice tables (arena.ladder.site.practice)
+    app.add_exception_handler(DiskFull, disk_full)
+    app.add_exception_handler(OSError, disk_full)
     # The ladder's stylesheet and the replay viewer's script and style (arena.publish's assets), the table page's (arena.play).
     app.mount("/static", StaticFiles(packages=[("arena.ladder", "static"), ("arena.publish", "assets"), ("arena.play", "static")]), name="static")
 
@@ -152,6 +156,21 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
         return RedirectResponse("/me", status_code=303)
 
     return app
+
+
+#: What a request that needed the full disk is told (it kept nothing: try again later).
+DISK_FULL = "the ladder's disk is full: nothing of this request was kept; try again in a few minutes"
+
+
+async def disk_full(request: Request, exc: Exception) -> Response:
+    """A write the full disk refused (an upload, a sign-in): 503 with ``Retry-After``, not a bare 500.
+
+    Anything else that reaches here (another ``OSError``) stays the server error it is.
+    """
+    full = isinstance(exc, DiskFull) or (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT))
+    if not full:
+        raise exc
+    return JSONResponse({"detail": DISK_FULL}, status_code=503, headers={"Retry-After": "60", "Connection": "close"})
 
 
 def wrap(app: FastAPI, config: "LadderConfig") -> ASGIApp:

@@ -13,9 +13,10 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import os
+import shutil
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +24,14 @@ from arena.rehearse.audit import audit
 from arena.rehearse.docker_host import own_engine
 from arena.rehearse.faults import TARGETS, Struck, strike
 from arena.rehearse.monitor import Monitor
-from arena.rehearse.own_faults import OwnDaemon
+from arena.rehearse.own_faults import FILLER, OwnDaemon, can_make_faults, small_filesystem
 from arena.rehearse.plan import Plan, Upload
-from arena.rehearse.server import LadderProcess
+from arena.rehearse.server import LadderProcess, RehearsalError
 from arena.rehearse.teams import Sent, Team
 from arena.rehearse.visitors import Visitors
 
-#: How long a team keeps trying an upload that found the server down (a fault, a restart).
-RETRY_FOR = 120.0
+#: How long a team keeps trying an upload that found the server down or its disk full (a fault, a restart).
+RETRY_FOR = 300.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,10 +49,23 @@ class Settings:
     sample_every: float = 2.0
     own_docker: bool = False
     """Seats and builds on a Docker daemon of the rehearsal's own (needed for ``docker-restart`` faults)."""
+    own_disk: bool = False
+    """The ladder directory on a filesystem of the rehearsal's own (a tmpfs; needed for ``disk-full`` faults)."""
+    disk_size: str = "8g"
+    """That filesystem's size (a tmpfs takes memory only for what it holds)."""
+    disk_hold: float | None = None
+    """How long a ``disk-full`` fault keeps the disk full (default: 3% of the term, 10 to 120 s)."""
     min_pairs: int = 0
     """After the term, play on until this many pairs are done (a loaded machine plays fewer in the time)."""
     settle_for: float = 0.0
     """After the term, wait up to this many seconds for ``min_pairs`` and for every build to end."""
+
+    @property
+    def full_disk_for(self) -> float:
+        """Seconds a ``disk-full`` fault keeps the disk full."""
+        if self.disk_hold is not None:
+            return self.disk_hold
+        return min(120.0, max(10.0, 0.03 * self.seconds))
 
     def ladder_toml(self) -> dict[str, str]:
         return {
@@ -113,13 +127,39 @@ def rehearse(
 
     With ``settings.own_docker`` the ladder's seats and builds run on a Docker
     daemon of the rehearsal's own (the course's ``docker-restart`` faults restart it).
+    With ``settings.own_disk`` ``directory`` is a small filesystem of its own
+    while the term runs (the ``disk-full`` faults fill it); afterwards its
+    contents are copied back to an ordinary ``directory``.
     """
-    if not settings.own_docker:
-        return _rehearse(directory, plan, settings, progress, None)
     say = progress or (lambda at, total, line: None)
-    say(0, settings.seconds, "starting a Docker daemon of the rehearsal's own")
-    with own_engine(settings.base_image) as daemon:
+    with contextlib.ExitStack() as stack:
+        daemon = None
+        if settings.own_disk:
+            stack.enter_context(own_disk(directory, settings.disk_size))
+        if settings.own_docker:
+            say(0, settings.seconds, "starting a Docker daemon of the rehearsal's own")
+            daemon = stack.enter_context(own_engine(settings.base_image))
         return _rehearse(directory, plan, settings, progress, daemon)
+
+
+@contextlib.contextmanager
+def own_disk(directory: Path, size: str) -> Iterator[Path]:
+    """``directory`` on a tmpfs of ``size`` while the block runs; then an ordinary directory with the same files."""
+    why_not = can_make_faults()
+    if why_not is not None:
+        raise RehearsalError(f"a filesystem of the rehearsal's own {why_not}")
+    if directory.exists() and any(directory.iterdir()):
+        raise RehearsalError(f"{directory} is not empty: a rehearsal makes its own ladder there")
+    kept = directory.with_name(f".{directory.name}.kept")
+    with small_filesystem(directory, size):
+        try:
+            yield directory
+        finally:
+            (directory / FILLER).unlink(missing_ok=True)
+            with contextlib.suppress(shutil.Error):  # sockets and the like are not copied
+                shutil.copytree(directory, kept, symlinks=True)
+    directory.rmdir()
+    kept.rename(directory)
 
 
 def _rehearse(
@@ -178,11 +218,14 @@ def _rehearse(
                     target = TARGETS[kills % len(TARGETS)] if aimed else "pair"
                     kills += aimed
                     aim = min(30.0, max(5.0, 0.1 * total))
-                    hit = strike(server, fault, target, at, aim_for=aim, daemon=daemon)
+                    hit = strike(server, fault, target, at, aim_for=aim, daemon=daemon,
+                                 disk_hold=settings.full_disk_for if settings.own_disk else None)  # fmt: skip
                     struck.append(hit)
                     say(time.monotonic() - start, total,
                         f"{fault.kind} {'during ' + target if hit.caught else '(' + target + ' not caught)'}; "
-                        + (f"restarted in {hit.restart_seconds:.1f} s" if hit.restart_seconds is not None else "NOT restarted"))  # fmt: skip
+                        + (f"{hit.detail}; " if hit.detail else "")
+                        + (f"restarted in {hit.restart_seconds:.1f} s" if hit.restart_seconds
+                           else "no restart needed" if hit.restart_seconds == 0 else "NOT restarted"))  # fmt: skip
                     if not server.running:
                         break
             while server.running and time.monotonic() - start < total:

@@ -7,7 +7,10 @@ strikes anyway and says so).  ``kill-group`` is ``kill -9`` of the server's whol
 table processes with it (the machine's OOM killer, ``systemctl kill -s
 KILL``).  ``term`` is SIGTERM, an organiser's stop.  ``docker-restart``
 stops the rehearsal's own Docker daemon and starts it again while the ladder
-runs on (its games in flight are void and played again).
+runs on (its games in flight are void and played again).  ``disk-full``
+fills the ladder directory's filesystem (a small one of the rehearsal's own)
+for a while, then frees it; the organiser starts the server again only if it
+stopped.
 Either way the organiser then runs ``arena ladder serve`` again, and does
 nothing else: whatever else the ladder needs afterwards is an organiser
 action the audit counts.
@@ -21,7 +24,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from arena.rehearse.own_faults import DaemonError, OwnDaemon
+from arena.rehearse.own_faults import DaemonError, OwnDaemon, filled
 from arena.rehearse.plan import Fault
 from arena.rehearse.server import LadderProcess, RehearsalError
 
@@ -34,12 +37,15 @@ class Struck:
     """One fault as it happened."""
 
     at: float  # seconds into the term
-    kind: str  # kill | kill-group | term | docker-restart
+    kind: str  # kill | kill-group | term | docker-restart | disk-full
     target: str  # pair | validation | build | any
     caught: bool  # the target was in progress when the fault struck
     exit_status: int | None
     restart_seconds: float | None  # None: the server did not come back
     error: str = ""
+    detail: str = (
+        ""  # what the fault did (a full disk: how long, and whether the server rode it out)
+    )
 
 
 def in_progress(directory: Path, target: str) -> bool:
@@ -78,6 +84,37 @@ def restart_daemon(daemon: OwnDaemon) -> None:
             daemon.kill_containerd()
 
 
+def fill_disk(server: LadderProcess, at: float, caught: bool, hold: float) -> Struck:
+    """The ladder's disk full for ``hold`` seconds, then freed; the server started again if it stopped.
+
+    The server may stop on its own (a store it cannot write stops the loop
+    with one line); a server that rode it out is left alone, as an organiser
+    who freed the disk would.
+    """
+    began = time.monotonic()
+    try:
+        with filled(server.directory) as size:
+            while time.monotonic() - began < hold:
+                time.sleep(0.2)
+    except OSError as exc:
+        return Struck(at, "disk-full", "any", caught, None, None, f"could not fill the disk: {exc}")
+    held = time.monotonic() - began
+    status = server.process.poll() if server.process is not None else None
+    what = f"{size / 2**20:.0f} MiB held, full for {held:.0f} s"
+    if server.running:
+        return Struck(
+            at, "disk-full", "any", caught, None, 0.0, "", f"{what}; the server rode it out"
+        )
+    server.process = None
+    again = time.monotonic()
+    try:
+        server.start()
+    except RehearsalError as exc:
+        return Struck(at, "disk-full", "any", caught, status, None, str(exc)[:300], what)
+    return Struck(at, "disk-full", "any", caught, status, round(time.monotonic() - again, 2), "",
+                  f"{what}; the server stopped (exit {status}) and was started again")  # fmt: skip
+
+
 def strike(
     server: LadderProcess,
     fault: Fault,
@@ -86,8 +123,13 @@ def strike(
     *,
     aim_for: float = 30.0,
     daemon: OwnDaemon | None = None,
+    disk_hold: float | None = None,
 ) -> Struck:
-    """Make ``fault`` (waiting up to ``aim_for`` seconds for ``target``), then restart what it stopped."""
+    """Make ``fault`` (waiting up to ``aim_for`` seconds for ``target``), then restart what it stopped.
+
+    ``disk_hold``: how long a ``disk-full`` fault keeps the disk full (None:
+    the ladder directory is not on a filesystem of the rehearsal's own).
+    """
     caught = False
     deadline = time.monotonic() + aim_for
     while time.monotonic() < deadline:
@@ -95,6 +137,11 @@ def strike(
             caught = True
             break
         time.sleep(0.1)
+    if fault.kind == "disk-full":
+        if disk_hold is None:
+            return Struck(at, fault.kind, target, caught, None, None,
+                          "the ladder directory is not on a filesystem of the rehearsal's own")  # fmt: skip
+        return fill_disk(server, at, caught, disk_hold)
     if (
         fault.kind == "docker-restart"
     ):  # the ladder's server runs on: only the engine under it restarts
@@ -123,4 +170,4 @@ def strike(
     return Struck(at, fault.kind, target, caught, status, round(time.monotonic() - began, 2))
 
 
-__all__ = ["TARGETS", "Struck", "in_progress", "restart_daemon", "strike"]
+__all__ = ["TARGETS", "Struck", "fill_disk", "in_progress", "restart_daemon", "strike"]

@@ -62,10 +62,45 @@ def small_filesystem(where: Path, size: str) -> Iterator[Path]:
 
 
 def resize(where: Path, size: str) -> None:
-    """Give the tmpfs at ``where`` a new size (smaller than what it holds: the disk is full)."""
+    """Give the tmpfs at ``where`` a new size (not below what it holds: the kernel refuses that)."""
     subprocess.run(
         ["mount", "-o", f"remount,size={size}", str(where)], check=True, capture_output=True
     )
+
+
+#: The file that takes a filled disk's last bytes (removed when the disk is given back).
+FILLER = ".disk-filler"
+
+
+@contextlib.contextmanager
+def filled(where: Path) -> Iterator[int]:
+    """The tmpfs at ``where`` full while the block runs: shrunk to what it holds, the rest taken by a file.
+
+    Yields the size it was shrunk to; afterwards the file is removed and the
+    old size given back.  Whatever writes there meanwhile (the ladder) meets
+    ``ENOSPC``, as on a disk that filled up.
+    """
+    stat = os.statvfs(where)
+    size_kib = stat.f_blocks * stat.f_frsize // 1024
+    for attempt in range(20):  # what it holds grows while we measure: shrink to that plus a margin
+        stat = os.statvfs(where)
+        used_kib = (stat.f_blocks - stat.f_bfree) * stat.f_frsize // 1024
+        try:
+            resize(where, f"{used_kib + 1024 * (1 + attempt)}k")
+            break
+        except subprocess.CalledProcessError:
+            time.sleep(0.05)
+    else:
+        raise OSError(f"could not shrink the filesystem at {where} to what it holds")
+    filler = where / FILLER
+    try:
+        with filler.open("wb", buffering=0) as out, contextlib.suppress(OSError):
+            while True:
+                out.write(b"\0" * 65536)
+        yield used_kib * 1024
+    finally:
+        filler.unlink(missing_ok=True)
+        resize(where, f"{size_kib}k")
 
 
 class OwnDaemon:
@@ -177,4 +212,12 @@ class OwnDaemon:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-__all__ = ["DaemonError", "OwnDaemon", "can_make_faults", "resize", "small_filesystem"]
+__all__ = [
+    "FILLER",
+    "DaemonError",
+    "OwnDaemon",
+    "can_make_faults",
+    "filled",
+    "resize",
+    "small_filesystem",
+]

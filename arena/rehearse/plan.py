@@ -22,6 +22,8 @@ BUILD_KINDS = ("build-forever", "log-flood")
 FAULT_KINDS = ("kill", "term", "kill-group")
 #: With a Docker daemon of the rehearsal's own, its restart joins them.
 DOCKER_FAULT = "docker-restart"
+#: With the ladder directory on a filesystem of the rehearsal's own, a full disk joins them.
+DISK_FAULT = "disk-full"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,6 +108,7 @@ def make_plan(
     hostile: int | None = None,
     fault_count: int | None = None,
     docker_faults: bool = False,
+    disk_faults: bool = False,
 ) -> Plan:
     """The course of ``teams`` teams drawn from ``seed``.
 
@@ -117,8 +120,10 @@ def make_plan(
     ``faults`` the course has ``fault_count`` platform faults (default: one
     per 10 teams, at least two), kill -9, SIGTERM and kill -9 of the whole
     process group in turn (and a restart of the rehearsal's own Docker
-    daemon with ``docker_faults``), spread over
-    the middle of the term.
+    daemon with ``docker_faults``, the ladder's disk full with
+    ``disk_faults``), spread over the middle of the term.  With either of
+    those the default count is at least three more than the kinds, so every
+    kind strikes and the kills reach a pair, a validation and a build.
     """
     if teams < 2:
         raise ValueError("a rehearsal needs at least 2 teams")
@@ -164,9 +169,15 @@ def make_plan(
         plans.append(TeamPlan(name, tuple(sorted(uploads, key=lambda u: u.at))))
     scheduled: list[Fault] = []
     if faults:
+        kinds = (
+            *FAULT_KINDS,
+            *((DOCKER_FAULT,) if docker_faults else ()),
+            *((DISK_FAULT,) if disk_faults else ()),
+        )
         count = max(2, teams // 10) if fault_count is None else fault_count
+        if fault_count is None and len(kinds) > len(FAULT_KINDS):
+            count = max(count, len(kinds) + 3)
         moments = sorted(rng.uniform(0.2, 0.8) for _ in range(count))
-        kinds = (*FAULT_KINDS, DOCKER_FAULT) if docker_faults else FAULT_KINDS
         scheduled = [
             Fault(at=round(at, 4), kind=kinds[i % len(kinds)]) for i, at in enumerate(moments)
         ]
@@ -175,6 +186,8 @@ def make_plan(
 
 __all__ = [
     "BUILD_KINDS",
+    "DISK_FAULT",
+    "DOCKER_FAULT",
     "FAULT_KINDS",
     "REFUSED_KINDS",
     "Fault",

@@ -193,7 +193,9 @@ def html_report(report: dict[str, Any]) -> str:
         for r in report["standings"]
     )
     faults = [f"{f['kind']} at {f['at']:.0f} s aimed at {f['target']} ({'caught' if f['caught'] else 'not caught'}), "
-              f"restart {'failed: ' + f['error'] if f['restart_seconds'] is None else 'in ' + format(f['restart_seconds'], '.1f') + ' s'}"
+              + (f"{f['detail']}, " if f.get('detail') else "")
+              + ("restart failed: " + f['error'] if f['restart_seconds'] is None
+                 else "no restart needed" if f['restart_seconds'] == 0 else f"restart in {f['restart_seconds']:.1f} s")
               for f in report["faults"]]  # fmt: skip
     voids = [f"pair {v['pair']} {v['entries']}: {v['reason']}" for v in report["pairs"]["void"]]
     return (

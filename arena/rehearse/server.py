@@ -67,7 +67,8 @@ class LadderProcess:
         self.directory = directory
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log = directory / "serve.log"
+        # Beside the ladder directory, not in it: a full disk under the ladder must not silence its console.
+        self.log = directory.parent / "serve.log"
         # Short, under the system's: the tables' Unix sockets live below it (a socket path has 107 bytes at most).
         self.sys_tmp = Path(tempfile.mkdtemp(prefix="rehearsal-tmp-"))
         self.env = dict(env or {})

@@ -1,0 +1,124 @@
+"""A Docker engine that stops for a while costs the ladder no pair and no team its upload (found by the rehearsal).
+
+A rehearsal restarted its own Docker daemon (11 s down) and the ladder voided
+17 pairs in two seconds: each pair it started met "no Docker engine answers",
+was charged an attempt, and was given up after three.  A build started
+meanwhile would have failed the team's version.  Now the first such failure
+marks the engine down, the pair or build gets its attempt back, and nothing
+new starts until the engine answers a ping again.
+
+Real parts: ``arena ladder serve`` on a Docker daemon of the test's own
+(never the machine's: its engine may be shared), stopped and started again.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+from docker_support import BASE_IMAGE, engine_or_skip
+
+from arena.ladder.engine_watch import EngineWatch
+from arena.rehearse.docker_host import own_engine
+from arena.rehearse.faults import restart_daemon
+from arena.rehearse.own_faults import can_make_faults
+from arena.rehearse.plan import Upload
+from arena.rehearse.server import LadderProcess
+from arena.rehearse.teams import Team
+
+pytestmark = [pytest.mark.docker, pytest.mark.timeout(1800)]
+
+
+def _one(directory: Path, name: str, query: str) -> list[tuple]:
+    with sqlite3.connect(directory / name) as db:
+        return db.execute(query).fetchall()
+
+
+def _wait(what: str, check, timeout: float = 600) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.5)
+
+
+def _done_pairs(directory: Path) -> int:
+    return _one(directory, "results.sqlite", "SELECT COUNT(*) FROM pairs WHERE status='done'")[0][0]
+
+
+def test_an_engine_that_stops_for_a_while_voids_no_pair_and_fails_no_build(tmp_path: Path):
+    engine_or_skip("the engine outage test").close()
+    why_not = can_make_faults()
+    if why_not is not None:  # as the platform-fault tests: never skipped in CI
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(why_not)
+    with own_engine(BASE_IMAGE) as daemon:
+        ladder = LadderProcess(tmp_path / "lad", env={"DOCKER_HOST": daemon.url})
+        try:
+            ladder.init({"submissions.validation_hands": "1", "time.move": "1.0", "time.bank": "4.0"},
+                        base_image=BASE_IMAGE, max_hands=2)  # fmt: skip
+            teams = [Team(name, ladder.add_team(name), "") for name in ("alpha", "beta", "gamma")]
+            ladder.start()
+            for team in teams:
+                team.url = ladder.url
+            for team in teams[:2]:
+                assert team.submit(Upload(0.0, "honest", base="random"), 0.0).status == 201
+            _wait("a first pair", lambda: _done_pairs(ladder.directory) >= 1)
+
+            daemon.stop()  # the engine goes away while the ladder runs on
+            sent = teams[2].submit(Upload(0.0, "honest", base="greedy"), 0.0)
+            assert sent.status == 201, sent  # an upload only needs the ladder's disk
+            time.sleep(20)  # long enough for the loop to meet the outage many times over
+            down_pairs = _one(ladder.directory, "results.sqlite", "SELECT seq, status, reason FROM pairs WHERE status='void'")
+            assert down_pairs == [], "a pair met no engine and was given up"
+            restart_daemon(daemon)  # (its stop is done: this starts it, trying a new containerd if need be)
+
+            before = _done_pairs(ladder.directory)
+            _wait("gamma active and more pairs", lambda: _one(
+                ladder.directory, "ladder.sqlite", "SELECT status FROM versions WHERE team='gamma'")[0][0] == "active"
+                and _done_pairs(ladder.directory) >= before + 2)  # fmt: skip
+            assert ladder.running, ladder.tail()
+            voids = _one(ladder.directory, "results.sqlite", "SELECT seq, reason FROM pairs WHERE status='void'")
+            assert voids == [], voids
+            failed = _one(ladder.directory, "ladder.sqlite", "SELECT team, number, reason FROM versions WHERE status='failed'")
+            assert failed == [], failed
+            log = ladder.log.read_text(errors="replace")
+            assert "the Docker engine does not answer" in log and "the Docker engine answers again" in log, log[-3000:]
+        finally:
+            if ladder.running:
+                ladder.stop()
+            ladder.remove_temp_dir()
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_watch_pings_with_a_growing_pause_and_tells_once_each_way():
+    told: list[str] = []
+    answers = [False, True]
+    pings: list[float] = []
+    clock = _Clock()
+
+    def probe() -> bool:
+        pings.append(clock.now)
+        return answers.pop(0)
+
+    watch = EngineWatch(told.append, probe=probe, clock=clock)
+    assert watch.ready() and pings == [], "no ping while nothing failed"
+    watch.failed("DockerUnavailable: no Docker engine answers")
+    watch.failed("DockerUnavailable: again")  # a second failure is not told again
+    assert not watch.ready() and pings == [], "no ping before the first pause"
+    clock.now += 1.0
+    assert not watch.ready() and pings == [101.0]
+    clock.now += 1.0
+    assert not watch.ready() and pings == [101.0], "the pause doubled"
+    clock.now += 1.0
+    assert watch.ready() and pings == [101.0, 103.0]
+    assert watch.ready() and len(pings) == 2, "answering again: no more pings"
+    assert len(told) == 2 and "does not answer" in told[0] and "answers again (after 3 s)" in told[1]
