@@ -71,11 +71,16 @@ def row(label: str, r: dict[str, Any]) -> str:
 
 
 def markdown(
-    teams: int, max_hands: int, runs: dict[int, dict[str, Any]], *, faults: str = "faults off"
+    teams: int,
+    max_hands: int,
+    runs: dict[int, dict[str, Any]],
+    *,
+    faults: str = "faults off",
+    source: str = "`bench/term.py`",
 ) -> str:
     cores = next(iter(runs.values()))["cores"]
     lines = [
-        f"{teams} teams, {max_hands} hands a game, {cores} cores (measured by `bench/term.py`; {faults}):",
+        f"{teams} teams, {max_hands} hands a game, {cores} cores (measured by {source}; {faults}):",
         "",
         (
             "| concurrency | term | pairs done | pairs/hour | pairs/hour/core | build wait p95 | site p95 | "
@@ -117,7 +122,7 @@ def main() -> int:
         runs = {concurrency_of(r): r for r in reports}
         kinds = sorted({f["kind"] for r in reports for f in r.get("faults", [])})
         first = reports[0]
-        table = markdown(first["teams"], int(first["settings"]["max_hands"]), runs,
+        table = markdown(first["teams"], int(first["settings"]["max_hands"]), runs, source="`arena ladder rehearse`",
                          faults=f"faults: {', '.join(kinds)}" if kinds else "faults off")  # fmt: skip
         print(table)
         if args.markdown is not None:

@@ -359,6 +359,8 @@ def audit(
             "left_playing": playing,
             "per_hour": round(done_pairs / hours, 1),
             "per_hour_per_core": round(done_pairs / hours / max(cores, 1), 1),
+            # Hands played at all tables: what scales to a course's longer games (pairs/hour ~ this / (2 x hands a game)).
+            "table_hands_per_hour": round(sum(int(r.get("hands") or 0) for r in rows) / hours, 1),
         },
         "versions": {"by_status": dict(statuses), "suspended": suspended, "stuck": stuck},
         "uploads": [

@@ -60,7 +60,8 @@ def headline(report: dict[str, Any]) -> list[tuple[str, str]]:
             "pairs done, voided",
             f"{pairs['done']} done, {len(pairs['void'])} void, {len(pairs['left_playing'])} to finish at the next start",
         ),
-        ("pairs per hour", f"{pairs['per_hour']:.0f} ({pairs['per_hour_per_core']:.0f} per core)"),
+        ("pairs per hour", f"{pairs['per_hour']:.0f} ({pairs['per_hour_per_core']:.0f} per core; "
+                           f"{pairs.get('table_hands_per_hour', 0):.0f} table-hands)"),
         ("hostile uploads contained", f"{contained} of {len(hostile)}"),
         ("versions suspended", str(len(report["versions"]["suspended"]))),
         (

@@ -20,7 +20,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -33,6 +32,7 @@ from arena.referee.botspec import BotSpec
 from arena.referee.host import command_launcher, host_match
 from arena.referee.local_match import MatchConfig, run_match
 from arena.referee.server import RefereeServer
+from arena.rehearse.docker_host import own_engine
 from arena.rehearse.own_faults import DaemonError, OwnDaemon, small_filesystem
 from arena.sandbox.build import DEFAULT_DOCKERFILE, build_image
 from arena.sandbox.docker import LABEL, MATCH_LABEL, ContainerLimits, DockerProcess
@@ -45,7 +45,6 @@ pytestmark = pytest.mark.docker
 
 REPO = Path(__file__).resolve().parents[2]
 BOTS = REPO / "example_bots"
-ROOTFS_TAR = Path(os.environ.get("ARENA_ROOTFS_CACHE", "/var/cache/arena/rootfs.tar"))
 RANDOM_IMAGE = "arena-random:hostile"
 RANDOM_IMAGE_B = "arena-random:hostile-b"
 FAULT_IMAGE = "arena-faultbot:hostile"
@@ -245,34 +244,19 @@ def fault_images(engine: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[
 
 @pytest.fixture(scope="module")
 def own_daemon(engine: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[OwnDaemon]:
-    """A daemon of our own with the base image, the random bot and the fault bot."""
+    """A daemon of our own (arena.rehearse.docker_host: the rehearsal's) with the base image, the random bot and the fault bot."""
     root_or_skip()
     if shutil.which("dockerd") is None:
         pytest.fail("dockerd is not installed (scripts/docker-setup.sh)")
-    driver = str(engine.info().get("Driver") or "overlay2")
-    # A short path: containerd's sockets live under the exec root (108-byte limit).
-    daemon = OwnDaemon(Path(tempfile.mkdtemp(prefix="arena-dd-", dir="/tmp")), driver)
-    try:
-        daemon.start()
+    with own_engine(BASE_IMAGE) as daemon:
         client = daemon.client()
-        repository, _, tag = BASE_IMAGE.partition(":")
-        if ROOTFS_TAR.is_file():
-            client.api.import_image_from_file(str(ROOTFS_TAR), repository=repository, tag=tag or "latest")
-        else:  # the machine's engine has the base image but its rootfs was not cached: copy it over
-            client.images.load(engine.images.get(BASE_IMAGE).save())
-        build_image(BOTS / "random", tag=RANDOM_IMAGE, base_image=BASE_IMAGE, client=client)
-        build_image(faultbot_source(tmp_path_factory.mktemp("faultbot-own")), tag=FAULT_IMAGE,
-                    base_image=BASE_IMAGE, client=client)  # fmt: skip
-        client.close()
+        try:
+            build_image(BOTS / "random", tag=RANDOM_IMAGE, base_image=BASE_IMAGE, client=client)
+            build_image(faultbot_source(tmp_path_factory.mktemp("faultbot-own")), tag=FAULT_IMAGE,
+                        base_image=BASE_IMAGE, client=client)  # fmt: skip
+        finally:
+            client.close()
         yield daemon
-    finally:
-        if daemon.pid is not None:
-            with contextlib.suppress(Exception):
-                client = daemon.client()
-                for container in client.api.containers(all=True):
-                    client.api.remove_container(container["Id"], force=True)
-        daemon.stop()
-        daemon.remove_files()
 
 
 # ---------------------------------------------------------------------- a. the runner SIGKILLed
