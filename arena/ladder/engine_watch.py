@@ -62,6 +62,14 @@ class EngineWatch:
     def down(self) -> bool:
         return self.down_since is not None
 
+    def outage(self, errors: list[str]) -> bool:
+        """Whether a job's platform errors are the engine's outage: all "no engine answers", or it does not answer now.
+
+        The second catches a container start cut by the engine going away
+        (``SeatStartError: ... ConnectionError``): one ping, only after a failure.
+        """
+        return engine_unavailable(errors) or (bool(errors) and not self.probe())
+
     def failed(self, why: str) -> None:
         """A table or build met no engine: nothing new starts until it answers again."""
         now = self.clock()

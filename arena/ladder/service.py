@@ -45,7 +45,7 @@ from arena.ladder import final
 from arena.ladder.build_queue import BuildQueue
 from arena.ladder.calendar import BEFORE, FINAL, FROZEN, OPEN, Clock, countdown, iso, phase, utc_now
 from arena.ladder.config import LadderConfig
-from arena.ladder.engine_watch import EngineWatch, engine_unavailable
+from arena.ladder.engine_watch import EngineWatch
 from arena.ladder.export import ladder_book
 from arena.ladder.final_store import FinalStore
 from arena.ladder.lifecycle import ACTIVE, QUEUED, RETIRED, IllegalTransition
@@ -268,7 +268,7 @@ class LadderService:
         ids = game_ids(seq)
         missing = self.ledger.missing_tables(ids)
         errors = [r.error for r in results.values() if r.error is not None]
-        if missing and engine_unavailable(errors):  # the platform's outage: the pair's attempt given back
+        if missing and self.engine.outage(errors):  # the platform's outage: the pair's attempt given back
             self.ledger.stopped(seq)
             self.engine.failed(errors[0])
             self.on_event(LadderEvent("pair", f"pair {seq} ({a} vs {b}) waits for the Docker engine"))

@@ -195,10 +195,28 @@ def _rehearse(
     struck: list[Struck] = []
     futures: list[concurrent.futures.Future[Sent]] = []
     kills = 0  # the n-th kill aims at TARGETS[n]: a pair, a validation, a build, in turn
+    held: concurrent.futures.Future[Struck] | None = None  # a full disk being held
+
+    def tell(hit: Struck) -> None:
+        struck.append(hit)
+        caught = f"during {hit.target}" if hit.caught else f"({hit.target} not caught)"
+        restart = (f"restarted in {hit.restart_seconds:.1f} s" if hit.restart_seconds
+                   else "no restart needed" if hit.restart_seconds == 0 else "NOT restarted")  # fmt: skip
+        say(
+            time.monotonic() - start,
+            total,
+            f"{hit.kind} {caught}; " + (f"{hit.detail}; " if hit.detail else "") + restart,
+        )
+
     try:
-        with concurrent.futures.ThreadPoolExecutor(
-            max_workers=4, thread_name_prefix="rehearse-team"
-        ) as pool:
+        with (
+            concurrent.futures.ThreadPoolExecutor(
+                max_workers=4, thread_name_prefix="rehearse-team"
+            ) as pool,
+            concurrent.futures.ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="rehearse-fault"
+            ) as faults,
+        ):
             for moment, kind, payload in events:
                 delay = start + moment - time.monotonic()
                 if delay > 0:
@@ -214,20 +232,38 @@ def _rehearse(
                     )
                 else:
                     _, fault = payload
+                    if (
+                        held is not None
+                    ):  # one fault at a time: a full disk ends before the next strikes
+                        tell(held.result())
+                        held = None
                     aimed = fault.kind in ("kill", "kill-group")
                     target = TARGETS[kills % len(TARGETS)] if aimed else "pair"
                     kills += aimed
-                    aim = min(30.0, max(5.0, 0.1 * total))
-                    hit = strike(server, fault, target, at, aim_for=aim, daemon=daemon,
-                                 disk_hold=settings.full_disk_for if settings.own_disk else None)  # fmt: skip
-                    struck.append(hit)
-                    say(time.monotonic() - start, total,
-                        f"{fault.kind} {'during ' + target if hit.caught else '(' + target + ' not caught)'}; "
-                        + (f"{hit.detail}; " if hit.detail else "")
-                        + (f"restarted in {hit.restart_seconds:.1f} s" if hit.restart_seconds
-                           else "no restart needed" if hit.restart_seconds == 0 else "NOT restarted"))  # fmt: skip
+                    # A pair is nearly always in play; a build or a validation only after an upload: wait longer for those.
+                    aim = max(
+                        5.0,
+                        0.1 * total
+                        if target in ("build", "validation")
+                        else min(30.0, 0.1 * total),
+                    )
+                    hold = settings.full_disk_for if settings.own_disk else None
+                    if fault.kind == "disk-full" and hold is not None:
+                        # Held in the background: uploads and visits go on meeting the full disk meanwhile.
+                        held = faults.submit(
+                            strike, server, fault, target, at, aim_for=aim, disk_hold=hold
+                        )
+                        say(at, total, f"disk-full: the ladder's disk is full for {hold:.0f} s")
+                        continue
+                    tell(
+                        strike(
+                            server, fault, target, at, aim_for=aim, daemon=daemon, disk_hold=hold
+                        )
+                    )
                     if not server.running:
                         break
+            if held is not None:
+                tell(held.result())
             while server.running and time.monotonic() - start < total:
                 time.sleep(max(0.0, min(1.0, total - (time.monotonic() - start))))
                 say(time.monotonic() - start, total, "")

@@ -122,3 +122,14 @@ def test_the_watch_pings_with_a_growing_pause_and_tells_once_each_way():
     assert watch.ready() and pings == [101.0, 103.0]
     assert watch.ready() and len(pings) == 2, "answering again: no more pings"
     assert len(told) == 2 and "does not answer" in told[0] and "answers again (after 3 s)" in told[1]
+
+
+def test_a_platform_error_is_an_outage_only_if_the_engine_does_not_answer():
+    answers = [True, False]
+    watch = EngineWatch(lambda text: None, probe=lambda: answers.pop(0))
+    assert watch.outage(["DockerUnavailable: no Docker engine answers"]), "no ping needed"
+    assert answers == [True, False]
+    cut = "SeatStartError: the Docker engine could not start a container: ConnectionError"
+    assert not watch.outage([cut]), "the engine answers: the pair's own attempt"
+    assert watch.outage([cut]), "the engine does not answer: its outage"
+    assert not watch.outage([]), "no error, no outage"
