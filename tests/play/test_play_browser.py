@@ -95,6 +95,9 @@ def test_after_a_deal_the_page_shows_how_a_bot_played_the_same_cards(tmp_path: P
         page.click("#compare button.action")
         page.wait_for_selector('#compare .comparison[data-bot="random"][data-status="done"]', timeout=WAIT_MS)
         state = latest_state(messages)
+        # The box was drawn again at each push since (running, done): the person's choice stayed.
+        assert state["compare_bots"].index("random") > 0
+        assert page.input_value("#compare-bot") == "random"
         you = state["hands"][0]["you"]
         for bot in ("easy", "random"):
             shown = next(c for c in state["comparisons"] if c["bot"] == bot)
