@@ -92,7 +92,8 @@ def rehearse_command(
 
     Teams of known strength submit over the API and the site's form (honest,
     broken and hostile uploads), visitors read the site, the server is killed
-    and restarted on a schedule.  The report says what was stored, voided,
+    and restarted on a schedule (with --own-docker its Docker daemon restarted,
+    with --own-disk its disk filled for a while: both need root).  The report says what was stored, voided,
     refused, left behind, how well the standings recovered the true order
     (Kendall τ) and what an organiser would have had to do.  Exit status 1 if
     a game was lost or stored twice, a record differs from its row, a hostile

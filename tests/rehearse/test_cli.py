@@ -16,7 +16,8 @@ def arena(*args: str) -> subprocess.CompletedProcess[str]:
 def test_the_help_names_the_course_options():
     shown = arena("ladder", "rehearse", "--help")
     assert shown.returncode == 0, shown.stderr
-    for option in ("--teams", "--hours", "--minutes", "--seed", "--faults", "--no-faults", "--json", "--html", "[ladder] concurrency"):
+    for option in ("--teams", "--hours", "--minutes", "--seed", "--faults", "--no-faults", "--json", "--json-file", "--html",
+                   "--own-docker", "--own-disk", "[ladder] concurrency"):
         assert option in shown.stdout, option
 
 
