@@ -43,9 +43,8 @@ class Struck:
     exit_status: int | None
     restart_seconds: float | None  # None: the server did not come back
     error: str = ""
-    detail: str = (
-        ""  # what the fault did (a full disk: how long, and whether the server rode it out)
-    )
+    #: What the fault did (a full disk: how long, and whether the server rode it out).
+    detail: str = ""
 
 
 def in_progress(directory: Path, target: str) -> bool:
