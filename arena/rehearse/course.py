@@ -195,7 +195,7 @@ def _rehearse(
     struck: list[Struck] = []
     futures: list[concurrent.futures.Future[Sent]] = []
     kills = 0  # the n-th kill aims at TARGETS[n]: a pair, a validation, a build, in turn
-    held: concurrent.futures.Future[Struck] | None = None  # a full disk being held
+    held: concurrent.futures.Future[Struck] | None = None  # the fault in hand (one at a time)
 
     def tell(hit: Struck) -> None:
         struck.append(hit)
@@ -232,9 +232,8 @@ def _rehearse(
                     )
                 else:
                     _, fault = payload
-                    if (
-                        held is not None
-                    ):  # one fault at a time: a full disk ends before the next strikes
+                    # One fault at a time: the last ends before the next strikes.
+                    if held is not None:
                         tell(held.result())
                         held = None
                     aimed = fault.kind in ("kill", "kill-group")
@@ -248,20 +247,18 @@ def _rehearse(
                         else min(30.0, 0.1 * total),
                     )
                     hold = settings.full_disk_for if settings.own_disk else None
-                    if fault.kind == "disk-full" and hold is not None:
-                        # Held in the background: uploads and visits go on meeting the full disk meanwhile.
-                        held = faults.submit(
-                            strike, server, fault, target, at, aim_for=aim, disk_hold=hold
-                        )
-                        say(at, total, f"disk-full: the ladder's disk is full for {hold:.0f} s")
-                        continue
-                    tell(
-                        strike(
-                            server, fault, target, at, aim_for=aim, daemon=daemon, disk_hold=hold
-                        )
+                    # In the background: while a kill waits for its build or validation, and while the
+                    # disk is full, the teams go on uploading (a wait that held them back would wait in vain).
+                    held = faults.submit(
+                        strike,
+                        server,
+                        fault,
+                        target,
+                        at,
+                        aim_for=aim,
+                        daemon=daemon,
+                        disk_hold=hold,
                     )
-                    if not server.running:
-                        break
             if held is not None:
                 tell(held.result())
             while server.running and time.monotonic() - start < total:
