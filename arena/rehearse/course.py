@@ -199,13 +199,19 @@ def _rehearse(
 
     def tell(hit: Struck) -> None:
         struck.append(hit)
-        caught = f"during {hit.target}" if hit.caught else f"({hit.target} not caught)"
+        caught = (
+            (f" during {hit.target}" if hit.caught else f" ({hit.target} not caught)")
+            if hit.target != "any"
+            else ""
+        )
         restart = (f"restarted in {hit.restart_seconds:.1f} s" if hit.restart_seconds
                    else "no restart needed" if hit.restart_seconds == 0 else "NOT restarted")  # fmt: skip
         say(
             time.monotonic() - start,
             total,
-            f"{hit.kind} {caught}; " + (f"{hit.detail}; " if hit.detail else "") + restart,
+            f"{hit.kind}{caught} at {hit.at / 60:.1f} min; "
+            + (f"{hit.detail}; " if hit.detail else "")
+            + restart,
         )
 
     try:
