@@ -255,6 +255,12 @@ def _rehearse(
                     hold = settings.full_disk_for if settings.own_disk else None
                     # In the background: while a kill waits for its build or validation, and while the
                     # disk is full, the teams go on uploading (a wait that held them back would wait in vain).
+                    aims = (
+                        f"aims at a {target}"
+                        if aimed
+                        else ("for a while" if fault.kind == "disk-full" else "")
+                    )
+                    say(at, total, f"{fault.kind} {aims}".strip())
                     held = faults.submit(
                         strike,
                         server,

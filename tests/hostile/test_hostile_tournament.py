@@ -254,11 +254,15 @@ def slow_sometimes(entry: Entry) -> tuple[str, bool]:
     ok = True
     for g in entry.games:
         for seat in g.seats:
-            over = [a["ms"] for a in g.actions(seat) if a["ms"] > MOVE_MS and "default" not in a]
+            # "ms" leaves out the referee's own stalls ("lag_ms"): on a loaded machine they excuse part of a wait.
+            wall = [(a["ms"] + a.get("lag_ms", 0), a) for a in g.actions(seat) if "default" not in a]
+            over = [ms for ms, a in wall if ms > MOVE_MS]
             paid.extend(over)
             seat_timeouts = len(g.defaults(seat, "timeout"))
             timeouts += seat_timeouts
-            ok = ok and bool(over) and seat_timeouts >= 1
+            # The second overrun is struck, unless the referee's own stall excused enough of it (then it says so).
+            excused = [a for ms, a in wall if ms > MOVE_MS + 1000 and a["ms"] <= MOVE_MS + 1000 and a.get("lag_ms")]
+            ok = ok and bool(over) and (seat_timeouts >= 1 or bool(excused))
         stale += len(g.events("stale_answer"))
     ok = ok and stale >= 1
     longest = max(paid, default=0.0)
@@ -387,7 +391,7 @@ def log_spam(entry: Entry) -> tuple[str, bool]:
 
 
 CASES = [
-    Case("slow-sometimes", "SDK", "sleeps 0.6 s at its 3rd decision of a game, 1.1 s at its 8th",
+    Case("slow-sometimes", "SDK", "sleeps 0.6 s at its 3rd decision of a game, 1.6 s at its 8th",
          "the first overrun is paid from the bank (no strike); the second is past the bank: `timeout` strike, "
          "default move, its late answer refused (`stale_answer`); games played out",
          played_out(slow_sometimes, strikes=True)),

@@ -209,7 +209,7 @@ class Hostile(Bot):
             if n == 3:
                 time.sleep(0.6)  # over the move time; the bank pays
             elif n == 8:
-                time.sleep(1.1)  # past what is left of the bank
+                time.sleep(1.6)  # past what is left of the bank (0.6 s over it), inside the 2 s hard cap
         elif BEHAVIOUR == "slow-always":
             time.sleep(1.5)
         elif BEHAVIOUR == "crash" and n == 6:
