@@ -194,7 +194,7 @@ def _rehearse(
     events.sort(key=lambda e: (e[0], e[1]))
     struck: list[Struck] = []
     futures: list[concurrent.futures.Future[Sent]] = []
-    kills = 0  # the n-th kill aims at TARGETS[n]: a pair, a validation, a build, in turn
+    kills = 0  # the n-th kill aims at TARGETS[n]: a build, a validation, a pair, in turn
     held: concurrent.futures.Future[Struck] | None = None  # the fault in hand (one at a time)
 
     def tell(hit: Struck) -> None:
