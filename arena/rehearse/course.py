@@ -151,15 +151,18 @@ def own_disk(directory: Path, size: str) -> Iterator[Path]:
     if directory.exists() and any(directory.iterdir()):
         raise RehearsalError(f"{directory} is not empty: a rehearsal makes its own ladder there")
     kept = directory.with_name(f".{directory.name}.kept")
-    with small_filesystem(directory, size):
-        try:
-            yield directory
-        finally:
-            (directory / FILLER).unlink(missing_ok=True)
-            with contextlib.suppress(shutil.Error):  # sockets and the like are not copied
-                shutil.copytree(directory, kept, symlinks=True)
-    directory.rmdir()
-    kept.rename(directory)
+    try:
+        with small_filesystem(directory, size):
+            try:
+                yield directory
+            finally:
+                (directory / FILLER).unlink(missing_ok=True)
+                with contextlib.suppress(shutil.Error):  # sockets and the like are not copied
+                    shutil.copytree(directory, kept, symlinks=True)
+    finally:  # a rehearsal that failed keeps its ladder for inspection too
+        if kept.is_dir():
+            directory.rmdir()
+            kept.rename(directory)
 
 
 def _rehearse(

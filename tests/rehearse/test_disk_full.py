@@ -7,6 +7,7 @@ ladder directory on a small filesystem of its own and fills it.  Real parts:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from pathlib import Path
@@ -53,3 +54,21 @@ def test_an_upload_to_a_full_disk_is_told_to_come_back_and_keeps_nothing(tmp_pat
             if ladder.running:
                 ladder.stop()
             ladder.remove_temp_dir()
+
+
+def test_the_rehearsals_own_disk_hands_its_files_back_after_a_failure_too(tmp_path: Path):
+    from arena.rehearse.course import own_disk
+
+    why_not = can_make_faults()
+    if why_not is not None:
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(why_not)
+    for fails in (False, True):
+        directory = tmp_path / f"lad-{fails}"
+        with contextlib.suppress(RuntimeError), own_disk(directory, "16m") as mounted:
+            (mounted / "results.sqlite").write_text("kept")
+            assert os.path.ismount(mounted)
+            if fails:
+                raise RuntimeError("the rehearsal failed")
+        assert not os.path.ismount(directory)
+        assert (directory / "results.sqlite").read_text() == "kept"
+        assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
