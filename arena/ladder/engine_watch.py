@@ -15,6 +15,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from arena.sandbox.docker import DockerUnavailable, docker_client
+
 #: The prefix a table's error has when no engine answered (arena.tables.task).
 UNAVAILABLE = "DockerUnavailable"
 #: The pause between pings grows from FIRST_S to LAST_S.
@@ -25,15 +27,10 @@ LAST_S = 30.0
 def engine_answers(timeout: float = 5.0) -> bool:
     """Whether the engine ``DOCKER_HOST`` names answers a ping within ``timeout`` seconds."""
     try:
-        import docker
-
-        client = docker.from_env(timeout=timeout)
-        try:
-            return bool(client.ping())
-        finally:
-            client.close()
-    except Exception:  # noqa: BLE001 - any failure to answer is "down"
+        docker_client(timeout).close()
+    except DockerUnavailable:
         return False
+    return True
 
 
 def engine_unavailable(errors: list[str]) -> bool:

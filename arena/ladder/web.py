@@ -23,7 +23,6 @@ as for something that does not exist.
 """
 
 
-import errno
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -55,7 +54,7 @@ from arena.ladder.store import (
     Version,
 )
 from arena.ladder.uploads import FORM_SLACK, OPENAPI_BODY, receive_upload
-from arena.results.store import DiskFull
+from arena.results.store import DiskFull, out_of_space
 
 if TYPE_CHECKING:  # the configuration's module loads the tournament's parsers (and with them the referee)
     from arena.ladder.config import LadderConfig
@@ -167,8 +166,7 @@ async def disk_full(request: Request, exc: Exception) -> Response:
 
     Anything else that reaches here (another ``OSError``) stays the server error it is.
     """
-    full = isinstance(exc, DiskFull) or (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT))
-    if not full:
+    if not out_of_space(exc):
         raise exc
     return JSONResponse({"detail": DISK_FULL}, status_code=503, headers={"Retry-After": "60", "Connection": "close"})
 

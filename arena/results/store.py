@@ -134,12 +134,18 @@ class DiskFull(StoreError):
     """
 
 
+def out_of_space(exc: BaseException) -> bool:
+    """Whether ``exc`` is a write refused for want of space (``ENOSPC``, ``EDQUOT``, ``SQLITE_FULL``, :class:`DiskFull`)."""
+    return (
+        isinstance(exc, DiskFull)
+        or (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT))
+        or (isinstance(exc, sqlite3.Error) and getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL")
+    )
+
+
 def storage_error(exc: BaseException, where: Path) -> StoreError:
     """A :class:`StoreError` (:class:`DiskFull` when out of space) for a failed write to ``where``."""
-    full = (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)) or (
-        isinstance(exc, sqlite3.Error) and getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL"
-    )
-    if full:
+    if out_of_space(exc):
         return DiskFull(
             f"the disk is full: cannot write {where} ({_reason(exc)}); "
             f"free some space and run again to resume"

@@ -204,14 +204,14 @@ def seccomp_profile() -> str:
     return json.dumps(json.loads(text), separators=(",", ":"))
 
 
-def docker_client() -> Any:
-    """A client for the local engine; :class:`DockerUnavailable` with the reason if none."""
+def docker_client(timeout: float = 60) -> Any:
+    """A client for the local engine (its calls bounded by ``timeout`` s); :class:`DockerUnavailable` with the reason if none."""
     try:
         import docker  # imported here: local-process matches must work without it
     except ImportError as exc:  # pragma: no cover - declared dependency
         raise DockerUnavailable(f"the docker Python package is not installed ({exc})") from None
     try:
-        client = docker.from_env(timeout=60)
+        client = docker.from_env(timeout=timeout)
         client.ping()
     except Exception as exc:
         raise DockerUnavailable(
