@@ -1,4 +1,4 @@
-"""Shared test helpers: decks that deal chosen hands, scripted play, bots, tournament files, CLI refusals."""
+"""Shared test helpers: decks that deal chosen hands, scripted play, bots, tournament files, CLI refusals, waits."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import contextlib
 import os
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -138,3 +139,15 @@ def one_clean_line(result: Any, what: str) -> str:
     assert len(lines) == 1 and what in lines[0], result.stderr
     assert "Traceback" not in result.stdout + result.stderr
     return lines[0]
+
+
+def wait_until(what: str, check: Callable[[], Any], timeout: float = 600, poll: float = 0.5) -> Any:
+    """Poll ``check`` until it returns something true (returned); fail naming ``what`` after ``timeout`` s.
+
+    The timeout only keeps a broken run from hanging; tests bound by outcomes, so it is generous.
+    """
+    deadline = time.monotonic() + timeout
+    while not (found := check()):
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(poll)
+    return found

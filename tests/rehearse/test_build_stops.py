@@ -11,12 +11,12 @@ becomes active, on its first counted attempt.
 from __future__ import annotations
 
 import sqlite3
-import time
 import uuid
 from pathlib import Path
 
 import pytest
 from docker_support import BASE_IMAGE, engine_or_skip
+from helpers import wait_until
 
 from arena.ladder.builds import MAX_ATTEMPTS
 from arena.rehearse.bots import bot_source, tarball
@@ -33,13 +33,6 @@ def _version(ladder: LadderProcess) -> tuple[str, int, str]:
         return db.execute("SELECT status, attempts, reason FROM versions WHERE team='alpha'").fetchone()
 
 
-def _wait(what: str, check, timeout: float = 600) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
-
-
 def test_sigterm_during_a_build_gives_its_attempt_back(tmp_path: Path):
     engine_or_skip("the build stop test").close()
     ladder = LadderProcess(tmp_path / "lad")
@@ -54,11 +47,11 @@ def test_sigterm_during_a_build_gives_its_attempt_back(tmp_path: Path):
         sent = alpha.submit_archive(archive, Upload(0.0, "honest"), 0.0)
         assert sent.status == 201, sent
         for _ in range(MAX_ATTEMPTS + 1):
-            _wait("alpha@1 building", lambda: in_progress(ladder.directory, "build"))
+            wait_until("alpha@1 building", lambda: in_progress(ladder.directory, "build"), poll=0.2)
             assert ladder.stop() == 0, ladder.tail()
             assert _version(ladder)[:2] == ("queued", 0), "the stop gave the attempt back"
             ladder.start()
-        _wait("alpha@1 settled", lambda: _version(ladder)[0] in ("active", "failed"))
+        wait_until("alpha@1 settled", lambda: _version(ladder)[0] in ("active", "failed"))
         status, attempts, reason = _version(ladder)
         assert (status, attempts) == ("active", 1), (status, attempts, reason)
     finally:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from docker_support import BASE_IMAGE, engine_or_skip
+from helpers import wait_until
 
 from arena.ladder.engine_watch import EngineWatch
 from arena.rehearse.docker_host import own_engine
@@ -35,13 +36,6 @@ pytestmark = [pytest.mark.docker, pytest.mark.timeout(1800)]
 def _one(directory: Path, name: str, query: str) -> list[tuple]:
     with sqlite3.connect(directory / name) as db:
         return db.execute(query).fetchall()
-
-
-def _wait(what: str, check, timeout: float = 600) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.5)
 
 
 def _done_pairs(directory: Path) -> int:
@@ -64,7 +58,7 @@ def test_an_engine_that_stops_for_a_while_voids_no_pair_and_fails_no_build(tmp_p
                 team.url = ladder.url
             for team in teams[:2]:
                 assert team.submit(Upload(0.0, "honest", base="random"), 0.0).status == 201
-            _wait("a first pair", lambda: _done_pairs(ladder.directory) >= 1)
+            wait_until("a first pair", lambda: _done_pairs(ladder.directory) >= 1)
 
             daemon.stop()  # the engine goes away while the ladder runs on
             sent = teams[2].submit(Upload(0.0, "honest", base="greedy"), 0.0)
@@ -75,7 +69,7 @@ def test_an_engine_that_stops_for_a_while_voids_no_pair_and_fails_no_build(tmp_p
             restart_daemon(daemon)  # (its stop is done: this starts it, trying a new containerd if need be)
 
             before = _done_pairs(ladder.directory)
-            _wait("gamma active and more pairs", lambda: _one(
+            wait_until("gamma active and more pairs", lambda: _one(
                 ladder.directory, "ladder.sqlite", "SELECT status FROM versions WHERE team='gamma'")[0][0] == "active"
                 and _done_pairs(ladder.directory) >= before + 2)  # fmt: skip
             assert ladder.running, ladder.tail()
