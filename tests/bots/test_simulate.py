@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import random
@@ -9,7 +10,7 @@ import random
 import pytest
 
 from arena_sdk.bots.rollout import rollout_policy
-from arena_sdk.bots.simulate import Position, Scorer, hand_value, rollout, solve
+from arena_sdk.bots.simulate import GAME_BONUS, Position, Scorer, hand_value, rollout, solve
 from arena_sdk.engine import Decision, GameState, resolve_ruleset
 
 
@@ -68,3 +69,41 @@ def test_solve_matches_plain_minimax(preset):
         want = brute(state, team, state.hand_number)
         got = solve(Position.of(state), team, Scorer(state, team), lambda: 0.0, math.inf)
         assert got == want, seed
+
+
+def bid_all(state: GameState, bids: list[int]) -> GameState:
+    """Bid ``bids`` in turn order (no nils), up to the first card."""
+    for b in bids:
+        state.apply(b)
+    assert state.decision is Decision.PLAY
+    return state
+
+
+@pytest.mark.parametrize("bags", [0, 5, 9])
+def test_a_bag_costs_its_share_of_the_penalty_wherever_the_count_stands(bags):
+    """One overtrick is worth 1 - 100/10 = -9 points on 0, 5 or 9 bags carried.
+
+    Valued by the crossing alone (the old objective) it was +1 on none and
+    -99 on nine, and the other side's bag was worth a point to it.
+    """
+    state = bid_all(GameState.new(resolve_ruleset("pagat"), 7, bags=[bags, 0]), [3, 3, 3, 3])
+    scorer = Scorer(state, 0)  # team 0: seats 0 and 2, contract 6; team 1 the same
+    # Team 0 makes 6 exactly (60); team 1 takes 7: 61 points and a bag worth -10.
+    assert scorer((3, 3, 3, 4)) == pytest.approx(60 - (61 - 10))
+    # Team 0 takes 7: 61 points and a bag (on nine: -39 as scored, the nine carried gone).
+    assert scorer((4, 3, 3, 3)) == pytest.approx((61 - 10) - 60)
+
+
+def test_a_hand_that_ends_the_game_is_worth_its_points_as_scored():
+    """Bags carried when the game ends cost nothing: the last hand is its real points plus the bonus."""
+    state = bid_all(GameState.new(resolve_ruleset("pagat"), 7, scores=[480, 0], bags=[9, 0]), [3, 3, 3, 3])
+    assert state.rules.target == 500
+    # Team 0 makes 6 (480 + 60 = 540: the game is over, won); team 1 takes 7 (61, one bag).
+    assert Scorer(state, 0)((3, 3, 3, 4)) == pytest.approx(60 - 61 + GAME_BONUS)
+
+
+def test_without_a_bag_penalty_bags_are_points():
+    """bag_penalty = 0 (off): a bag is the point it scores, nothing more."""
+    rules = dataclasses.replace(resolve_ruleset("pagat"), bag_penalty=0)
+    state = bid_all(GameState.new(rules, 7, bags=[9, 0]), [3, 3, 3, 3])
+    assert Scorer(state, 0)((4, 3, 3, 3)) == pytest.approx(61 - 60)

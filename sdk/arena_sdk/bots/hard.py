@@ -81,7 +81,7 @@ class HardBot(MediumBot):
     """
 
     name = "builtin-hard"
-    version = "2"
+    version = "3"
     #: A searched card replaces Medium's only with a mean gain above ``z`` standard errors.
     z = Z
     #: Another bid replaces Medium's only with a mean gain (points per world) above this...

@@ -10,8 +10,9 @@ few integers, without the engine's history, trick records or next-hand setup
 The value of a finished hand depends only on the tricks each seat won (the
 bids, scores and bags are the same in every world of one decision), so
 :class:`Scorer` asks the engine's own scoring once per distinct outcome and
-remembers it: the objective is exactly the engine's (contract, nil, bags,
-the bag penalty), plus a bonus for winning the game when the hand ends it.
+remembers it: the objective is the engine's points (contract, nil, bags,
+the bag penalty) with bags at their amortised cost (:func:`hand_value`), plus
+a bonus for winning the game when the hand ends it.
 
 :func:`solve` searches the rest of the hand exactly (both sides playing
 perfectly with all cards visible: a double-dummy search) with alpha-beta
@@ -68,17 +69,35 @@ class Scorer:
 
 
 def hand_value(state: GameState, team: int, hand: int) -> float:
-    """Points of ``team`` minus the other side's in hand ``hand`` (plus the game bonus)."""
+    """Worth of hand ``hand`` to ``team`` minus its worth to the other side (plus the game bonus).
+
+    A side's worth is its points with every bag charged its share of the
+    penalty (``bag_penalty / bag_threshold``, 10 points in most presets),
+    not the penalty when the count crosses the threshold: the bags carried
+    are a debt either way, so the tenth bag is not worse than the first.
+    Valued by the crossing alone, a side sitting on nine bags ducks tricks
+    at any risk of being set, and a side on none takes bags for free (the
+    round 4 sprt against the 30 × 30 reference: Hard set in 13 of 25 hands
+    begun on seven bags or more).  When the hand ends the game the carried
+    bags no longer matter, so its worth is the points as scored.
+    """
     for result in reversed(state.hand_results):
         if result.number == hand:
             break
     else:
         return 0.0
-    value = float(result.teams[team].points - result.teams[1 - team].points)
-    if state.result is not None and state.hand_number == hand:
-        if state.result.winner == team:
+    game = state.result if state.hand_number == hand else None  # set when this hand ended the game
+    rules = state.rules
+    per_bag = rules.bag_penalty / rules.bag_threshold if rules.bag_penalty and game is None else 0.0
+    mine, theirs = result.teams[team], result.teams[1 - team]
+    value = float(mine.points - theirs.points)
+    if per_bag:
+        # Debt carried after the hand minus before (a crossing's penalty comes back out of it).
+        value -= per_bag * ((mine.bags_after - mine.bags_before) - (theirs.bags_after - theirs.bags_before))
+    if game is not None:
+        if game.winner == team:
             value += GAME_BONUS
-        elif state.result.winner is not None:
+        elif game.winner is not None:
             value -= GAME_BONUS
     return value
 
