@@ -20,9 +20,10 @@ Bidding
     ``bid_raise`` (off: the simulation overrates a raise).
 Objective
     The hand's real score difference (contract, nil, bags and the bag
-    penalty, through the engine's own scoring) plus a bonus for winning the
-    game when the hand ends it (target or floor): so bags near the
-    threshold, the target and the floor count as they do.
+    penalty, through the engine's own scoring) with each bag charged its
+    share of the penalty rather than the penalty at the crossing
+    (:func:`~arena_sdk.bots.simulate.hand_value`), plus a bonus for winning
+    the game when the hand ends it (target or floor).
 Budget
     Seconds (``budget_s``, default 0.35 s, on the clock the referee charges:
     CPU time under the CPU clock) or worlds per decision
