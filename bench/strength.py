@@ -55,6 +55,13 @@ there are skipped; a file of another run is refused) and
 ``python bench/strength.py summary FILE...`` prints a run's points per
 table-hand with the by-pair 95% interval and CPU per decision of both sides
 from the file alone.
+
+Bags charged: every figure of points per table-hand is also given with each
+bag a side added charged its long-run cost, its share of the penalty (10
+points in pagat; rows keep the per-deal bag differences).  A game cut short
+by ``--max-hands`` ends before its bags are paid for, so by points alone a
+bag is worth +1 there while a full game charges it about 10: the charged
+figure is the one the hands would be worth inside a full game.
 """
 
 from __future__ import annotations
@@ -73,6 +80,7 @@ from typing import Any
 
 from arena_sdk.bot import Bot
 from arena_sdk.bots import TIERS, HardBot
+from arena_sdk.engine import resolve_ruleset
 from arena_sdk.testing import RandomBot, play_game
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bots"))
@@ -206,8 +214,14 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def tally_hands(record: dict[str, Any], team_bot: dict[str, Tally], seats: list[str]) -> dict[int, float]:
-    """Per hand number: team 0's points minus team 1's; nil and contract counts."""
+def tally_hands(record: dict[str, Any], team_bot: dict[str, Tally], seats: list[str],
+                bags: dict[int, float] | None = None) -> dict[int, float]:  # fmt: skip
+    """Per hand number: team 0's points minus team 1's; nil and contract counts.
+
+    ``bags`` (if given) gets, per hand number, the bags team 0 added to its
+    count minus those team 1 added (net of a penalty's reset: ``bags_after -
+    bags_before``).
+    """
     names = list(record["hands"][0]["result"]["teams"]) if record["hands"] else []
     out: dict[int, float] = {}
     for hand in record["hands"]:
@@ -215,6 +229,8 @@ def tally_hands(record: dict[str, Any], team_bot: dict[str, Tally], seats: list[
         teams = res["teams"]
         a, b = (teams[n] for n in names)
         out[hand["number"]] = a["points"] - b["points"]
+        if bags is not None:
+            bags[hand["number"]] = (a["bags_after"] - a["bags_before"]) - (b["bags_after"] - b["bags_before"])
         for t, name in enumerate(names):
             tally = team_bot[name]
             other = teams[names[1 - t]]
@@ -287,14 +303,18 @@ def pair_row(spec: tuple[Any, ...], result: PairResult) -> dict[str, Any]:
     """One finished pair as a JSON-able row of a ``--per-pair`` file.
 
     ``points`` is the sum of its per-table-hand differences over ``deals``
-    duplicate deals; ``cpu_a``/``cpu_b`` are each side's CPU seconds and
-    decisions, so a file alone gives CPU per decision of both sides.
+    duplicate deals; ``bags`` the sum of its per-deal bag differences and
+    ``per_bag`` a bag's long-run cost (so ``points - per_bag * bags`` is the
+    figure with bags charged, :func:`charged`); ``cpu_a``/``cpu_b`` are each
+    side's CPU seconds and decisions, so a file alone gives CPU per decision
+    of both sides.
     """
     return {
         **run_key(spec), "seed": result.seed, "deals": len(result.per_hand),
         "points": float(sum(result.per_hand)), "share": result.share, "per_hand": result.per_hand,
         "cpu_a": [sum(result.a.cpu), len(result.a.cpu)], "cpu_b": [sum(result.b.cpu), len(result.b.cpu)],
         "tally_a": counts(result.a), "tally_b": counts(result.b),
+        "bags": float(sum(result.per_hand_bags)), "per_hand_bags": result.per_hand_bags, "per_bag": result.per_bag,
     }  # fmt: skip
 
 
@@ -343,11 +363,10 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Points per table-hand with the by-pair 95% interval, and CPU per decision of both sides."""
     deals = sum(r["deals"] for r in rows)
     k = len(rows)
-    mean_pts = sum(r["points"] for r in rows) / deals if deals else math.nan
-    half = math.nan
-    if k >= 2 and deals:
-        resid = sum((r["points"] - mean_pts * r["deals"]) ** 2 for r in rows)
-        half = 1.96 * math.sqrt(k / (k - 1) * resid) / deals
+    mean_pts, half = by_pair([(r["points"], r["deals"]) for r in rows])
+    with_bags = None  # rows written before bags were kept have none: no charged figure then
+    if rows and all("bags" in r for r in rows):
+        with_bags = list(by_pair([(r["points"] - r["per_bag"] * r["bags"], r["deals"]) for r in rows]))
     cpu = []
     for side in ("cpu_a", "cpu_b"):
         spent = sum(r[side][0] for r in rows if side in r)
@@ -362,7 +381,19 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 total[key] = total.get(key, 0) + value
         tallies.append(total)
     return {"pairs": k, "deals": deals, "points_per_table_hand": [mean_pts, half],
+            "points_bags_charged": with_bags,
             "cpu_ms_per_decision": cpu, "pair_share": [share, share_half], "tallies": tallies}  # fmt: skip
+
+
+def by_pair(sums: list[tuple[float, int]]) -> tuple[float, float]:
+    """Per-deal mean of (pair's sum, pair's deals) and its 95% half-width with pairs as clusters."""
+    deals = sum(n for _, n in sums)
+    k = len(sums)
+    mean_value = sum(v for v, _ in sums) / deals if deals else math.nan
+    if k < 2 or not deals:
+        return mean_value, math.nan
+    resid = sum((v - mean_value * n) ** 2 for v, n in sums)
+    return mean_value, 1.96 * math.sqrt(k / (k - 1) * resid) / deals
 
 
 def summary(argv: list[str]) -> int:
@@ -387,6 +418,9 @@ def summary(argv: list[str]) -> int:
         print(f"{spec['a']} vs {spec['b']} ({spec['preset']}, max_hands {spec['max_hands']}): "
               f"{result['pairs']} pairs, {result['deals']} duplicate deals, points/table-hand "
               f"{m:+.2f} ± {h:.2f} (95%, by pair), CPU per decision {ca:.1f} ms vs {cb:.1f} ms")  # fmt: skip
+        if result["points_bags_charged"] is not None:
+            mc, hc = result["points_bags_charged"]
+            print(f"  with bags charged their share of the penalty: {mc:+.2f} ± {hc:.2f} points per table-hand")
         for name, t in zip((spec["a"], spec["b"]), result["tallies"]):
             if t:
                 print(f"  {name}: nil made/attempted {t['nil_made']}/{t['nil_tried']}; contracts set "
@@ -436,6 +470,7 @@ def main(argv: list[str] | None = None) -> int:
     ta, tb = Tally(), Tally()
     per_hand: list[float] = []
     per_pair: list[list[float]] = []
+    per_pair_charged: list[list[float]] = []  # the same, bags charged
     pair_share: list[float] = []
     spec = (args.a, args.b, args.budget, args.worlds, args.preset, args.max_hands, args.move_ms)
     done: set[int] = set()
@@ -472,6 +507,7 @@ def main(argv: list[str] | None = None) -> int:
                 result = future.result()
                 per_hand.extend(result.per_hand)
                 per_pair.append(result.per_hand)
+                per_pair_charged.append(result.per_hand_charged)
                 pair_share.append(result.share)
                 if per_pair_file is not None:
                     per_pair_file.write(json.dumps(pair_row(spec, result)) + "\n")
@@ -480,11 +516,11 @@ def main(argv: list[str] | None = None) -> int:
                 tb.merge(result.b)
                 pairs += 1
                 if pairs % args.every == 0:
-                    report(args, pairs, per_pair, pair_share, ta, tb, time.monotonic() - started, progress=True)
+                    report(args, pairs, per_pair, pair_share, ta, tb, per_pair_charged, time.monotonic() - started, progress=True)
             top_up()
     if per_pair_file is not None:
         per_pair_file.close()
-    report(args, pairs, per_pair, pair_share, ta, tb, time.monotonic() - started, progress=False)
+    report(args, pairs, per_pair, pair_share, ta, tb, per_pair_charged, time.monotonic() - started, progress=False)
     return 0
 
 
@@ -497,6 +533,15 @@ class PairResult:
     a: Tally
     b: Tally
     seed: int = 0
+    per_hand_bags: list[float] = field(default_factory=list)
+    """Per deal: the bags A's side added minus B's (both tables' mean, like ``per_hand``)."""
+    per_bag: float = 0.0
+    """What a bag costs in the long run under the preset (:func:`bag_cost`)."""
+
+    @property
+    def per_hand_charged(self) -> list[float]:
+        """``per_hand`` with bags charged their share of the penalty (:func:`charged`)."""
+        return charged(self.per_hand, self.per_hand_bags, self.per_bag)
 
 
 def play_pair(spec: tuple[str, str, float | None, int | None, str, int | None, int], seed: int) -> PairResult:
@@ -505,7 +550,7 @@ def play_pair(spec: tuple[str, str, float | None, int | None, str, int | None, i
     ta, tb = Tally(), Tally()
     fa = timed(factory_for(name_a, budget, worlds), ta)
     fb = timed(factory_for(name_b, budget, worlds), tb)
-    diffs = []
+    diffs, bag_diffs = [], []
     points = 0.0
     for swap in (False, True):
         bots = [fb, fa] if swap else [fa, fb]
@@ -513,14 +558,37 @@ def play_pair(spec: tuple[str, str, float | None, int | None, str, int | None, i
         team_a = 1 if swap else 0
         names = list(res.record["hands"][0]["result"]["teams"])
         by_team = {names[team_a]: ta, names[1 - team_a]: tb}
-        d = tally_hands(res.record, by_team, names)
+        bags: dict[int, float] = {}
+        d = tally_hands(res.record, by_team, names, bags)
         diffs.append({k: (v if team_a == 0 else -v) for k, v in d.items()})
+        bag_diffs.append({k: (v if team_a == 0 else -v) for k, v in bags.items()})
         if res.winner is None:
             points += 0.5
         elif res.winner == team_a:
             points += 1.0
-    per_hand = [(diffs[0][k] + diffs[1][k]) / 2 for k in sorted(set(diffs[0]) & set(diffs[1]))]
-    return PairResult(per_hand, points / 2, ta, tb, seed)
+    common = sorted(set(diffs[0]) & set(diffs[1]))
+    per_hand = [(diffs[0][k] + diffs[1][k]) / 2 for k in common]
+    per_hand_bags = [(bag_diffs[0][k] + bag_diffs[1][k]) / 2 for k in common]
+    return PairResult(per_hand, points / 2, ta, tb, seed, per_hand_bags, bag_cost(preset))
+
+
+def bag_cost(preset: str) -> float:
+    """Points a bag costs in the long run under ``preset``: its share of the penalty (0 without one)."""
+    rules = resolve_ruleset(preset)
+    return rules.bag_penalty / rules.bag_threshold if rules.bag_penalty else 0.0
+
+
+def charged(per_hand: list[float], per_hand_bags: list[float], per_bag: float) -> list[float]:
+    """Per-deal differences with the bags each side added charged ``per_bag`` points each.
+
+    A game cut short (``--max-hands``) stops before the bags it carries are
+    paid for: scored by points alone, a bag is worth +1 in it, while a full
+    game charges it its share of the penalty (10 points in pagat) in the long
+    run.  Charging it here makes a short game's figure the one a full game's
+    hands would give; on a full game the two figures differ only by the bags
+    left when it ended.
+    """
+    return [p - per_bag * b for p, b in zip(per_hand, per_hand_bags)]
 
 
 def clustered(per_pair: list[list[float]]) -> float:
@@ -539,15 +607,18 @@ def clustered(per_pair: list[list[float]]) -> float:
 
 
 def report(args: argparse.Namespace, pairs: int, per_pair: list[list[float]], share: list[float],
-           ta: Tally, tb: Tally, elapsed: float, *, progress: bool) -> None:
+           ta: Tally, tb: Tally, per_pair_charged: list[list[float]], elapsed: float, *, progress: bool) -> None:
     """Print the summary (or a one-line progress note)."""
     per_hand = [d for p in per_pair for d in p]
     m, h = interval(per_hand)
     hc = clustered(per_pair)
+    mc = mean([d for p in per_pair_charged for d in p])
+    hcc = clustered(per_pair_charged)
     s, sh = interval(share)
     line = (
         f"{args.a} vs {args.b} ({args.preset}, budget {args.budget}, worlds {args.worlds}): {pairs} pairs, "
         f"{len(per_hand)} duplicate deals, points/table-hand {m:+.2f} ± {h:.2f} (± {hc:.2f} by pair), "
+        f"with bags charged {mc:+.2f} ± {hcc:.2f} by pair, "
         f"game-pair share {100 * s:.1f}% ± {100 * sh:.1f}%, CPU per decision "
         f"{args.a} {1000 * mean(ta.cpu):.1f} ms / {args.b} {1000 * mean(tb.cpu):.1f} ms, {elapsed / 60:.1f} min"
     )
@@ -569,6 +640,7 @@ def report(args: argparse.Namespace, pairs: int, per_pair: list[list[float]], sh
         print(json.dumps({
             "a": args.a, "b": args.b, "preset": args.preset, "budget": args.budget, "pairs": pairs,
             "deals": len(per_hand), "points_per_table_hand": [m, h], "by_pair_halfwidth": hc, "pair_share": [s, sh],
+            "points_bags_charged": [mc, hcc],
             "worlds": args.worlds, "cpu_ms_per_decision": [1000 * mean(ta.cpu), 1000 * mean(tb.cpu)],
         }))  # fmt: skip
     sys.stdout.flush()

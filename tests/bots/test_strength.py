@@ -107,3 +107,44 @@ def test_summary_interval_is_by_pair():
     resid = sum((p - 40.0 / 6 * 2) ** 2 for p in (20.0, -20.0, 40.0))
     assert result["points_per_table_hand"][1] == pytest.approx(1.96 * math.sqrt(1.5 * resid) / 6)
     assert result["cpu_ms_per_decision"] == pytest.approx([20.0, 10.0])
+    assert result["points_bags_charged"] is None  # rows without bags (older files): no charged figure
+
+
+def test_bags_are_charged_their_share_of_the_penalty():
+    # A short game stops before its bags are paid for: each bag A's side took
+    # more than B's costs 100/10 points in pagat, none without a penalty.
+    assert strength.bag_cost("pagat") == 10.0
+    assert strength.charged([30.0, -5.0], [2.0, -0.5], 10.0) == [10.0, 0.0]
+    rows = [{"seed": s, "deals": 2, "points": p, "share": 0.5, "bags": b, "per_bag": 10.0}
+            for s, p, b in ((1, 20.0, 3.0), (2, -20.0, -1.0))]  # fmt: skip
+    result = strength.summarise(rows)
+    assert result["points_per_table_hand"][0] == pytest.approx(0.0)
+    assert result["points_bags_charged"][0] == pytest.approx((20 - 30 - 20 + 10) / 4)
+
+
+def test_a_pair_keeps_the_bags_each_deal_added(tmp_path):
+    # Real games: the bags kept per deal are A's added bags minus B's, the mean of the two tables;
+    # over one game (both tables) A's and B's bags taken are the records' own.
+    path = tmp_path / "run.jsonl"
+    strength.main(["medium", "easy", "--max-hands", "2", "--seed", "90", "--pairs", "2", "--per-pair", str(path)])
+    rows = strength.read_rows(str(path))
+    assert all(r["per_bag"] == 10.0 and len(r["per_hand_bags"]) == r["deals"] == 2 for r in rows)
+    assert all(r["bags"] == pytest.approx(sum(r["per_hand_bags"])) for r in rows)
+    assert any(r["bags"] != 0 for r in rows)  # the two sides' bags differ somewhere in 8 table-hands
+    result = strength.summarise(rows)
+    charged_mean = sum(r["points"] - 10.0 * r["bags"] for r in rows) / 4
+    assert result["points_bags_charged"][0] == pytest.approx(charged_mean)
+
+
+def test_a_crossing_counts_as_the_bags_that_made_it():
+    # NS on 8 bags takes 3 more: -100 and 1 carried (8 -> 1); EW adds 2. Charged, NS's three
+    # bags cost 30 in all, not 100: the penalty comes back as the 7 bags of debt paid off.
+    def team(points, before, after):
+        return {"points": points, "bags_before": before, "bags_after": after, "nil_results": [],
+                "contract": 5, "made": True}  # fmt: skip
+
+    record = {"hands": [{"number": 1, "result": {"teams": {"NS": team(53 - 100, 8, 1), "EW": team(42, 0, 2)}}}]}
+    bags: dict[int, float] = {}
+    points = strength.tally_hands(record, {"NS": strength.Tally(), "EW": strength.Tally()}, ["NS", "EW"], bags)
+    assert points == {1: -47 - 42} and bags == {1: (1 - 8) - (2 - 0)}
+    assert strength.charged([points[1]], [bags[1]], 10.0) == [(53 - 30) - (42 - 20)]
