@@ -77,8 +77,8 @@ def hand_value(state: GameState, team: int, hand: int) -> float:
     are a debt either way, so the tenth bag is not worse than the first.
     Valued by the crossing alone, a side sitting on nine bags ducks tricks
     at any risk of being set, and a side on none takes bags for free (the
-    round 4 sprt against the 30 × 30 reference: Hard set in 13 of 25 hands
-    begun on seven bags or more).  When the hand ends the game the carried
+    round 4 sprt against the 30 × 30 reference: Hard set in 17 of 35 hands
+    begun on seven bags or more; ``bench/hands_by_bags.py``).  When the hand ends the game the carried
     bags no longer matter, so its worth is the points as scored.
     """
     for result in reversed(state.hand_results):
