@@ -597,13 +597,7 @@ def clustered(per_pair: list[list[float]]) -> float:
     Hands of one game share its scores and bags, so they are not independent;
     pairs are.  The ratio estimator's standard error over pairs is the honest one.
     """
-    k = len(per_pair)
-    n = sum(len(p) for p in per_pair)
-    if k < 2 or not n:
-        return math.nan
-    mean = sum(sum(p) for p in per_pair) / n
-    resid = sum((sum(p) - mean * len(p)) ** 2 for p in per_pair)
-    return 1.96 * math.sqrt(k / (k - 1) * resid) / n
+    return by_pair([(sum(p), len(p)) for p in per_pair])[1]
 
 
 def report(args: argparse.Namespace, pairs: int, per_pair: list[list[float]], share: list[float],
