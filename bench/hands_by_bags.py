@@ -46,9 +46,8 @@ def tally(records: list[dict[str, Any]], near: int) -> dict[str, Any]:
         for number, hand in enumerate(record["hands"]):
             for team, result in hand["result"]["teams"].items():
                 bot = names[team[0]]  # a side's seats are one bot's in duplicate play
-                slices = ("all", f"bags >= {near}" if result["bags_before"] >= near else f"bags < {near}",
-                          "hands 1-2" if number < 2 else "hands 3+")  # fmt: skip
-                for name in slices:
+                bag_slice = f"bags >= {near}" if result["bags_before"] >= near else f"bags < {near}"
+                for name in ("all", bag_slice, "hands 1-2" if number < 2 else "hands 3+"):
                     row = hands[(bot, name)]
                     row[0] += 1
                     row[1] += bool(result["contract"]) and not result["made"]
@@ -58,11 +57,11 @@ def tally(records: list[dict[str, Any]], near: int) -> dict[str, Any]:
                     spent = cpu[names[action["seat"]]]
                     spent[0] += action["cpu_ms"]
                     spent[1] += 1
-    return {
-        "slices": [{"bot": bot, "slice": name, "hands": n, "set": s, "points_per_hand": p / n}
-                   for (bot, name), (n, s, p) in sorted(hands.items())],  # fmt: skip
-        "cpu_ms_per_decision": {bot: t / n for bot, (t, n) in sorted(cpu.items()) if n},
-    }
+    slices = [
+        {"bot": bot, "slice": name, "hands": n, "set": s, "points_per_hand": p / n}
+        for (bot, name), (n, s, p) in sorted(hands.items())
+    ]
+    return {"slices": slices, "cpu_ms_per_decision": {bot: t / n for bot, (t, n) in sorted(cpu.items()) if n}}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -51,7 +51,8 @@ compared on the same cards, which separates them with far fewer pairs than two
 independent intervals.  Each row also keeps the bots and settings, the pair's
 per-deal differences and both sides' CPU seconds and decisions, so
 ``--resume`` continues an interrupted run in the same file (the seeds already
-there are skipped; a file of another run is refused) and
+there are skipped; a file of another run, or of another version of a bot, is
+refused) and
 ``python bench/strength.py summary FILE...`` prints a run's points per
 table-hand with the by-pair 95% interval and CPU per decision of both sides
 from the file alone.
@@ -61,7 +62,8 @@ bag a side added charged its long-run cost, its share of the penalty (10
 points in pagat; rows keep the per-deal bag differences).  A game cut short
 by ``--max-hands`` ends before its bags are paid for, so by points alone a
 bag is worth +1 there while a full game charges it about 10: the charged
-figure is the one the hands would be worth inside a full game.
+figure is closer to what the hands are worth inside a full game.  (The bots
+see the cap in their rules, so they may play the last hand for its points.)
 """
 
 from __future__ import annotations
@@ -293,10 +295,20 @@ def compare(argv: list[str]) -> int:
 
 
 def run_key(spec: tuple[Any, ...]) -> dict[str, Any]:
-    """What a per-pair row must share with a run to be part of it (bots and their settings)."""
+    """What a per-pair row must share with a run to be part of it: the bots, their settings and versions.
+
+    The versions (each bot class's ``version``) keep a run from being
+    resumed by a changed bot of the same name: its pairs would measure
+    another player.
+    """
     a, b, budget, worlds, preset, max_hands, move_ms = spec
+    versions = [factory_for(name, budget, worlds)().version for name in (a, b)]
     return {"a": a, "b": b, "budget": budget, "worlds": worlds, "preset": preset, "max_hands": max_hands,
-            "move_ms": move_ms}  # fmt: skip
+            "move_ms": move_ms, "versions": versions}  # fmt: skip
+
+
+#: The fields of a row that name its run (:func:`run_key`); rows written before versions were kept have none.
+RUN_FIELDS = ("a", "b", "budget", "worlds", "preset", "max_hands", "move_ms", "versions")
 
 
 def pair_row(spec: tuple[Any, ...], result: PairResult) -> dict[str, Any]:
@@ -354,7 +366,8 @@ def seeds_done(path: str, key: dict[str, Any]) -> set[int]:
     for row in read_rows(path):
         theirs = {k: row.get(k) for k in key}
         if "a" in row and theirs != key:
-            raise ValueError(f"{path} holds another run ({theirs}); --resume continues only the same run ({key})")
+            raise ValueError(f"{path} holds another run ({theirs}); --resume continues only the same run, "
+                             f"the same bots at the same versions ({key})")  # fmt: skip
         done.add(row["seed"])
     return done
 
@@ -409,13 +422,14 @@ def summary(argv: list[str]) -> int:
         except OSError as exc:
             parser.error(f"{path}: {exc}")
         for row in rows:
-            key = json.dumps({k: row.get(k) for k in ("a", "b", "budget", "worlds", "preset", "max_hands", "move_ms")})
+            key = json.dumps({k: row.get(k) for k in RUN_FIELDS})
             groups.setdefault(key, {})[row["seed"]] = row
     for key, by_seed in groups.items():
         result = summarise(list(by_seed.values()))
         spec = json.loads(key)
         (m, h), (ca, cb) = result["points_per_table_hand"], result["cpu_ms_per_decision"]
-        print(f"{spec['a']} vs {spec['b']} ({spec['preset']}, max_hands {spec['max_hands']}): "
+        versions = "versions {} and {}, ".format(*spec["versions"]) if spec["versions"] else ""
+        print(f"{spec['a']} vs {spec['b']} ({versions}{spec['preset']}, max_hands {spec['max_hands']}): "
               f"{result['pairs']} pairs, {result['deals']} duplicate deals, points/table-hand "
               f"{m:+.2f} ± {h:.2f} (95%, by pair), CPU per decision {ca:.1f} ms vs {cb:.1f} ms")  # fmt: skip
         if result["points_bags_charged"] is not None:
@@ -516,11 +530,13 @@ def main(argv: list[str] | None = None) -> int:
                 tb.merge(result.b)
                 pairs += 1
                 if pairs % args.every == 0:
-                    report(args, pairs, per_pair, pair_share, ta, tb, per_pair_charged, time.monotonic() - started, progress=True)
+                    elapsed = time.monotonic() - started
+                    report(args, pairs, per_pair, pair_share, ta, tb, per_pair_charged, elapsed, progress=True)
             top_up()
     if per_pair_file is not None:
         per_pair_file.close()
-    report(args, pairs, per_pair, pair_share, ta, tb, per_pair_charged, time.monotonic() - started, progress=False)
+    elapsed = time.monotonic() - started
+    report(args, pairs, per_pair, pair_share, ta, tb, per_pair_charged, elapsed, progress=False)
     return 0
 
 
@@ -584,9 +600,9 @@ def charged(per_hand: list[float], per_hand_bags: list[float], per_bag: float) -
     A game cut short (``--max-hands``) stops before the bags it carries are
     paid for: scored by points alone, a bag is worth +1 in it, while a full
     game charges it its share of the penalty (10 points in pagat) in the long
-    run.  Charging it here makes a short game's figure the one a full game's
-    hands would give; on a full game the two figures differ only by the bags
-    left when it ended.
+    run.  Charging it here brings a short game's figure closer to what its
+    hands are worth in a full game; over a whole game the two figures differ
+    by the bags left when it ended.
     """
     return [p - per_bag * b for p, b in zip(per_hand, per_hand_bags)]
 

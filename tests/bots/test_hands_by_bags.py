@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-import hands_by_bags  # noqa: E402
+import hands_by_bags
 
 
 def side(points: int, bags_before: int, made: bool, contract: int = 5) -> dict:

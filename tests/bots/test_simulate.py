@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 import random
 
 import pytest
-
 from arena_sdk.bots.rollout import rollout_policy
 from arena_sdk.bots.simulate import GAME_BONUS, Position, Scorer, hand_value, rollout, solve
 from arena_sdk.engine import Decision, GameState, resolve_ruleset
@@ -102,8 +100,11 @@ def test_a_hand_that_ends_the_game_is_worth_its_points_as_scored():
     assert Scorer(state, 0)((3, 3, 3, 4)) == pytest.approx(60 - 61 + GAME_BONUS)
 
 
-def test_without_a_bag_penalty_bags_are_points():
-    """bag_penalty = 0 (off): a bag is the point it scores, nothing more."""
-    rules = dataclasses.replace(resolve_ruleset("pagat"), bag_penalty=0)
-    state = bid_all(GameState.new(rules, 7, bags=[9, 0]), [3, 3, 3, 3])
-    assert Scorer(state, 0)((4, 3, 3, 3)) == pytest.approx(61 - 60)
+def test_two_players_charge_a_bag_too():
+    """The two-player game (a team is one seat): one overtrick on nine bags is worth -9, not -99."""
+    state = GameState.new(resolve_ruleset("two-player"), 7, bags=[9, 0])
+    while state.decision is not Decision.PLAY:  # the draw, then both bid 6
+        state.apply(6 if state.decision is Decision.BID else state.legal_actions()[0])
+    assert state.players == 2 and state.bids == [6, 6]
+    assert Scorer(state, 0)((7, 6)) == pytest.approx((61 - 10) - 60)
+    assert Scorer(state, 1)((7, 6)) == pytest.approx(60 - (61 - 10))

@@ -148,3 +148,37 @@ def test_a_crossing_counts_as_the_bags_that_made_it():
     points = strength.tally_hands(record, {"NS": strength.Tally(), "EW": strength.Tally()}, ["NS", "EW"], bags)
     assert points == {1: -47 - 42} and bags == {1: (1 - 8) - (2 - 0)}
     assert strength.charged([points[1]], [bags[1]], 10.0) == [(53 - 30) - (42 - 20)]
+
+
+def test_a_pair_counts_bags_from_a_s_side_at_both_tables(monkeypatch):
+    # A's side adds two bags more than B's at each table; at the second table A sits on the
+    # other team. Both tables must give A +2 (a lost sign would average them to 0).
+    from types import SimpleNamespace
+
+    def team(bags_added: int) -> dict:
+        return {"points": 50 + bags_added, "bags_before": 0, "bags_after": bags_added, "nil_results": [],
+                "contract": 5, "made": True}  # fmt: skip
+
+    def fake_game(bots, preset, seed, *, max_hands, move_ms, match_id):
+        a_team = "EW" if match_id.endswith("-1") else "NS"  # the second game swaps the sides
+        b_team = "NS" if a_team == "EW" else "EW"
+        teams = {a_team: team(3), b_team: team(1)}
+        record = {"hands": [{"number": 1, "result": {"teams": {k: teams[k] for k in ("NS", "EW")}}}]}
+        return SimpleNamespace(record=record, winner=None)
+
+    monkeypatch.setattr(strength, "play_game", fake_game)
+    result = strength.play_pair(("medium", "easy", None, None, "pagat", 1, 1000), 5)
+    assert result.per_hand == [2.0] and result.per_hand_bags == [2.0]
+    assert result.per_hand_charged == [2.0 - 10.0 * 2.0]
+
+
+def test_resume_refuses_a_file_of_another_version_of_a_bot(tmp_path, monkeypatch):
+    # The same name and settings at another version is another player: its pairs are not resumed.
+    path = tmp_path / "run.jsonl"
+    common = ["medium", "easy", "--max-hands", "1", "--seed", "70", "--per-pair", str(path)]
+    strength.main([*common, "--pairs", "1"])
+    assert strength.read_rows(str(path))[0]["versions"] == ["1", "1"]
+    monkeypatch.setattr(strength.TIERS["medium"], "version", "9")
+    with pytest.raises(SystemExit):
+        strength.main([*common, "--pairs", "2", "--resume"])
+    assert len(strength.read_rows(str(path))) == 1
