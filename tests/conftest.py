@@ -18,6 +18,9 @@ prefer_polling_transport()
 
 REPO = Path(__file__).resolve().parents[1]
 
+# Failures said at once, the disk and engine in the header, the run's budget (tests/run_report.py).
+pytest_plugins = ["run_report"]
+
 # One run secret for every results store the tests make (arena.match.seeds): a test that compares
 # two output directories (a reference run and a resumed one, local and cluster) deals the same cards
 # in both. It is not a bot's to know: test_seeds' attacker does not.
