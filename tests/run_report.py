@@ -72,7 +72,7 @@ def engine_line() -> str:
             )
         finally:
             client.close()
-    except Exception as exc:  # no engine on a developer's machine is fine here
+    except Exception as exc:  # noqa: BLE001 - no engine on a developer's machine is fine here
         return f"no engine ({type(exc).__name__})"
 
 
