@@ -391,7 +391,7 @@ def log_spam(entry: Entry) -> tuple[str, bool]:
 
 
 CASES = [
-    Case("slow-sometimes", "SDK", "sleeps 0.6 s at its 3rd decision of a game, 1.6 s at its 8th",
+    Case("slow-sometimes", "SDK", "sleeps 0.6 s at its 3rd decision of a game, 1.15 s at its 8th",
          "the first overrun is paid from the bank (no strike); the second is past the bank: `timeout` strike, "
          "default move, its late answer refused (`stale_answer`); games played out",
          played_out(slow_sometimes, strikes=True)),

@@ -209,7 +209,10 @@ class Hostile(Bot):
             if n == 3:
                 time.sleep(0.6)  # over the move time; the bank pays
             elif n == 8:
-                time.sleep(1.6)  # past what is left of the bank (0.6 s over it), inside the 2 s hard cap
+                # Past what is left of the bank (0.7 s) by less than a move time: the struck answer is
+                # late, but the next decision (asked while it sleeps) is still answered in time, so one
+                # overrun is one strike, never a cascade into a forfeit (0.6 s over it gave three).
+                time.sleep(1.15)
         elif BEHAVIOUR == "slow-always":
             time.sleep(1.5)
         elif BEHAVIOUR == "crash" and n == 6:
