@@ -58,6 +58,8 @@ BASELINE = "hostile-baseline"
 SEED = "hostile-bots"
 HONEST = ("random", "heuristic")
 MOVE_MS = 300
+#: slow-sometimes' second sleep (tests/hostile/zoo/bot.py): past the bank it has left.
+LONG_SLEEP_MS = 1150
 PIDS = 64
 TMPFS_BYTES = 8 << 20
 LOG_BYTES = 256 << 10
@@ -260,8 +262,9 @@ def slow_sometimes(entry: Entry) -> tuple[str, bool]:
             paid.extend(over)
             seat_timeouts = len(g.defaults(seat, "timeout"))
             timeouts += seat_timeouts
-            # The second overrun is struck, unless the referee's own stall excused enough of it (then it says so).
-            excused = [a for ms, a in wall if ms > MOVE_MS + 1000 and a["ms"] <= MOVE_MS + 1000 and a.get("lag_ms")]
+            # The second overrun (a 1.15 s sleep) is struck, unless the referee's own stall excused enough of
+            # it: then that answer stands, and the record says how long the referee stalled (lag_ms).
+            excused = [a for ms, a in wall if ms >= LONG_SLEEP_MS - 50 and a.get("lag_ms")]
             ok = ok and bool(over) and (seat_timeouts >= 1 or bool(excused))
         stale += len(g.events("stale_answer"))
     ok = ok and stale >= 1
