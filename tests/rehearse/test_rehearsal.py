@@ -20,7 +20,7 @@ from arena.rehearse.course import Settings, rehearse
 from arena.rehearse.plan import BUILD_KINDS, REFUSED_KINDS, Plan, make_plan
 from arena.rehearse.tau import kendall_tau
 
-pytestmark = [pytest.mark.docker, pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.docker, pytest.mark.timeout(1200)]
 
 SEAT_KINDS = ("fork", "spin", "outlive")
 
@@ -39,7 +39,7 @@ def test_a_short_term_with_kills_and_hostile_uploads_loses_nothing_and_leaves_no
     engine_or_skip("the rehearsal").close()
     plan = course()
     assert [f.kind for f in plan.faults] == ["kill", "term", "kill-group"]
-    settings = Settings(seconds=180, max_hands=3, base_image=BASE_IMAGE, build_timeout=30.0, min_pairs=4, settle_for=900)
+    settings = Settings(seconds=180, max_hands=3, base_image=BASE_IMAGE, build_timeout=30.0, min_pairs=4, settle_for=600)
     report = rehearse(tmp_path / "lad", plan, settings)
 
     assert report["failures"] == [], report["failures"]

@@ -20,7 +20,7 @@ from arena.rehearse.course import Settings, rehearse
 from arena.rehearse.own_faults import can_make_faults
 from arena.rehearse.plan import make_plan
 
-pytestmark = [pytest.mark.docker, pytest.mark.timeout(2400)]
+pytestmark = [pytest.mark.docker, pytest.mark.timeout(1500)]
 
 
 def test_a_term_whose_docker_daemon_restarts_and_disk_fills_loses_nothing_and_leaves_nothing(tmp_path: Path):
@@ -31,7 +31,7 @@ def test_a_term_whose_docker_daemon_restarts_and_disk_fills_loses_nothing_and_le
     plan = make_plan(4, 6, hostile=1, fault_count=5, docker_faults=True, disk_faults=True)
     assert [f.kind for f in plan.faults] == ["kill", "term", "kill-group", "docker-restart", "disk-full"]
     settings = Settings(seconds=240, max_hands=3, base_image=BASE_IMAGE, own_docker=True, own_disk=True, disk_hold=20.0,
-                        min_pairs=4, settle_for=900)  # fmt: skip
+                        min_pairs=4, settle_for=600)  # fmt: skip
     report = rehearse(tmp_path / "lad", plan, settings)
 
     assert report["failures"] == [], report["failures"]
