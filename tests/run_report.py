@@ -62,7 +62,7 @@ def engine_line() -> str:
     try:
         from arena.sandbox.docker import docker_client
 
-        client = docker_client()
+        client = docker_client(timeout=10)  # a hung engine delays the header 10 s, no more
         try:
             info = client.info()
             return (
@@ -85,8 +85,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     ]
 
 
-#: A test started near the budget's end still gets this long before its timeout.
-LAST_TEST_SECONDS = 120
+#: A test started near the budget's end still gets this long before its timeout (``ARENA_TEST_GRACE``).
+LAST_TEST_SECONDS = float(os.environ.get("ARENA_TEST_GRACE", "120"))
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
