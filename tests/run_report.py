@@ -9,9 +9,10 @@ loads it):
 - a failing test prints its reason at once, in a few lines, with the free
   space at that moment (a full disk fails many unrelated tests);
 - a whole run has a budget (``ARENA_TEST_BUDGET`` seconds; 70 minutes under
-  ``CI``, none elsewhere): no test's timeout reaches past it, and once it is
-  spent every test left fails at setup saying so, so the run ends with its
-  summary instead of being killed.
+  ``CI``, none elsewhere): no test's timeout reaches past it by more than
+  ``ARENA_TEST_GRACE`` seconds (120), and once it is spent every test left
+  fails at setup saying so, so the run ends with its summary instead of
+  being killed.
 """
 
 from __future__ import annotations
