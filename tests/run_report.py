@@ -97,10 +97,12 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  #
     if budget is not None:
         left = max(budget - (time.monotonic() - _started), 0) + LAST_TEST_SECONDS
         marker = item.get_closest_marker("timeout")
-        current = marker.args[0] if marker is not None and marker.args else item.config.getini("timeout")
+        current = item.config.getini("timeout")
+        if marker is not None:
+            current = marker.args[0] if marker.args else marker.kwargs.get("timeout", current)
         seconds = float(current) if current not in (None, "") else 0.0
         if seconds <= 0 or seconds > left:  # 0: no timeout at all
-            item.add_marker(pytest.mark.timeout(int(left)), append=False)
+            item.add_marker(pytest.mark.timeout(max(1, int(left))), append=False)
     yield
 
 
