@@ -139,7 +139,7 @@ def test_a_killed_table_process_leaves_no_containers(engine, tmp_path):
     path = tmp_path / "t.toml"
     path.write_text(
         f'[tournament]\nname = "{name}"\nseed = "s"\noutput = "out"\ndeals_per_pairing = 3\n\n'
-        '[rules]\npreset = "pagat"\nset = { max_hands = 4 }\n\n'
+        '[rules]\npreset = "pagat"\nset = { max_hands = 12 }\n\n'
         f'[[entry]]\nname = "a"\nbot = "docker:{tag}"\n\n[[entry]]\nname = "b"\nbot = "docker:{tag}"\n'
     )
     run = subprocess.Popen(
@@ -149,11 +149,13 @@ def test_a_killed_table_process_leaves_no_containers(engine, tmp_path):
     try:
         deadline = time.monotonic() + 180
         seats: list = []
-        while len(seats) < 4 and time.monotonic() < deadline:
+        tables: list[int] = []
+        # Both at once: the table's four seats run and its process is seen (a table may end between two looks).
+        while (len(seats) < 4 or len(tables) != 1) and time.monotonic() < deadline:
             seats = engine.containers.list(filters={"label": f"{MATCH_LABEL}={name}/p000-t1", "status": "running"})
+            tables = list(_children_of_forkserver(run.pid))
             time.sleep(0.2)
         assert len(seats) == 4, "the first table's four containers run"
-        tables = [pid for pid, parent in _children_of_forkserver(run.pid).items()]
         assert len(tables) == 1
         os.kill(tables[0], signal.SIGKILL)
         ids = {c.id for c in seats}
