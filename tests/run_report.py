@@ -31,6 +31,8 @@ REASON_LINES = 14
 CI_BUDGET_SECONDS = 70 * 60
 
 _started = time.monotonic()
+#: pytest's terminal, where a failure's lines are written at once (set when pytest is configured).
+_reporter: pytest.TerminalReporter | None = None
 
 
 def budget_seconds() -> float | None:
@@ -132,9 +134,6 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     )
     for line in reason:
         reporter.write_line(f"!!   {line[:300]}")
-
-
-_reporter: pytest.TerminalReporter | None = None
 
 
 @pytest.hookimpl(trylast=True)
