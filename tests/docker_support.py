@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
+import time
 import uuid
 from typing import Any
 
@@ -32,13 +34,33 @@ def own_containers(client: Any, **filters: Any) -> list[dict[str, Any]]:
     return list(client.api.containers(all=True, filters={"label": labels, **filters}))
 
 
-def remove_own(client: Any) -> list[str]:
-    """Remove this test run's containers (and their volumes); returns their names."""
-    names = []
-    for info in own_containers(client):
+#: How long :func:`remove_own` may take in all (a wedged engine holds each removal up to its client timeout).
+REMOVE_OWN_S = 60.0
+
+
+def remove_own(client: Any, within: float = REMOVE_OWN_S) -> list[str]:
+    """Remove this test run's containers (and their volumes) at once; returns their names.
+
+    The removals run side by side and are waited for ``within`` seconds in
+    all: a session's teardown must not outlast the run (seen in CI: ten
+    containers of a wedged engine, a minute each, in three fixtures).
+    """
+    try:
+        found = own_containers(client)
+    except Exception:  # noqa: BLE001 - an engine that cannot list them: nothing to name
+        return []
+    names = [str((info.get("Names") or [info["Id"][:12]])[0]).lstrip("/") for info in found]
+
+    def remove(container_id: str) -> None:
         with contextlib.suppress(Exception):
-            client.api.remove_container(info["Id"], force=True, v=True)
-            names.append(str((info.get("Names") or [info["Id"][:12]])[0]).lstrip("/"))
+            client.api.remove_container(container_id, force=True, v=True)
+
+    threads = [threading.Thread(target=remove, args=(info["Id"],), daemon=True) for info in found]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + within
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
     return names
 
 

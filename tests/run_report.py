@@ -10,9 +10,13 @@ loads it):
   space at that moment (a full disk fails many unrelated tests);
 - a whole run has a budget (``ARENA_TEST_BUDGET`` seconds; 70 minutes under
   ``CI``, none elsewhere): no test's timeout reaches past it by more than
-  ``ARENA_TEST_GRACE`` seconds (120), and once it is spent every test left
-  fails at setup saying so, so the run ends with its summary instead of
-  being killed.
+  ``ARENA_TEST_GRACE`` seconds (120), and once it is spent the run stops
+  after the test under way, so it ends with its summary instead of being
+  killed;
+- the run's last lines (the part of a log CI keeps) recap it: how long it
+  took and whether the budget stopped it, the disk and the engine at the end,
+  the slowest tests, every failure in one line, and what the engine guard
+  (``tests/engine_guard.py``) did.
 """
 
 from __future__ import annotations
@@ -106,21 +110,35 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  #
         if seconds <= 0 or seconds > left:  # 0: no timeout at all
             item.add_marker(pytest.mark.timeout(max(1, int(left))), append=False)
     yield
-
-
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    budget = budget_seconds()
-    if budget is not None and time.monotonic() - _started > budget:
-        pytest.fail(
-            f"the run's budget of {budget:.0f} s is spent (ARENA_TEST_BUDGET); "
-            "this test was not run, so that the run ends with its summary",
-            pytrace=False,
+    if budget is not None and time.monotonic() - _started > budget and not item.session.shouldstop:
+        left_over = len(item.session.items) - item.session.items.index(item) - 1 if item in item.session.items else 0
+        _state.budget_stop = (
+            f"the run's budget of {budget:.0f} s is spent (ARENA_TEST_BUDGET): stopped after "
+            f"{item.nodeid}, {left_over} test(s) not run"
         )
+        if left_over:
+            item.session.shouldstop = _state.budget_stop  # pytest stops before the next test
+
+
+class _RunState:
+    """What the recap needs: failures in order, durations, a budget stop."""
+
+    def __init__(self) -> None:
+        self.failures: list[str] = []
+        self.durations: dict[str, float] = {}
+        self.budget_stop = ""
+
+
+_state = _RunState()
+#: Tests named in the recap's "slowest" line.
+SLOWEST = 8
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _state.durations[report.nodeid] = _state.durations.get(report.nodeid, 0.0) + report.duration
     if not report.failed:
         return
+    _state.failures.append(f"{report.nodeid} ({report.when}, {report.duration:.0f} s): {one_line(report)[:160]}")
     reporter = _reporter
     if reporter is None:
         return
@@ -136,7 +154,32 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         reporter.write_line(f"!!   {line[:300]}")
 
 
+def one_line(report: pytest.TestReport) -> str:
+    """A failure's reason in one line: its first ``E`` line (the error), else the report's last line."""
+    lines = [line.strip() for line in str(report.longrepr or "").splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("E ")]
+    return errors[0] if errors else (lines or [""])[-1]
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     global _reporter
     _reporter = config.pluginmanager.get_plugin("terminalreporter")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The recap, just before pytest's short summary and counts: the end of the log, which CI keeps."""
+    from engine_guard import summary_lines
+
+    write = terminalreporter.write_line
+    write("")
+    write(f"== run report: {time.monotonic() - _started:.0f} s; {_state.budget_stop or 'the budget was not reached'}")
+    write(f"== disk: {free_space()}")
+    write(f"== docker: {engine_line()}")
+    for line in summary_lines():
+        write(f"== engine guard: {line}")
+    slowest = sorted(_state.durations.items(), key=lambda kv: -kv[1])[:SLOWEST]
+    write("== slowest: " + ", ".join(f"{nodeid.rsplit('::', 1)[-1][:50]} {seconds:.0f} s" for nodeid, seconds in slowest))
+    for failure in _state.failures:
+        write(f"== failed: {failure}")

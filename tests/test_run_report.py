@@ -53,9 +53,18 @@ def test_a_failure_is_said_before_the_summary_and_the_budget_ends_the_run(tmp_pa
     assert "free of" in out[said:summary], "the free disk space is named with the failure"
     # The 900 s timeout was cut to what is left of the 3 s budget plus the last test's grace (2 s).
     assert "Timeout (>" in out and "test_sleeps_past_the_budget" in out[summary:], out
-    assert "run's budget of 3 s is spent" in out, out
-    assert "ERROR test_small.py::test_after_the_budget" in out[summary:], out
+    # Past the budget the run stops after the test under way: the last test never runs.
+    assert "run's budget of 3 s is spent (ARENA_TEST_BUDGET): stopped after" in out, out
+    assert "1 test(s) not run" in out, out
+    assert "test_after_the_budget" not in out, out
     assert any(line.startswith("disk: ") for line in out[:summary].splitlines()), "the header names the disk"
+    # The recap is the log's last lines: the budget, the disk, the slowest tests, each failure in one line.
+    # pytest prints its short summary and the counts after every plugin's summary: the recap is just before.
+    recap = out[out.index("== run report:"):summary]
+    assert "stopped after test_small.py::test_sleeps_past_the_budget" in recap.splitlines()[0], recap
+    assert "== disk: " in recap and "== slowest: test_sleeps_past_the_budget" in recap, recap
+    assert "== failed: test_small.py::test_fails (call, 0 s): E       AssertionError: one is not two" in recap, recap
+    assert "== failed: test_small.py::test_sleeps_past_the_budget (call," in recap, recap
 
 
 def test_no_budget_outside_ci_runs_every_test(tmp_path: Path):
@@ -66,3 +75,4 @@ def test_no_budget_outside_ci_runs_every_test(tmp_path: Path):
     else:
         assert "run budget: none" in out, out
     assert "1 failed, 2 passed" in out, out
+    assert "the budget was not reached" in out, out

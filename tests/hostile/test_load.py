@@ -38,7 +38,9 @@ from arena.sandbox.docker import LABEL, MATCH_LABEL, ContainerLimits
 from docker_support import BASE_IMAGE, engine_or_skip
 from arena_sdk.engine import resolve_ruleset
 
-pytestmark = pytest.mark.docker
+# Its own waits end by 300 s + 60 s of clean-up: pytest-timeout must not cut it first (a cut test
+# leaves its tables' containers running for the rest of the run).
+pytestmark = [pytest.mark.docker, pytest.mark.timeout(600)]
 
 REPO = Path(__file__).resolve().parents[2]
 IMAGE = "arena-random:hostile"
@@ -154,11 +156,11 @@ def test_eight_container_matches_at_once_charge_no_timeout_to_a_bot_in_time(rand
         stopped = time.monotonic()
         for table in tables:
             table.thread.join(max(1.0, stopped + CLEANUP_S - time.monotonic()))
-    cleanup_s = time.monotonic() - stopped
-    left = [str((c.get("Names") or [c["Id"]])[0]) for c in ours(docker_engine, prefix)]
-    for container in ours(docker_engine, prefix):  # do not leak them into other tests, but fail below
-        with contextlib.suppress(Exception):
-            docker_engine.api.remove_container(container["Id"], force=True)
+        cleanup_s = time.monotonic() - stopped
+        left = [str((c.get("Names") or [c["Id"]])[0]) for c in ours(docker_engine, prefix)]
+        for container in ours(docker_engine, prefix):  # do not leak them into other tests, but fail below
+            with contextlib.suppress(Exception):
+                docker_engine.api.remove_container(container["Id"], force=True)
 
     games = [(t, g) for table in tables for t, g in table.games]
     first_end = min((t for t, _ in games), default=stopped)

@@ -1,0 +1,187 @@
+"""A Docker engine that stops starting containers is restarted, and the test it failed runs again.
+
+Seen in CI (stops 42 and 43): after some minutes of a run the machine's
+Docker engine (Debian's docker.io 20.10) still answered ``ping``, ``ps`` and
+``create``, but no container it was asked to ``start`` ever started; every
+Docker test after that waited for its timeout, and the run ran out of time.
+Nothing in the kernel's log, no full disk; an engine restart is what
+brings such an engine back.
+
+So, as a pytest plugin (``tests/conftest.py`` loads it): when a test fails,
+the engine is asked to start a container of the base image that runs
+``true``.  If it cannot within :data:`PROBE_S` seconds, the engine is wedged:
+
+- its goroutines are dumped and kept in ``/var/log/arena`` (the next reader
+  of a CI machine finds what the engine was waiting for);
+- under CI, when the engine is the one ``scripts/docker-setup.sh`` started
+  (its pid file), it is restarted (``--restart``: at most
+  :data:`MAX_RESTARTS` times in a run) and the test runs once more; its
+  first attempt is reported in ``!!`` lines and in the run's last lines,
+  never hidden;
+- elsewhere (a developer's engine may be shared) it only says so.
+
+A test that fails on a healthy engine is reported as it is: the probe only
+decides whether the engine could have been the cause.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _pytest.runner import runtestprotocol
+
+REPO = Path(__file__).resolve().parents[1]
+BASE_IMAGE = os.environ.get("ARENA_BASE_IMAGE", "arena-base:bookworm")
+#: How long a healthy engine may take to run ``true`` in a new container (a loaded machine: seconds).
+PROBE_S = float(os.environ.get("ARENA_TEST_ENGINE_PROBE_S", "90"))
+MAX_RESTARTS = 2
+#: Where docker-setup.sh keeps the pid of the dockerd it started.
+PID_FILE = Path(os.environ.get("ARENA_TEST_ENGINE_PID_FILE", "/var/run/arena-dockerd.pid"))
+#: The restart (its own test replaces it: the real one would restart the engine the suite runs on).
+RESTART_COMMAND = os.environ.get("ARENA_TEST_ENGINE_RESTART", f"bash {REPO / 'scripts' / 'docker-setup.sh'} --restart")
+PROBE_LABEL = "arena.engine-probe"
+
+
+@dataclass
+class GuardLog:
+    """What the guard did in this run (printed at its end)."""
+
+    restarts: list[str] = field(default_factory=list)
+    reruns: list[tuple[str, str]] = field(default_factory=list)  # (test, outcome of its rerun)
+    wedged_unrestarted: list[str] = field(default_factory=list)
+
+
+LOG = GuardLog()
+
+
+def probe_engine(timeout: float = PROBE_S) -> str | None:
+    """None if the engine starts and ends a container of the base image in time, else why not.
+
+    The Docker calls run in a thread of their own: a wedged engine can hold a
+    call past any client timeout, and the guard must not wait with it.
+    """
+    outcome: list[str | None] = []
+
+    def attempt() -> None:
+        try:
+            import docker.errors  # (binds ``docker`` too)
+            import requests
+
+            client = docker.from_env(timeout=timeout)
+            try:
+                client.images.get(BASE_IMAGE)
+            except (docker.errors.ImageNotFound, requests.exceptions.ConnectionError):
+                outcome.append(None)  # no engine or no base image: not a wedge a restart mends
+                return
+            container = client.api.create_container(
+                BASE_IMAGE, ["true"], labels={PROBE_LABEL: str(os.getpid())},
+                host_config=client.api.create_host_config(network_mode="none"),
+            )  # fmt: skip
+            try:
+                client.api.start(container["Id"])
+                client.api.wait(container["Id"], timeout=timeout)
+            finally:
+                with contextlib.suppress(Exception):
+                    client.api.remove_container(container["Id"], force=True)
+                client.close()
+            outcome.append(None)
+        except Exception as exc:  # noqa: BLE001 - the reason is the result
+            text = f"{type(exc).__name__}: {str(exc)[:200]}"
+            # Nothing listening (no socket, refused) is no engine, not a wedged one.
+            absent = ("FileNotFoundError" in text or "Connection refused" in text) and "timed out" not in text
+            outcome.append(None if absent else text)
+
+    thread = threading.Thread(target=attempt, name="engine-probe", daemon=True)
+    started = time.monotonic()
+    thread.start()
+    thread.join(timeout + 5)
+    if thread.is_alive():
+        return f"no container of {BASE_IMAGE} started and ended within {time.monotonic() - started:.0f} s"
+    return outcome[0] if outcome else "the probe ended without a result"
+
+
+def own_engine_pid() -> int | None:
+    """The pid of the dockerd ``scripts/docker-setup.sh`` started, if it runs."""
+    try:
+        pid = int(PID_FILE.read_text().strip())
+        return pid if Path(f"/proc/{pid}/comm").read_text().strip() == "dockerd" else None
+    except (OSError, ValueError):
+        return None
+
+
+def restart_engine() -> str:
+    """Restart the engine docker-setup.sh started (dumping its goroutines first); its output's last line."""
+    done = subprocess.run(shlex.split(RESTART_COMMAND), capture_output=True, text=True, timeout=300)
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    return lines[-1] if lines else f"exit {done.returncode}"
+
+
+def _say(item: pytest.Item, line: str) -> None:
+    reporter = item.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(f"!! {line}")
+
+
+def _restart_timer(item: pytest.Item) -> None:
+    """Give the rerun the test's whole timeout again (pytest-timeout armed it once, for the first attempt)."""
+    with contextlib.suppress(Exception):
+        from pytest_timeout import _get_item_settings
+
+        hooks = item.config.pluginmanager.hook
+        settings = _get_item_settings(item)
+        if settings.timeout and not settings.func_only:
+            hooks.pytest_timeout_cancel_timer(item=item)
+            hooks.pytest_timeout_set_timer(item=item, settings=settings)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    if not os.environ.get("CI"):
+        return None  # a developer's run: pytest's own protocol, untouched
+    ihook = item.ihook
+    ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    reports = runtestprotocol(item, nextitem=nextitem, log=False)
+    if any(report.failed for report in reports):
+        reason = probe_engine()
+        if reason is not None:
+            reports = _after_a_wedge(item, nextitem, reports, reason)
+    for report in reports:
+        ihook.pytest_runtest_logreport(report=report)
+    ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True
+
+
+def _after_a_wedge(item: pytest.Item, nextitem: pytest.Item | None, reports: list[Any], reason: str) -> list[Any]:
+    """The engine is wedged after ``item`` failed: restart it and run ``item`` again, if allowed."""
+    first = next(r for r in reports if r.failed)
+    _say(item, f"{item.nodeid} failed in {first.when} and the Docker engine no longer starts containers ({reason})")
+    for line in str(first.longrepr or "").rstrip().splitlines()[-6:]:
+        _say(item, f"  {line[:300]}")
+    if own_engine_pid() is None or len(LOG.restarts) >= MAX_RESTARTS:
+        LOG.wedged_unrestarted.append(item.nodeid)
+        _say(item, "  the engine is not the one scripts/docker-setup.sh started, or it was restarted enough: left as it is")
+        return reports
+    said = restart_engine()
+    LOG.restarts.append(f"after {item.nodeid}: {said}")
+    _say(item, f"  engine restarted (goroutines kept in /var/log/arena): {said}; the test runs again")
+    _restart_timer(item)  # (runtestprotocol gives the item a fresh fixture request itself)
+    again = runtestprotocol(item, nextitem=nextitem, log=False)
+    LOG.reruns.append((item.nodeid, "failed" if any(r.failed for r in again) else "passed"))
+    return again
+
+
+def summary_lines() -> list[str]:
+    """What the guard did, for the run's last lines (empty when it did nothing)."""
+    lines = [f"engine restarted {r}" for r in LOG.restarts]
+    lines += [f"ran again after the restart: {test}: {outcome}" for test, outcome in LOG.reruns]
+    lines += [f"engine wedged after {test}, not restarted" for test in LOG.wedged_unrestarted]
+    return lines

@@ -1,0 +1,143 @@
+"""The engine guard (tests/engine_guard.py): a wedged engine is found, restarted, and its test run again.
+
+A real pytest in a subprocess, under ``CI``, on a small test that fails
+until the engine has been "restarted".  The engine it probes is a Unix
+socket that takes connections and never answers (what a wedged engine's
+``start`` looked like in CI); the restart is a command that mends the
+test's world, so the suite's own engine is never touched.  The engine
+counts as the one ``scripts/docker-setup.sh`` started through a pid file
+naming a live process called ``dockerd``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+TESTS = '''
+from pathlib import Path
+
+MENDED = Path(__file__).with_name("mended")
+
+
+def test_needs_the_engine():
+    assert MENDED.exists(), "the engine never started its container"
+
+
+def test_fine():
+    pass
+'''
+
+
+@pytest.fixture
+def silent_engine(tmp_path: Path) -> Iterator[Path]:
+    """A Unix socket that accepts connections and never answers a request."""
+    path = tmp_path / "silent.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(16)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            with contextlib.suppress(TimeoutError, OSError):
+                held.append(server.accept()[0])
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield path
+    finally:
+        stop.set()
+        thread.join(5)
+        for conn in held:
+            conn.close()
+        server.close()
+
+
+@pytest.fixture
+def fake_dockerd(tmp_path: Path) -> Iterator[Path]:
+    """A pid file naming a live process whose name is ``dockerd`` (a copy of sleep)."""
+    binary = tmp_path / "dockerd"
+    shutil.copy(shutil.which("sleep") or "/bin/sleep", binary)
+    process = subprocess.Popen([str(binary), "300"])
+    pid_file = tmp_path / "dockerd.pid"
+    pid_file.write_text(f"{process.pid}\n")
+    try:
+        yield pid_file
+    finally:
+        process.kill()
+        process.wait(10)
+
+
+def _pytest(folder: Path, engine: Path, pid_file: Path) -> str:
+    (folder / "conftest.py").write_text('pytest_plugins = ["run_report", "engine_guard"]\n')
+    (folder / "test_small.py").write_text(TESTS)
+    mend = f"{sys.executable} -c \"open('{folder / 'mended'}', 'w'); print('docker ready: mended')\""
+    env = {
+        **os.environ,
+        "CI": "true",
+        "PYTHONPATH": str(HERE),
+        "DOCKER_HOST": f"unix://{engine}",
+        "ARENA_TEST_ENGINE_PROBE_S": "2",
+        "ARENA_TEST_ENGINE_PID_FILE": str(pid_file),
+        "ARENA_TEST_ENGINE_RESTART": mend,
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", str(folder / "test_small.py")],
+        cwd=folder, capture_output=True, text=True, timeout=240, env=env, check=False,
+    )  # fmt: skip
+    return done.stdout
+
+
+def test_a_wedged_engine_is_restarted_and_the_test_runs_again(tmp_path: Path, silent_engine: Path, fake_dockerd: Path):
+    (tmp_path / "run").mkdir()
+    out = _pytest(tmp_path / "run", silent_engine, fake_dockerd)
+    assert "!! test_small.py::test_needs_the_engine failed in call and the Docker engine no longer starts containers" in out, out
+    assert "the engine never started its container" in out, "the first attempt's reason is said"
+    assert "engine restarted (goroutines kept in /var/log/arena): docker ready: mended; the test runs again" in out, out
+    assert "== engine guard: ran again after the restart: test_small.py::test_needs_the_engine: passed" in out, out
+    assert "2 passed" in out.splitlines()[-1], out
+
+
+def test_an_engine_this_run_did_not_start_is_left_alone(tmp_path: Path, silent_engine: Path):
+    (tmp_path / "run").mkdir()
+    out = _pytest(tmp_path / "run", silent_engine, tmp_path / "no-such.pid")
+    assert "no longer starts containers" in out, out
+    assert "left as it is" in out and "engine restarted" not in out, out
+    assert "== engine guard: engine wedged after test_small.py::test_needs_the_engine, not restarted" in out, out
+    assert not (tmp_path / "run" / "mended").exists()
+    assert "1 failed, 1 passed" in out.splitlines()[-1], out
+
+
+def test_the_probe_of_an_engine_that_never_answers_ends_in_time(silent_engine: Path, monkeypatch):
+    import engine_guard
+
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{silent_engine}")
+    started = time.monotonic()
+    reason = engine_guard.probe_engine(timeout=2)
+    assert reason is not None and ("timed out" in reason.lower() or "within" in reason), reason
+    assert time.monotonic() - started < 30, "bounded: the probe never waits with a wedged engine"
+
+
+def test_a_healthy_or_absent_engine_is_not_called_wedged(tmp_path: Path, monkeypatch):
+    """The suite's own engine (under CI a real one) starts the probe's container; no engine is no wedge."""
+    import engine_guard
+
+    assert engine_guard.probe_engine() is None
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path / 'nothing-listens.sock'}")
+    assert engine_guard.probe_engine(timeout=5) is None
