@@ -70,6 +70,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         remove_tree(garbage, ignore_errors=True)
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The images this run's Docker tests built go with it (docker_support imported: some ran)."""
+    support = sys.modules.get("docker_support")
+    if support is not None:
+        support.remove_own_images()
+
+
 #: Debian's Chromium, driven by Playwright (no browser download); the flags a closed network needs.
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -75,3 +75,40 @@ def engine_or_skip(what: str = "Docker tests") -> Any:
             pytest.fail(message)
         pytest.skip(message)
     return client
+
+
+#: The tags of ladder versions' images (arena.ladder.builds.image_tag).
+LADDER_IMAGES = "arena-ladder-"
+
+
+def remove_own_images(within: float = 120.0) -> int:
+    """Remove the ladder images this test run built (label ``arena.test=<run>``); how many.
+
+    Every ladder a test starts builds its versions under a tag of its own
+    (``arena-ladder-<id>:vN``): kept, they add up run after run on a machine
+    whose engine CI reuses (368 images, 11 GB seen).  Images under fixed tags
+    (``arena-random:test``...) stay: the next run's build of the same tag
+    reuses their layers.  Bounded like :func:`remove_own`; an engine that is
+    not there removes nothing.
+    """
+    removed: list[str] = []
+
+    def remove_all() -> None:
+        try:
+            client = docker_client(timeout=30)
+        except Exception:  # noqa: BLE001 - no engine: nothing was built
+            return
+        try:
+            for image in client.images.list(filters={"label": f"{TEST_LABEL}={TEST_RUN}"}):
+                if not all(tag.startswith(LADDER_IMAGES) for tag in image.tags):
+                    continue
+                with contextlib.suppress(Exception):
+                    client.images.remove(image.id, force=True)
+                    removed.append(image.id)
+        finally:
+            client.close()
+
+    thread = threading.Thread(target=remove_all, name="remove-own-images", daemon=True)
+    thread.start()
+    thread.join(within)
+    return len(removed)

@@ -50,7 +50,7 @@ from arena.sandbox.bot_dir import (
     read_regular_file,
 )
 from arena.sandbox.build_run import BuildLimits, BuildStopped, image_size, run_build
-from arena.sandbox.docker import LABEL, docker_client
+from arena.sandbox.docker import LABEL, docker_client, env_labels
 from arena.sandbox.dockerfile_policy import MAX_DOCKERFILE_CHARS, DockerfileError, check_dockerfile
 from arena.sandbox.tree import remove_tree
 
@@ -395,7 +395,7 @@ def build_image(
         (context / "Dockerfile").write_text(text)  # the text checked above, whatever the directory holds now
         built = _docker_build(
             client, context, tag=tag, what=str(source), on_line=on_line, buildargs=buildargs,
-            labels={LABEL: "1", BUILD_LABEL: source.name}, limits=build_limits, cancel=cancel,
+            labels={**env_labels(), LABEL: "1", BUILD_LABEL: source.name}, limits=build_limits, cancel=cancel,
         )  # fmt: skip
     finally:
         remove_tree(tmp, ignore_errors=True)  # a copy of a submission: never removed recursively
