@@ -112,12 +112,12 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  #
     yield
     if budget is not None and time.monotonic() - _started > budget and not item.session.shouldstop:
         left_over = len(item.session.items) - item.session.items.index(item) - 1 if item in item.session.items else 0
-        _state.budget_stop = (
-            f"the run's budget of {budget:.0f} s is spent (ARENA_TEST_BUDGET): stopped after "
-            f"{item.nodeid}, {left_over} test(s) not run"
-        )
+        spent = f"the run's budget of {budget:.0f} s is spent (ARENA_TEST_BUDGET)"
         if left_over:
+            _state.budget_stop = f"{spent}: stopped after {item.nodeid}, {left_over} test(s) not run"
             item.session.shouldstop = _state.budget_stop  # pytest stops before the next test
+        else:
+            _state.budget_stop = f"{spent} by the last test, {item.nodeid}"
 
 
 class _RunState:
