@@ -11,14 +11,13 @@ So, as a pytest plugin (``tests/conftest.py`` loads it): when a test fails,
 the engine is asked to start a container of the base image that runs
 ``true``.  If it cannot within :data:`PROBE_S` seconds, the engine is wedged:
 
-- its goroutines are dumped and kept in ``/var/log/arena`` (the next reader
-  of a CI machine finds what the engine was waiting for);
 - under CI, when the engine is the one ``scripts/docker-setup.sh`` started
-  (its pid file), it is restarted (``--restart``: at most
-  :data:`MAX_RESTARTS` times in a run) and the test runs once more; its
-  first attempt is reported in ``!!`` lines and in the run's last lines,
-  never hidden;
-- elsewhere (a developer's engine may be shared) it only says so.
+  (its pid file), its goroutines are dumped and kept in ``/var/log/arena``
+  (the next reader of a CI machine finds what the engine was waiting for),
+  it is restarted (``--restart``: at most :data:`MAX_RESTARTS` times in a
+  run) and the test runs once more; its first attempt is reported in ``!!``
+  lines and in the run's last lines, never hidden;
+- any other engine (it may be shared) is left as it is, and that is said.
 
 A test that fails on a healthy engine is reported as it is: the probe only
 decides whether the engine could have been the cause.
