@@ -7,11 +7,12 @@ Docker test after that waited for its timeout, and the run ran out of time.
 Nothing in the kernel's log, no full disk; an engine restart is what
 brings such an engine back.
 
-So, as a pytest plugin (``tests/conftest.py`` loads it): when a test fails,
-the engine is asked to start a container of the base image that runs
+So, as a pytest plugin (``tests/conftest.py`` loads it), under ``CI`` (a
+developer's run keeps pytest's own protocol): when a test fails, the engine
+is asked to start a container of the base image that runs
 ``true``.  If it cannot within :data:`PROBE_S` seconds, the engine is wedged:
 
-- under CI, when the engine is the one ``scripts/docker-setup.sh`` started
+- when the engine is the one ``scripts/docker-setup.sh`` started
   (its pid file), its goroutines are dumped and kept in ``/var/log/arena``
   (the next reader of a CI machine finds what the engine was waiting for),
   it is restarted (``--restart``: at most :data:`MAX_RESTARTS` times in a
