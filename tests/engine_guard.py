@@ -41,6 +41,7 @@ import contextlib
 import os
 import shlex
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -136,6 +137,26 @@ def restart_engine() -> str:
     return lines[-1] if lines else f"exit {done.returncode}"
 
 
+def remove_first_attempts_containers() -> list[str]:
+    """Remove this run's containers after a restart (the restart stopped them all); their names.
+
+    What the failed attempt left (the wedged engine could remove nothing) is
+    part of the failure already said; left in place, the next fixture that
+    counts the run's containers at its teardown would fail for it.
+    """
+    support = sys.modules.get("docker_support")
+    if support is None:
+        return []
+    try:
+        client = support.docker_client(timeout=30)
+    except Exception:  # noqa: BLE001 - an engine that does not answer after its restart: nothing to remove
+        return []
+    try:
+        return list(support.remove_own(client))
+    finally:
+        client.close()
+
+
 def _say(item: pytest.Item, line: str) -> None:
     reporter = item.config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
@@ -184,6 +205,9 @@ def _after_a_wedge(item: pytest.Item, nextitem: pytest.Item | None, reports: lis
     said = restart_engine()
     LOG.restarts.append(f"after {item.nodeid}: {said}")
     _say(item, f"  engine restarted (goroutines kept in /var/log/arena): {said}; the test runs again")
+    left = remove_first_attempts_containers()
+    if left:
+        _say(item, f"  the first attempt's containers (stopped with the engine) removed: {', '.join(left)}")
     _restart_timer(item)  # (runtestprotocol gives the item a fresh fixture request itself)
     again = runtestprotocol(item, nextitem=nextitem, log=False)
     LOG.reruns.append((item.nodeid, "failed" if any(r.failed for r in again) else "passed"))

@@ -141,3 +141,18 @@ def test_a_healthy_or_absent_engine_is_not_called_wedged(tmp_path: Path, monkeyp
     assert engine_guard.probe_engine() is None
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path / 'nothing-listens.sock'}")
     assert engine_guard.probe_engine(timeout=5) is None
+
+
+def test_after_a_restart_the_first_attempts_containers_are_removed():
+    """The run's containers a wedged engine could not remove go before the rerun (real engine)."""
+    import engine_guard
+    from docker_support import BASE_IMAGE, TEST_LABEL, TEST_RUN, engine_or_skip
+
+    client = engine_or_skip("the guard's clean-up")
+    try:
+        left = client.api.create_container(BASE_IMAGE, ["true"], labels={TEST_LABEL: TEST_RUN, "arena.guard-test": "1"})
+        name = client.api.inspect_container(left["Id"])["Name"].lstrip("/")
+        assert name in engine_guard.remove_first_attempts_containers()
+        assert not client.api.containers(all=True, filters={"label": "arena.guard-test=1", "id": left["Id"]})
+    finally:
+        client.close()
