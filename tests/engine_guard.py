@@ -152,6 +152,10 @@ def remove_first_attempts_containers() -> list[str]:
     except Exception:  # noqa: BLE001 - an engine that does not answer after its restart: nothing to remove
         return []
     try:
+        # The probe's own container too: created, never started, not removable while it was wedged.
+        for probe in client.api.containers(all=True, filters={"label": f"{PROBE_LABEL}={os.getpid()}"}):
+            with contextlib.suppress(Exception):
+                client.api.remove_container(probe["Id"], force=True)
         return list(support.remove_own(client))
     finally:
         client.close()
