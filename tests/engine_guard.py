@@ -172,11 +172,9 @@ def _restart_timer(item: pytest.Item) -> None:
     with contextlib.suppress(Exception):
         from pytest_timeout import _get_item_settings
 
-        hooks = item.config.pluginmanager.hook
         settings = _get_item_settings(item)
         if settings.timeout and not settings.func_only:
-            hooks.pytest_timeout_cancel_timer(item=item)
-            hooks.pytest_timeout_set_timer(item=item, settings=settings)
+            item.config.pluginmanager.hook.pytest_timeout_set_timer(item=item, settings=settings)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -187,6 +185,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
     reports = runtestprotocol(item, nextitem=nextitem, log=False)
     if any(report.failed for report in reports):
+        # The test's timeout is still armed: it must not go off in the probe or the restart.
+        with contextlib.suppress(Exception):
+            item.config.pluginmanager.hook.pytest_timeout_cancel_timer(item=item)
         reason = probe_engine()
         if reason is not None:
             reports = _after_a_wedge(item, nextitem, reports, reason)
