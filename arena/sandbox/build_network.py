@@ -14,6 +14,8 @@ limits, removed after the build.  The steps share its ``lo`` and nothing else.
 
 An image with no ``sleep`` cannot hold the namespace: the build then runs with
 ``networkmode=none`` (offline still, with an endpoint) and says so in its log.
+An engine that does not start the holder in time (a wedged one) raises
+:class:`~arena.sandbox.docker.DockerUnavailable`: the platform's fault, never the build's.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from arena.sandbox.docker import LABEL, NO_NETWORK, env_labels
+from arena.sandbox.docker import LABEL, NO_NETWORK, DockerUnavailable, env_labels
 
 #: The label of a build's holder container (leftovers are found by :data:`LABEL` as any other).
 HOLDER_LABEL = "arena.build-network"
@@ -58,18 +60,25 @@ def build_network(client: Any, image: str, on_note: Callable[[str], None] | None
     The holder is removed when the block ends, however it ends.  If it cannot
     start, ``"none"`` is yielded and ``on_note`` (if given) is told why.
     """
+    import docker.errors
+
     settings = holder_settings(image, {})
     settings.pop("detach")
     holder = None
     try:
         holder = client.containers.create(**settings)
         holder.start()
-    except Exception as exc:  # noqa: BLE001 - the image cannot hold a namespace: offline all the same
+    except docker.errors.APIError as exc:  # the engine refused it (no such image, no sleep): offline all the same
         _remove(holder)
         if on_note is not None:
             on_note(f"the build's steps run on the engine's none network ({type(exc).__name__}: {exc})")
         yield "none"
         return
+    except Exception as exc:  # no answer in time, or no engine: the platform's, never the build's
+        _remove(holder)
+        raise DockerUnavailable(
+            f"the Docker engine did not start the build's network holder ({type(exc).__name__}: {exc})"
+        ) from None
     try:
         yield f"container:{holder.id}"
     finally:
