@@ -10,10 +10,12 @@ never starts or removes a container again.  A container with networking
 disabled (the arena's setting, :data:`arena.sandbox.docker.NO_NETWORK`) has no
 endpoint and never enters that code.
 
-Each *round* starts ``--containers`` containers that wait on a shared file,
-lets them all end at the same instant (the file appears), then removes them
-all at once; after the round, the engine must start a fresh container within
-``--probe`` seconds.  One that cannot is *wedged*: its goroutines are dumped,
+Each *round* starts ``--containers`` containers: half wait on a shared file,
+half sleep.  At one instant the file appears (the first half end by
+themselves) and the sleeping half are force-removed (the engine kills them),
+then all are removed at once: container exits and endpoint removals, side by
+side, as when a match's seats end and a table is torn down.  After the round
+the engine must start a fresh container within ``--probe`` seconds.  One that cannot is *wedged*: its goroutines are dumped,
 checked for the deadlock's two functions, and the engine is restarted.  Both
 settings run on an engine of this benchmark's own (never the machine's), the
 same number of rounds, in turns of ``--block`` rounds so that load on the
@@ -50,6 +52,7 @@ LABEL = "arena.engine-wedge"
 #: The deadlock's two sides, as named in the goroutine dump of a wedged engine.
 DEADLOCK_FRAMES = ("getSvcRecords", "processEndpointDelete")
 WAIT_SCRIPT = "while [ ! -e /sync/go ]; do sleep 0.005; done"
+SLEEP_SCRIPT = "sleep 600"
 
 
 @dataclasses.dataclass
@@ -74,13 +77,18 @@ def one_round(client: Any, setting: dict[str, Any], count: int, timeout: float) 
     sync = Path(tempfile.mkdtemp(prefix="arena-wedge-"))
     ids: list[str] = []
     try:
+        scripts = [WAIT_SCRIPT if i % 2 == 0 else SLEEP_SCRIPT for i in range(count)]
         with concurrent.futures.ThreadPoolExecutor(max_workers=count) as pool:
-            started = list(pool.map(lambda _i: _start(client, setting, sync), range(count), timeout=timeout))
+            started = list(pool.map(lambda script: _start(client, setting, sync, script), scripts, timeout=timeout))
             ids = [cid for cid, _ in started]
             endpoints = sum(1 for _, networks in started if networks)
-            (sync / "go").touch()
-            list(pool.map(lambda cid: client.api.wait(cid, timeout=timeout), ids, timeout=timeout))
-            list(pool.map(lambda cid: client.api.remove_container(cid, force=True), ids, timeout=timeout))
+            waiting, sleeping = ids[0::2], ids[1::2]
+            (sync / "go").touch()  # the waiting half end by themselves while the sleeping half are killed
+            killed = [pool.submit(client.api.remove_container, cid, force=True) for cid in sleeping]
+            list(pool.map(lambda cid: client.api.wait(cid, timeout=timeout), waiting, timeout=timeout))
+            for future in killed:
+                future.result(timeout=timeout)
+            list(pool.map(lambda cid: client.api.remove_container(cid, force=True), waiting, timeout=timeout))
         return True, endpoints
     except Exception:  # noqa: BLE001 - a call that did not answer in time: the probe decides
         return False, 0
@@ -88,9 +96,9 @@ def one_round(client: Any, setting: dict[str, Any], count: int, timeout: float) 
         shutil.rmtree(sync, ignore_errors=True)
 
 
-def _start(client: Any, setting: dict[str, Any], sync: Path) -> tuple[str, dict[str, Any]]:
+def _start(client: Any, setting: dict[str, Any], sync: Path, script: str) -> tuple[str, dict[str, Any]]:
     container = client.api.create_container(
-        BASE_IMAGE, ["sh", "-c", WAIT_SCRIPT], labels={LABEL: "1"},
+        BASE_IMAGE, ["sh", "-c", script], labels={LABEL: "1"},
         host_config=client.api.create_host_config(
             network_mode=setting["network_mode"], binds={str(sync): {"bind": "/sync", "mode": "ro"}}
         ),

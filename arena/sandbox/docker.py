@@ -206,8 +206,27 @@ def seccomp_profile() -> str:
     return json.dumps(json.loads(text), separators=(",", ":"))
 
 
-def docker_client(timeout: float = 60) -> Any:
-    """A client for the local engine (its calls bounded by ``timeout`` s); :class:`DockerUnavailable` with the reason if none."""
+#: The environment variable that bounds each call to the engine (seconds; default :data:`DOCKER_TIMEOUT_S`).
+DOCKER_TIMEOUT_ENV = "ARENA_DOCKER_TIMEOUT"
+#: How long one call to the engine may take unless ``ARENA_DOCKER_TIMEOUT`` says otherwise.
+DOCKER_TIMEOUT_S = 60.0
+
+
+def docker_timeout() -> float:
+    """Seconds one call to the engine may take: ``ARENA_DOCKER_TIMEOUT`` if it holds a positive number, else 60."""
+    try:
+        value = float(os.environ.get(DOCKER_TIMEOUT_ENV, ""))
+    except ValueError:
+        return DOCKER_TIMEOUT_S
+    return value if value > 0 else DOCKER_TIMEOUT_S
+
+
+def docker_client(timeout: float | None = None) -> Any:
+    """A client for the local engine (its calls bounded by ``timeout`` s, default :func:`docker_timeout`).
+
+    :class:`DockerUnavailable` with the reason if none answers.
+    """
+    timeout = docker_timeout() if timeout is None else timeout
     try:
         import docker  # imported here: local-process matches must work without it
     except ImportError as exc:  # pragma: no cover - declared dependency

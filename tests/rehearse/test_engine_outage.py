@@ -31,6 +31,7 @@ from docker_support import BASE_IMAGE, engine_or_skip
 from helpers import wait_until
 
 from arena.ladder.engine_watch import EngineWatch
+from arena.rehearse.bots import bot_source, tarball
 from arena.rehearse.docker_host import own_engine
 from arena.rehearse.faults import restart_daemon
 from arena.rehearse.own_faults import can_make_faults
@@ -39,6 +40,10 @@ from arena.rehearse.server import LadderProcess
 from arena.rehearse.teams import Team
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1800)]
+
+#: How long the engine starts nothing (seconds): the fault's length, not a bound on the ladder.  Long enough
+#: for a watch that only pings to let the new version's validation fail (its seats given up after 15 s each).
+WEDGE_S = 150.0
 
 
 def _one(directory: Path, name: str, query: str) -> list[tuple]:
@@ -74,7 +79,8 @@ def test_an_engine_that_stops_or_starts_nothing_voids_no_pair_and_fails_no_build
     if why_not is not None:  # as the platform-fault tests: never skipped in CI
         (pytest.fail if os.environ.get("CI") else pytest.skip)(why_not)
     with own_engine(BASE_IMAGE) as daemon:
-        ladder = LadderProcess(tmp_path / "lad", env={"DOCKER_HOST": daemon.url})
+        # Engine calls bounded to 15 s (ARENA_DOCKER_TIMEOUT): a start the engine never answers fails sooner.
+        ladder = LadderProcess(tmp_path / "lad", env={"DOCKER_HOST": daemon.url, "ARENA_DOCKER_TIMEOUT": "15"})
         try:
             ladder.init({"submissions.validation_hands": "1", "time.move": "1.0", "time.bank": "4.0"},
                         base_image=BASE_IMAGE, max_hands=2)  # fmt: skip
