@@ -10,13 +10,16 @@ never starts or removes a container again.  A container with networking
 disabled (the arena's setting, :data:`arena.sandbox.docker.NO_NETWORK`) has no
 endpoint and never enters that code.
 
-Each *round* starts ``--containers`` containers: half wait on a shared file,
-half sleep.  At one instant the file appears (the first half end by
-themselves) and the sleeping half are force-removed (the engine kills them),
-then all are removed at once: container exits and endpoint removals, side by
-side, as when a match's seats end and a table is torn down.  After the round
-the engine must start a fresh container within ``--probe`` seconds.  One that cannot is *wedged*: its goroutines are dumped,
-checked for the deadlock's two functions, and the engine is restarted.  Both
+Each *round* does three things at the same instant, as a busy ladder does
+when one table's seats end while the next table's start: the previous round's
+waiting containers end by themselves (a file appears), its sleeping ones are
+force-removed (the engine kills them), and ``--containers`` new containers are
+started (half waiting on a file, half sleeping).  The deadlock's two sides are
+a container joining the network (its hosts file asks ``getSvcRecords``) and
+another's endpoint being deleted (``processEndpointDelete``).  After the round
+the engine must start a fresh container within ``--probe`` seconds; one that
+cannot is *wedged*: its goroutines are dumped, checked for the deadlock's two
+functions, and the engine is restarted.  Both
 settings run on an engine of this benchmark's own (never the machine's), the
 same number of rounds, in turns of ``--block`` rounds so that load on the
 machine falls on both alike.
@@ -68,32 +71,44 @@ class Tally:
     dumps: list[str] = dataclasses.field(default_factory=list)
 
 
-def one_round(client: Any, setting: dict[str, Any], count: int, timeout: float) -> tuple[bool, int]:
-    """Start ``count`` containers, end them at one instant, remove them all at once.
+def one_round(
+    client: Any, setting: dict[str, Any], count: int, timeout: float, previous: Round | None
+) -> tuple[bool, int, Round | None]:
+    """End ``previous`` (half by themselves, half killed) while ``count`` new containers start.
 
-    Returns whether every call answered within ``timeout`` and how many of the
-    containers were endpoints of a Docker network.
+    Returns whether every call answered within ``timeout``, how many of the new
+    containers were endpoints of a Docker network, and the new round.
     """
-    sync = Path(tempfile.mkdtemp(prefix="arena-wedge-"))
-    ids: list[str] = []
+    current = Round(Path(tempfile.mkdtemp(prefix="arena-wedge-")))
+    scripts = [WAIT_SCRIPT if i % 2 == 0 else SLEEP_SCRIPT for i in range(count)]
     try:
-        scripts = [WAIT_SCRIPT if i % 2 == 0 else SLEEP_SCRIPT for i in range(count)]
-        with concurrent.futures.ThreadPoolExecutor(max_workers=count) as pool:
-            started = list(pool.map(lambda script: _start(client, setting, sync, script), scripts, timeout=timeout))
-            ids = [cid for cid, _ in started]
-            endpoints = sum(1 for _, networks in started if networks)
-            waiting, sleeping = ids[0::2], ids[1::2]
-            (sync / "go").touch()  # the waiting half end by themselves while the sleeping half are killed
-            killed = [pool.submit(client.api.remove_container, cid, force=True) for cid in sleeping]
-            list(pool.map(lambda cid: client.api.wait(cid, timeout=timeout), waiting, timeout=timeout))
-            for future in killed:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, 2 * count)) as pool:
+            ending = []
+            if previous is not None:
+                (previous.sync / "go").touch()  # its waiting half end by themselves, now
+                ending = [pool.submit(client.api.remove_container, cid, force=True) for cid in previous.ids]
+            started = [pool.submit(_start, client, setting, current.sync, script) for script in scripts]
+            for future in started:
+                cid, networks = future.result(timeout=timeout)
+                current.ids.append(cid)
+                current.endpoints += bool(networks)
+            for future in ending:
                 future.result(timeout=timeout)
-            list(pool.map(lambda cid: client.api.remove_container(cid, force=True), waiting, timeout=timeout))
-        return True, endpoints
+        return True, current.endpoints, current
     except Exception:  # noqa: BLE001 - a call that did not answer in time: the probe decides
-        return False, 0
+        return False, current.endpoints, None
     finally:
-        shutil.rmtree(sync, ignore_errors=True)
+        if previous is not None:
+            shutil.rmtree(previous.sync, ignore_errors=True)
+
+
+@dataclasses.dataclass
+class Round:
+    """The containers one round started, and the folder their waiting half watch."""
+
+    sync: Path
+    ids: list[str] = dataclasses.field(default_factory=list)
+    endpoints: int = 0
 
 
 def _start(client: Any, setting: dict[str, Any], sync: Path, script: str) -> tuple[str, dict[str, Any]]:
@@ -162,10 +177,11 @@ def run_block(daemon: Any, tally: Tally, rounds: int, args: argparse.Namespace) 
     """``rounds`` rounds of one setting on ``daemon``; wedges counted and mended."""
     setting = SETTINGS[tally.setting]
     client = daemon.client()
+    previous: Round | None = None
     try:
         for _ in range(rounds):
             began = time.monotonic()
-            answered, endpoints = one_round(client, setting, args.containers, args.timeout)
+            answered, endpoints, previous = one_round(client, setting, args.containers, args.timeout, previous)
             tally.rounds += 1
             tally.endpoints_seen += endpoints
             if not answered and not engine_starts(client, args.probe):
@@ -178,11 +194,14 @@ def run_block(daemon: Any, tally: Tally, rounds: int, args: argparse.Namespace) 
                 client = daemon.client()
                 print(f"  {tally.setting}: round {tally.rounds} wedged the engine (dump: {dump or 'none'})", flush=True)
             tally.seconds += time.monotonic() - began
+        if previous is not None:  # the block's last round ends outside the count
+            one_round(client, setting, 0, args.timeout, previous)
     finally:
         client.close()
 
 
 def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the own engine is removed on a TERM too
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=300, help="rounds per setting")
     parser.add_argument("--containers", type=int, default=8, help="containers ending at once in a round")

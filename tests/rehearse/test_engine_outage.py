@@ -8,9 +8,11 @@ marks the engine down, the pair or build gets its attempt back, and nothing
 new starts until the engine starts a container again.
 
 The same for an engine that answers but starts nothing (CI met Docker 20.10's
-libnetwork deadlock: pings, ``ps`` and ``create`` answered, no ``start`` ever
-did): here its containerd is stopped (SIGSTOP) under a running ladder, then
-let go.  The ladder's watch starts a container, so it sees the outage.
+libnetwork deadlock: pings, ``version``, ``ps`` and ``create`` answered, no
+``start`` or removal ever did): here the daemon's runtime is a wrapper of runc
+that waits while a flag file exists, so every start, kill and removal hangs
+while the engine answers everything else, under a running ladder, then the
+flag goes.  The ladder's watch starts a container, so it sees the outage.
 
 Real parts: ``arena ladder serve`` on a Docker daemon of the test's own
 (never the machine's: its engine may be shared), stopped and started again.
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
+import shutil
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -55,15 +57,27 @@ def _done_pairs(directory: Path) -> int:
     return _one(directory, "results.sqlite", "SELECT COUNT(*) FROM pairs WHERE status='done'")[0][0]
 
 
+def _wedge_runtime(folder: Path) -> tuple[Path, tuple[str, ...]]:
+    """A runtime that waits while ``folder/wedged`` exists, then is runc; its flag and the daemon's arguments."""
+    flag = folder / "wedged"
+    runtime = folder / "wedge-runc"
+    runc = shutil.which("runc") or "/usr/sbin/runc"
+    runtime.write_text(  # `--version` answers at once: `docker version` and `info` ask it (a wedged engine answers them)
+        f"#!/bin/sh\n[ \"$1\" = --version ] && exec {runc} --version\n"
+        f"while [ -e {flag} ]; do sleep 0.2; done\nexec {runc} \"$@\"\n"
+    )
+    runtime.chmod(0o755)
+    return flag, (f"--add-runtime=wedge={runtime}", "--default-runtime=wedge")
+
+
 @contextlib.contextmanager
-def _containerd_stopped(daemon) -> Iterator[None]:
-    """The daemon's containerd stopped (SIGSTOP) for the block: the engine answers, starts and removes nothing."""
-    pid = int((daemon.root / "exec" / "containerd" / "containerd.pid").read_text().strip())
-    os.kill(pid, signal.SIGSTOP)
+def _starts_nothing(flag: Path) -> Iterator[None]:
+    """For the block, the engine answers every call but starts, kills and removes no container."""
+    flag.touch()
     try:
         yield
     finally:
-        os.kill(pid, signal.SIGCONT)
+        flag.unlink()
 
 
 def _no_voids_and_no_failures(directory: Path) -> None:
@@ -78,7 +92,8 @@ def test_an_engine_that_stops_or_starts_nothing_voids_no_pair_and_fails_no_build
     why_not = can_make_faults()
     if why_not is not None:  # as the platform-fault tests: never skipped in CI
         (pytest.fail if os.environ.get("CI") else pytest.skip)(why_not)
-    with own_engine(BASE_IMAGE) as daemon:
+    flag, runtime_args = _wedge_runtime(tmp_path)
+    with own_engine(BASE_IMAGE, dockerd_args=runtime_args) as daemon:
         # Engine calls bounded to 15 s (ARENA_DOCKER_TIMEOUT): a start the engine never answers fails sooner.
         ladder = LadderProcess(tmp_path / "lad", env={"DOCKER_HOST": daemon.url, "ARENA_DOCKER_TIMEOUT": "15"})
         try:
@@ -105,12 +120,30 @@ def test_an_engine_that_stops_or_starts_nothing_voids_no_pair_and_fails_no_build
                 ladder.directory, "ladder.sqlite", "SELECT status FROM versions WHERE team='gamma'")[0][0] == "active"
                 and _done_pairs(ladder.directory) >= before + 2)  # fmt: skip
             assert ladder.running, ladder.tail()
-            voids = _one(ladder.directory, "results.sqlite", "SELECT seq, reason FROM pairs WHERE status='void'")
-            assert voids == [], voids
-            failed = _one(ladder.directory, "ladder.sqlite", "SELECT team, number, reason FROM versions WHERE status='failed'")
-            assert failed == [], failed
+            _no_voids_and_no_failures(ladder.directory)
             log = ladder.log.read_text(errors="replace")
             assert "the Docker engine is not available" in log and "the Docker engine is available again" in log, log[-3000:]
+
+            # The engine answers pings but starts no container: a pair or a build meets it, the watch's start sees it.
+            told = log.count("the Docker engine is not available")
+            with _starts_nothing(flag):
+                began = time.monotonic()
+                # A Dockerfile with no RUN step: its build starts no container, so its validation meets the engine.
+                sent = teams[3].submit_archive(tarball({
+                    "bot.py": bot_source("random", 0.0),
+                    "Dockerfile": "ARG BOT_BASE\nFROM ${BOT_BASE}\nCOPY bot.py /bot/bot.py\n",
+                }), Upload(0.0, "honest", base="random"), 0.0)  # fmt: skip
+                assert sent.status == 201, sent
+                wait_until("the ladder sees the engine start nothing", lambda: ladder.log.read_text(
+                    errors="replace").count("the Docker engine is not available") > told, timeout=900)  # fmt: skip
+                time.sleep(max(0.0, WEDGE_S - (time.monotonic() - began)))  # the fault lasts WEDGE_S (see there)
+                _no_voids_and_no_failures(ladder.directory)
+            before = _done_pairs(ladder.directory)
+            wait_until("delta active and more pairs, with nobody's help", lambda: _one(
+                ladder.directory, "ladder.sqlite", "SELECT status FROM versions WHERE team='delta'")[0][0] == "active"
+                and _done_pairs(ladder.directory) >= before + 2, timeout=900)  # fmt: skip
+            assert ladder.running, ladder.tail()
+            _no_voids_and_no_failures(ladder.directory)
         finally:
             if ladder.running:
                 ladder.stop()
