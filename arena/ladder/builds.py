@@ -41,7 +41,7 @@ from arena.ladder.config import LadderConfig
 from arena.ladder.engine_watch import engine_answers
 from arena.ladder.paths import source_dir, validation_dir
 from arena.ladder.store import Version
-from arena.match import GameOutcome, MatchSpec, TimeControl, game_seeds
+from arena.match import GameOutcome, MatchSpec, game_seeds
 from arena.match.output import reproduce_command, struck_decisions, write_record
 from arena.referee.botspec import BotSpec, BotSpecError, seat_assignment
 from arena.referee.local_match import play_seated
@@ -181,11 +181,11 @@ def validate(config: LadderConfig, image: str, version: Version, *, run_id: str,
     """
     entry = version.entry
     rules = dataclasses.replace(config.rules, max_hands=config.submissions.validation_hands)
-    tc = config.time_control
-    time_control = TimeControl(move_s=tc.move_s, bank_s=tc.bank_s, hard_cap_s=tc.hard_cap_s, clock=tc.clock)
     match_id = f"validate-v{version.id}"
+    # The ladder's whole time control (strikes and off-turn limits included): a version passes under the
+    # rules it will be rated under.
     spec = MatchSpec(match_id=match_id, rules=rules, deal_seeds=tuple(game_seeds(f"validate-{entry}", 1)),
-                     time_control=time_control)  # fmt: skip
+                     time_control=config.time_control)  # fmt: skip
     spec_bots = (BotSpec("docker", image), BotSpec("docker", image))
     out_dir = validation_dir(config.directory, version.id)
     saved: list[Path] = []
