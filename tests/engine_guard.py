@@ -96,7 +96,7 @@ def probe_engine(timeout: float = PROBE_S) -> str | None:
                 return
             container = client.api.create_container(
                 BASE_IMAGE, ["true"], labels={PROBE_LABEL: str(os.getpid())},
-                host_config=client.api.create_host_config(network_mode="none"),
+                host_config=client.api.create_host_config(network_mode="none"), network_disabled=True,
             )  # fmt: skip
             try:
                 client.api.start(container["Id"])

@@ -33,7 +33,7 @@ from arena.text import safe_text
 app = typer.Typer(help="Run a competition: teams submit bots, a ladder plays them, a web site shows it.", no_args_is_help=True)
 team_app = typer.Typer(help="Teams, their members and tokens, the roster import and the join code.", no_args_is_help=True)
 app.add_typer(team_app, name="team")
-admin_app = typer.Typer(help="The organiser's token.", no_args_is_help=True)
+admin_app = typer.Typer(help="The organiser's actions: the admin token, validating a version again.", no_args_is_help=True)
 app.add_typer(admin_app, name="admin")
 
 #: The ``[server]`` address ``arena ladder init`` writes (the help texts name it; a test compares them).
@@ -164,6 +164,29 @@ def admin_rotate_token(
         console.print(f"new admin token (shown once, keep it): [bold]{token}[/]; {signed_out}")
     else:
         console.print(f"new admin token written to {safe_text(str(to))} (mode 0600); {signed_out}")
+
+
+@admin_app.command("revalidate")
+def admin_revalidate(
+    directory: DirArgument,
+    entry: Annotated[str, typer.Argument(help="The failed version, as TEAM@NUMBER (e.g. red-team@3).")],
+) -> None:
+    """Build and validate a failed version again (when the platform, not the team, failed it).
+
+    Its attempts start again from zero and its old logs are cleared; a running
+    `serve` picks it up within a second, a stopped one when it starts. Only a
+    failed version can be revalidated. A ladder validates again by itself when
+    the Docker engine could not start its containers; this is for the rest
+    (docs/ladder.md, "When the Docker engine stops starting containers").
+    """
+    _, store = _open(directory)
+    try:
+        version = store.revalidate(entry)
+    except ArenaError as exc:
+        fail(str(exc))
+    finally:
+        store.close()
+    console.print(f"{safe_text(version.entry)} queued to be built and validated again")
 
 
 @team_app.command("disable")

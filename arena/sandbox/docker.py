@@ -1,6 +1,8 @@
 """Run a bot in a Docker container: one container per seat, no network, tight limits.
 
-Each container gets ``network_mode="none"``, the match's socket directory
+Each container has networking disabled (``network_disabled=True`` with
+``network_mode="none"``: no libnetwork endpoint at all, only ``lo``; see
+:data:`NO_NETWORK`), the match's socket directory
 mounted at ``/arena`` (and nothing else of the host), a read-only root with a
 small tmpfs at ``/tmp`` and a 1 MiB ``/dev/shm`` (both ``noexec``, both
 charged to the seat's memory limit), no capabilities, ``no-new-privileges``,
@@ -368,6 +370,16 @@ def _bytes(size: str) -> int:
     return int(text)
 
 
+#: The network settings of every container the arena starts: no network at all.  ``network_mode``
+#: "none" alone still makes each container an endpoint on the engine's shared ``none`` network, and
+#: Docker 20.10 before 20.10.27 (Debian bookworm's docker.io) can deadlock when two such containers
+#: end at once (moby/libnetwork#2679: exit clean-up and endpoint deletion take the network's and the
+#: controller's locks in opposite orders); the engine then starts and removes no container again.
+#: With networking disabled the engine creates no endpoint: the container gets a network namespace
+#: of its own holding only ``lo``, and libnetwork is never called for it.
+NO_NETWORK: dict[str, Any] = {"network_mode": "none", "network_disabled": True}
+
+
 def container_settings(
     image: str,
     env: Mapping[str, str],
@@ -405,7 +417,7 @@ def container_settings(
     return {
         "image": image,
         "environment": dict(env),
-        "network_mode": "none",
+        **NO_NETWORK,
         "volumes": binds,
         "mounts": mounts,
         "read_only": True,
