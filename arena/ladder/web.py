@@ -149,10 +149,15 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
         try:
             await submit(request, who)
         except HTTPException as exc:
-            shown = page("me.html", who, me=me(who.team, who.member), games=recent_games(30, who.team), error=exc.detail)
-            shown.headers.update(exc.headers or {})  # Connection: close when the rest of the body was not read
-            return shown
+            return await run_in_threadpool(submit_refused, who, exc)  # it reads the stores: never on the loop
         return RedirectResponse("/me", status_code=303)
+
+    def submit_refused(who: Viewer, exc: HTTPException) -> Response:
+        """The team's page saying why its upload was refused (blocking: the stores are read)."""
+        assert who.team is not None
+        shown = page("me.html", who, me=me(who.team, who.member), games=recent_games(30, who.team), error=exc.detail)
+        shown.headers.update(exc.headers or {})  # Connection: close when the rest of the body was not read
+        return shown
 
     return app
 
