@@ -4,8 +4,8 @@ The audit reads the ladder's two stores read-only once the server has
 stopped.  Its **failures** (the rehearsal's exit status) are a lost or
 doubled game, a record not equal to its row, a stored game that changed, an
 uncontained hostile upload, and anything left behind (containers with the
-ladder's label, ``arena-*`` temporary directories, processes, files in
-``DIR/tmp``).  Its **organiser actions** are what a lecturer would have to
+ladder's label, the ladder's bot images, ``arena-*`` temporary directories,
+processes, files in ``DIR/tmp``).  Its **organiser actions** are what a lecturer would have to
 do by hand beyond the restarts: the goal is none.
 """
 
@@ -92,6 +92,19 @@ def left_containers(ladder_id: str, docker_url: str | None = None) -> list[str]:
     try:
         found = client.api.containers(all=True, filters={"label": f"arena.run=ladder-{ladder_id}"})
         return [str((c.get("Names") or [c["Id"][:12]])[0]) for c in found]
+    finally:
+        client.close()
+
+
+def left_images(ladder_id: str, docker_url: str | None = None) -> list[str]:
+    """The ladder's bot images (tags ``arena-ladder-<id>:...``, no other ladder's) still on the engine."""
+    import docker
+
+    repository = f"arena-ladder-{ladder_id}"  # (arena.ladder.builds.image_repository: the audit reads from outside)
+    client = docker.DockerClient(base_url=docker_url, timeout=60) if docker_url else docker.from_env(timeout=60)
+    try:
+        return sorted(t for image in client.images.list(name=repository) for t in image.tags
+                      if t.rpartition(":")[0] == repository)  # fmt: skip
     finally:
         client.close()
 
@@ -302,10 +315,12 @@ def audit(
 
     # ---- left behind
     containers: list[str] = []
+    images: list[str] = []
     try:
         containers = left_containers(ladder_id, docker_url)
+        images = left_images(ladder_id, docker_url)
     except Exception as exc:  # noqa: BLE001 - an engine that cannot be asked is a finding, not a crash
-        failures.append(f"could not list containers: {exc}")
+        failures.append(f"could not list containers and images: {exc}")
     temp_dirs = sorted(p.name for p in sys_tmp.iterdir()) if sys_tmp.is_dir() else []
     tmp_files = (
         sorted(p.name for p in (directory / "tmp").iterdir())
@@ -314,10 +329,11 @@ def audit(
     )
     processes = left_processes(sys_tmp)
     failures += [f"container left: {c}" for c in containers]
+    failures += [f"image left: {i}" for i in images]
     failures += [f"temporary file left: {d}" for d in temp_dirs]
     failures += [f"file left in DIR/tmp: {f}" for f in tmp_files]
     failures += [f"process left: {p}" for p in processes]
-    actions += [f"clean up: {x}" for x in [*containers, *temp_dirs, *tmp_files, *processes]]
+    actions += [f"clean up: {x}" for x in [*containers, *images, *temp_dirs, *tmp_files, *processes]]
     restarts_failed = [
         f"restart after {s.kind} at {s.at:.0f} s failed: {s.error}"
         for s in struck
@@ -379,6 +395,7 @@ def audit(
         "faults": [dataclasses.asdict(s) for s in struck],
         "left_behind": {
             "containers": containers,
+            "images": images,
             "temp_dirs": temp_dirs,
             "tmp_files": tmp_files,
             "processes": processes,
@@ -418,4 +435,4 @@ def audit(
     }
 
 
-__all__ = ["audit", "hostile_outcomes", "kendall_tau", "record_matches_row"]
+__all__ = ["audit", "hostile_outcomes", "left_images", "kendall_tau", "record_matches_row"]
