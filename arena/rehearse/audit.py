@@ -109,6 +109,30 @@ def left_images(ladder_id: str, docker_url: str | None = None) -> list[str]:
         client.close()
 
 
+def left_behind(
+    directory: Path, ladder_id: str, sys_tmp: Path, docker_url: str | None, failures: list[str]
+) -> dict[str, list[str]]:
+    """What the term left after the last stop: the ladder's containers and images, temporary files, processes.
+
+    An engine that cannot be asked is a finding (in ``failures``), not a crash.
+    """
+    containers: list[str] = []
+    images: list[str] = []
+    try:
+        containers = left_containers(ladder_id, docker_url)
+        images = left_images(ladder_id, docker_url)
+    except Exception as exc:  # noqa: BLE001 - an engine that cannot be asked is a finding, not a crash
+        failures.append(f"could not list containers and images: {exc}")
+    tmp = directory / "tmp"
+    return {
+        "containers": containers,
+        "images": images,
+        "temp_dirs": sorted(p.name for p in sys_tmp.iterdir()) if sys_tmp.is_dir() else [],
+        "tmp_files": sorted(p.name for p in tmp.iterdir()) if tmp.is_dir() else [],
+        "processes": left_processes(sys_tmp),
+    }
+
+
 def left_processes(sys_tmp: Path, *, grace: float = 30.0) -> list[str]:
     """Processes of the server's still running ``grace`` seconds after its stop (see :func:`processes_of`).
 
@@ -314,26 +338,11 @@ def audit(
     actions += [f"an honest upload was refused: {x}" for x in honest_lost]
 
     # ---- left behind
-    containers: list[str] = []
-    images: list[str] = []
-    try:
-        containers = left_containers(ladder_id, docker_url)
-        images = left_images(ladder_id, docker_url)
-    except Exception as exc:  # noqa: BLE001 - an engine that cannot be asked is a finding, not a crash
-        failures.append(f"could not list containers and images: {exc}")
-    temp_dirs = sorted(p.name for p in sys_tmp.iterdir()) if sys_tmp.is_dir() else []
-    tmp_files = (
-        sorted(p.name for p in (directory / "tmp").iterdir())
-        if (directory / "tmp").is_dir()
-        else []
-    )
-    processes = left_processes(sys_tmp)
-    failures += [f"container left: {c}" for c in containers]
-    failures += [f"image left: {i}" for i in images]
-    failures += [f"temporary file left: {d}" for d in temp_dirs]
-    failures += [f"file left in DIR/tmp: {f}" for f in tmp_files]
-    failures += [f"process left: {p}" for p in processes]
-    actions += [f"clean up: {x}" for x in [*containers, *images, *temp_dirs, *tmp_files, *processes]]
+    left = left_behind(directory, ladder_id, sys_tmp, docker_url, failures)
+    labels = {"containers": "container left", "images": "image left", "temp_dirs": "temporary file left",
+              "tmp_files": "file left in DIR/tmp", "processes": "process left"}  # fmt: skip
+    failures += [f"{labels[kind]}: {x}" for kind, found in left.items() for x in found]
+    actions += [f"clean up: {x}" for found in left.values() for x in found]
     restarts_failed = [
         f"restart after {s.kind} at {s.at:.0f} s failed: {s.error}"
         for s in struck
@@ -393,13 +402,7 @@ def audit(
         ],
         "hostile": [dataclasses.asdict(o) for o in outcomes],
         "faults": [dataclasses.asdict(s) for s in struck],
-        "left_behind": {
-            "containers": containers,
-            "images": images,
-            "temp_dirs": temp_dirs,
-            "tmp_files": tmp_files,
-            "processes": processes,
-        },
+        "left_behind": left,
         "build_queue_wait_p95": p95(list(watched.queue_waits.values())),
         "site": {
             "p95": visits.p95(),

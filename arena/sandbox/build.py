@@ -417,9 +417,8 @@ def build_image(
             wanted = check_dockerfile(text).declared_args
         except DockerfileError as exc:
             raise BuildError(f"{source}/{exc} (see docs/packaging.md)") from None
-    # Only the arguments it declares (no warning); each holds an image the organiser chose.
-    buildargs = {"BASE_IMAGE": str(base.id)} if "BASE_IMAGE" in wanted else {}
-    if "BOT_BASE" in wanted:
+    buildargs = {"BASE_IMAGE": str(base.id)} if "BASE_IMAGE" in wanted else {}  # only those it declares (no warning)
+    if "BOT_BASE" in wanted:  # each holds an image the organiser chose; the bot base made under this build's bounds
         buildargs["BOT_BASE"] = ensure_bot_base(base_image=base_image, tag=bot_base, client=client, on_line=on_line,
                                                 build_limits=build_limits, cancel=cancel)  # fmt: skip
     if scratch is not None:
