@@ -21,8 +21,8 @@ limit the site stops answering, and asyncio's accept loop logs every failed
   after the answer is complete and the connection closing too: a closing
   transport keeps its buffer, and its socket, until the client takes it, so
   closing one is not enough; it is aborted.  All connections together hold
-  at most :data:`STALLED_BYTES` of such answers: past that, the ones that
-  moved least and hold most are cut at once;
+  at most :data:`STALLED_BYTES` of such answers: past that, those that did
+  not move since the last look, then the longest waiting, are cut at once;
 - ``max_connections`` (kept below the descriptor limit): a connection counts
   until its socket is gone, a closing one included.  At the cap a new
   connection evicts, in this order, a closing one still holding an answer,
