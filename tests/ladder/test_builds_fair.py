@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from docker_support import engine_or_skip
-from ladder_support import Ladder, bot_source, served, tarball
+from ladder_support import Ladder, bot_source, cli, served, tarball
 
 from arena.ladder.build_queue import next_to_build
 from arena.ladder.store import Version
@@ -45,13 +45,16 @@ def test_an_honest_upload_is_built_before_a_slow_teams_second(tmp_path: Path):
     slow = f"ARG BOT_BASE=arena-bot-base\nFROM ${{BOT_BASE}}\nRUN echo {word} && sleep 900\nCOPY bot.py /bot/\n"
     ladder = Ladder(tmp_path / "lad", "submissions.validation_hands=1", "submissions.build_timeout=8.0",
                     "submissions.builders=1")  # fmt: skip
-    with served(ladder, client):
-        assert ladder.upload("alpha", tarball({"Dockerfile": slow, "bot.py": bot_source("SLOW1")})).status_code == 201
-        ladder.wait_for("alpha@1 building", lambda: ladder.versions("alpha")[0]["status"] != "queued", timeout=300)
-        assert ladder.upload("alpha", tarball({"Dockerfile": slow, "bot.py": bot_source("SLOW2")})).status_code == 201
-        assert ladder.upload("beta", tarball({"bot.py": bot_source("HONEST")})).status_code == 201
-        ladder.wait_for("beta@1 active", lambda: ladder.versions("beta")[0]["status"] == "active")
-        ladder.wait_for("alpha@2 failed", lambda: {v["entry"]: v["status"] for v in ladder.versions("alpha")}
-                        .get("alpha@2") == "failed")  # fmt: skip
+    try:
+        with served(ladder, client):
+            assert ladder.upload("alpha", tarball({"Dockerfile": slow, "bot.py": bot_source("SLOW1")})).status_code == 201
+            ladder.wait_for("alpha@1 building", lambda: ladder.versions("alpha")[0]["status"] != "queued", timeout=300)
+            assert ladder.upload("alpha", tarball({"Dockerfile": slow, "bot.py": bot_source("SLOW2")})).status_code == 201
+            assert ladder.upload("beta", tarball({"bot.py": bot_source("HONEST")})).status_code == 201
+            ladder.wait_for("beta@1 active", lambda: ladder.versions("beta")[0]["status"] == "active")
+            ladder.wait_for("alpha@2 failed", lambda: {v["entry"]: v["status"] for v in ladder.versions("alpha")}
+                            .get("alpha@2") == "failed")  # fmt: skip
+    finally:
+        cli("ladder", "clean", str(ladder.directory), "--all")  # its images (arena ladder clean)
     started = re.findall(r"(\w+@\d+): building \(attempt", ladder.log.read_text())
     assert started == ["alpha@1", "beta@1", "alpha@2"], started
