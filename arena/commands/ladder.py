@@ -387,3 +387,4 @@ __all__ = ["app", "snapshot"]
 __import__("arena.commands.ladder_export", fromlist=["register"]).register(app)  # arena ladder export (its own module)
 __import__("arena.commands.ladder_roster", fromlist=["register"]).register(team_app)  # import, members, join-code
 __import__("arena.commands.ladder_rehearse", fromlist=["register"]).register(app)  # arena ladder rehearse (its own module)
+__import__("arena.commands.ladder_clean", fromlist=["register"]).register(app)  # arena ladder clean (its own module)

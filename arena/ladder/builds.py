@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import re
 import tempfile
 import threading
 from collections.abc import Callable, Mapping
@@ -38,9 +39,10 @@ from typing import Any
 from arena_sdk.engine import seat_name
 
 from arena.ladder.config import LadderConfig
+from arena.ladder.lifecycle import DISABLED, FAILED, SUSPENDED
 from arena.ladder.paths import source_dir, validation_dir
 from arena.ladder.store import Version
-from arena.match import GameOutcome, MatchSpec, TimeControl, game_seeds
+from arena.match import GameOutcome, MatchSpec, game_seeds
 from arena.match.output import reproduce_command, struck_decisions, write_record
 from arena.referee.botspec import BotSpec, BotSpecError, seat_assignment
 from arena.referee.local_match import play_seated
@@ -97,9 +99,57 @@ def dir_limits(config: LadderConfig) -> DirLimits:
     return DirLimits(max_bytes=config.submissions.max_bytes, max_files=config.submissions.max_files)
 
 
+def image_repository(ladder_id: str) -> str:
+    """The repository of this ladder's images (every version's tag is in it, and nothing else's)."""
+    return f"arena-ladder-{ladder_id}"
+
+
 def image_tag(config: LadderConfig, version: Version, ladder_id: str) -> str:
     """The version's image tag: this ladder's, the version's id (team names may not be valid tags)."""
-    return f"arena-ladder-{ladder_id}:v{version.id}"
+    return f"{image_repository(ladder_id)}:v{version.id}"
+
+
+#: Statuses whose version can never play again: ``arena ladder clean`` removes their images.
+SPENT = frozenset({FAILED, DISABLED, SUSPENDED})
+_VERSION_TAG = re.compile(r"v(\d+)")
+
+
+def ladder_images(client: Any, ladder_id: str) -> dict[str, int | None]:
+    """This ladder's image tags on the engine, each with its version's id (None: a tag of no version)."""
+    repository = image_repository(ladder_id)
+    found: dict[str, int | None] = {}
+    for image in client.images.list(name=repository):
+        for tag in image.tags:
+            name, _, suffix = tag.rpartition(":")
+            if name == repository:  # only this ladder's (another ladder's id is another repository)
+                number = _VERSION_TAG.fullmatch(suffix)
+                found[tag] = int(number[1]) if number else None
+    return found
+
+
+@dataclasses.dataclass(frozen=True)
+class Removal:
+    """What :func:`remove_images` did: the tags removed, and those kept with why."""
+
+    removed: tuple[str, ...]
+    kept: tuple[tuple[str, str], ...]
+
+
+def remove_images(client: Any, tags: list[str]) -> Removal:
+    """Remove ``tags`` (the image goes with its last tag), never by force: one a container uses stays, with why."""
+    import docker.errors
+
+    removed, kept = [], []
+    for tag in tags:
+        try:
+            client.api.remove_image(tag, noprune=False)
+        except docker.errors.NotFound:
+            continue  # removed meanwhile
+        except docker.errors.APIError as exc:
+            kept.append((tag, _one_line(str(exc.explanation or exc))))
+            continue
+        removed.append(tag)
+    return Removal(tuple(removed), tuple(kept))
 
 
 def _tail(text: str) -> str:
@@ -213,11 +263,11 @@ def _validation_game(config: LadderConfig, image: str, version: Version, *, run_
     """One validation game (see :func:`validate`); :class:`_PlatformFault` when the platform failed it."""
     entry = version.entry
     rules = dataclasses.replace(config.rules, max_hands=config.submissions.validation_hands)
-    tc = config.time_control
-    time_control = TimeControl(move_s=tc.move_s, bank_s=tc.bank_s, hard_cap_s=tc.hard_cap_s, clock=tc.clock)
     match_id = f"validate-v{version.id}"
+    # The ladder's whole time control (strikes and off-turn limits included): a version passes under the
+    # rules it will be rated under.
     spec = MatchSpec(match_id=match_id, rules=rules, deal_seeds=tuple(game_seeds(f"validate-{entry}", 1)),
-                     time_control=time_control)  # fmt: skip
+                     time_control=config.time_control)  # fmt: skip
     spec_bots = (BotSpec("docker", image), BotSpec("docker", image))
     out_dir = validation_dir(config.directory, version.id)
     saved: list[Path] = []
@@ -326,6 +376,7 @@ def remove_source(config: LadderConfig, version: Version) -> None:
 
 
 __all__ = [
-    "MAX_ATTEMPTS", "BuildCancelled", "EngineDown", "BuildOutcome", "Validation", "build_and_validate", "dir_limits", "image_tag",
-    "remove_source", "source_dir", "unpack", "validate",
+    "MAX_ATTEMPTS", "SPENT", "BuildCancelled", "EngineDown", "BuildOutcome", "Removal", "Validation", "build_and_validate",
+    "dir_limits", "image_repository", "image_tag", "ladder_images", "remove_images", "remove_source", "source_dir", "unpack",
+    "validate",
 ]
