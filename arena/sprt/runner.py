@@ -33,6 +33,7 @@ from arena.tables.ledger import Ledger, Recorded
 from arena.tables.pairs import PairBatch
 from arena.tables.players import LocalTables, TablePlayer
 from arena.tables.rows import GameSlot
+from arena.tables.runlock import hold_directory
 from arena.tables.runner import Job, Runner
 from arena.tables.spec import TableGame, TableResult
 
@@ -87,20 +88,22 @@ def run_sprt(
 
     ``player`` plays one table (default: in its own process on this machine;
     tests pass fakes). Raises :class:`BotSpecError` for a bot that cannot be
-    used (a missing image, or one that cannot start: each is started once first) and :class:`StoreError` for an output directory
-    that holds another test or cannot be written.
+    used (a missing image, or one that cannot start: each is started once first), :class:`StoreError` for an output directory
+    that holds another test or cannot be written, and :class:`~arena.tables.runlock.DirectoryInUse` for one
+    another run holds (nothing touched).
     """
-    client, images = _images(config)
-    store, run_id = open_store(config, images)
-    try:
-        if player is None:
-            player = LocalTables()
-        run = _Run(config, store, run_id, images, client, progress or Progress(), player)
-        return trio.run(run.run)
-    finally:
-        store.close()
-        if client is not None:
-            client.close()
+    with hold_directory(config.out, "arena sprt"):  # one test per --out, before anything there is read or written
+        client, images = _images(config)
+        store, run_id = open_store(config, images)
+        try:
+            if player is None:
+                player = LocalTables()
+            run = _Run(config, store, run_id, images, client, progress or Progress(), player)
+            return trio.run(run.run)
+        finally:
+            store.close()
+            if client is not None:
+                client.close()
 
 
 def _images(config: SprtConfig) -> tuple[Any, dict[str, str | None]]:
