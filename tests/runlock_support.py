@@ -32,12 +32,16 @@ GATE, ARRIVED = Path({gate!r}), Path({arrived!r})
 
 
 class GateBot(RandomBot):
-    """The random bot, held at its first decision until the gate file exists (a still directory meanwhile)."""
+    """The random bot, held at its first decision of game {hold_at} until the gate file exists."""
 
+    games = 0
     waited = False
 
+    def on_game_start(self, info):
+        self.games += 1
+
     def hold(self):
-        if not self.waited:
+        if self.games == {hold_at} and not self.waited:
             self.waited = True
             (ARRIVED / str(os.getpid())).touch()
             deadline = time.monotonic() + {wait}
@@ -67,9 +71,9 @@ if __name__ == "__main__":
 
 
 class Gate:
-    """Bots that wait at their first decision until :meth:`open` (their scripts live in ``tmp``)."""
+    """Bots that wait at their first decision of game ``hold_at`` (of their process) until :meth:`open`."""
 
-    def __init__(self, tmp: Path, name: str = "gate") -> None:
+    def __init__(self, tmp: Path, name: str = "gate", *, hold_at: int = 1) -> None:
         self.folder = tmp / f"bot-{name}"
         self.folder.mkdir(parents=True, exist_ok=True)
         self.file = tmp / f"{name}.open"
@@ -78,7 +82,7 @@ class Gate:
         self.script = self.folder / "bot.py"
         self.script.write_text(GATE_BOT.format(
             random_dir=str(REPO / "example_bots" / "random"), gate=str(self.file), arrived=str(self.arrived),
-            wait=GATE_WAIT_S,
+            wait=GATE_WAIT_S, hold_at=hold_at,
         ))  # fmt: skip
 
     @property
