@@ -16,7 +16,7 @@ import datetime
 import errno
 import secrets
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -463,8 +463,14 @@ class ResultsStore:
 
     # ------------------------------------------------------------ games
 
-    def record_game(self, row: StoredGame) -> bool:
-        """Store a finished game; False if it was already stored (a replay of the same game is ignored)."""
+    def record_game(self, row: StoredGame, *, in_place: Callable[[], None] | None = None) -> bool:
+        """Store a finished game; False if it was already stored (a replay of the same game is ignored).
+
+        ``in_place`` puts the game's record file in place: called inside the
+        row's transaction, once the row is known to be new, so of two writers
+        of one game (another process on the same store) the one whose row is
+        stored is the one whose record is in place; if it raises, no row is stored.
+        """
         names = ", ".join(COLUMNS)
         marks = ", ".join("?" for _ in COLUMNS)
         with self.transaction() as db:
@@ -483,6 +489,8 @@ class ResultsStore:
                 f"VALUES (?{', ?' * len(SIDE_TIME_COLUMNS)})",
                 [(row.game_id, *(getattr(t, c) for c in SIDE_TIME_COLUMNS)) for t in row.side_times],
             )
+            if in_place is not None:
+                in_place()
         return True
 
     def entry_times(self) -> dict[str, EntryTiming]:
