@@ -183,7 +183,8 @@ class _Run:
         runner = Runner(
             self, self.ledger, self.player, capacity=2 * max(1, self.config.concurrency // 2), stop=self.stop,
             # By match id, not by run label: containers of a test started by an older version carry none.
-            prune=(lambda: prune_run(None, f"sprt-{self.run_id}/", self.client)) if self.client is not None else None,
+            # Strict: an engine that cannot list or remove them stops the test at its start, in one line.
+            prune=(lambda: prune_run(None, f"sprt-{self.run_id}/", self.client, strict=True)) if self.client is not None else None,
         )  # fmt: skip
         self._update()
         try:

@@ -228,7 +228,7 @@ def resolve_images(
         for name, found in ids.items():
             if found is not None and f"image:{labels[name]}" not in meta:
                 store.set_meta(f"image:{labels[name]}", found)
-        prune_run(store.run_id, client=client)
+        prune_run(store.run_id, client=client, strict=True)  # before anything starts: an engine error is one line
     finally:
         client.close()
     return {labels[name]: found for name, found in ids.items()}
@@ -408,9 +408,12 @@ class RoundRobin:
         self.reported: dict[str, set[str]] = {}
 
     def prune(self) -> None:
-        """The run's leftover containers (at the start and at the end), when its bots are images."""
+        """The run's leftover containers (at the start and at the end), when its bots are images.
+
+        Strict: the run loop ends the run with the engine's error when the start's prune fails (and logs the end's).
+        """
         if self.uses_docker:
-            prune_run(self.store.run_id)
+            prune_run(self.store.run_id, strict=True)
 
     # ------------------------------------------------------------ rounds
 
