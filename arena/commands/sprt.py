@@ -12,7 +12,7 @@ from arena_sdk.engine import parse_overrides, resolve_ruleset
 from rich.live import Live
 from rich.text import Text
 
-from arena.commands.common import bad_input_exits, console, fail, hold_or_fail, print_json
+from arena.commands.common import bad_input_exits, console, err_console, fail, hold_or_fail, print_json
 from arena.commands.options import (
     ClockOption,
     HardCapOption,
@@ -155,16 +155,19 @@ def _run(config: SprtConfig, settings: Settings, as_json: bool) -> int:
                 highlight=False,
             )
 
+    def on_notice(message: str) -> None:  # on stderr, also with --json (whose stdout is the report alone)
+        err_console.print(f"[yellow]note:[/] {safe_text(message)}", highlight=False)
+
     if not as_json:
         console.print(
             Text(f"arena sprt: {hypotheses(settings)}; seed {safe_text(config.seed)}; results in {safe_text(str(out))}")
         )
     try:
         if as_json:
-            report = run_sprt(config, Progress(on_update, on_void))
+            report = run_sprt(config, Progress(on_update, on_void, on_notice))
         else:
             with live:
-                report = run_sprt(config, Progress(on_update, on_void))
+                report = run_sprt(config, Progress(on_update, on_void, on_notice))
             if not console.is_terminal:
                 console.print()  # the last frame ends without a line break
     except ArenaError as exc:

@@ -547,6 +547,17 @@ class ResultsStore:
             )
         return seq
 
+    def ensure_pair(self, seq: int, first: str, second: str, *, cluster: str) -> StoredPair:
+        """Pair ``seq`` as stored, written as ``playing`` first if it is new (a run that numbers its own pairs)."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO pairs(seq, first, second, cluster, status, started) VALUES (?, ?, ?, ?, ?, ?)",
+                (seq, first, second, cluster.format(seq=seq), PAIR_PLAYING, now()),
+            )
+        pair = self.pair(seq)
+        assert pair is not None
+        return pair
+
     @staticmethod
     def meta_value(db: sqlite3.Connection, key: str) -> str | None:
         row = db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()

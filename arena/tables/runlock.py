@@ -53,11 +53,13 @@ class DirectoryInUse(ArenaError):
 class _Held:
     """One held lock of this process: its open file, the thread that took it, how many times."""
 
-    def __init__(self, fd: int, path: Path, thread: int) -> None:
+    def __init__(self, fd: int, path: Path, thread: int, made: list[Path]) -> None:
         self.fd = fd
         self.path = path
         self.thread = thread
         self.count = 1
+        #: The directories taking the lock made (innermost first): removed at release if still empty.
+        self.made = made
 
 
 #: The locks this process holds, by the lock file's (device, inode): flock alone would refuse a
@@ -93,19 +95,19 @@ class RunLock:
 def hold_directory(directory: Path, what: str, *, create: bool = True) -> RunLock:
     """Take ``directory``'s run lock for ``what`` (the command, for a refusal's message).
 
-    ``create``: make the directory (and its parents) if it does not exist;
-    otherwise a missing directory is an :class:`~arena.errors.ArenaError`.
+    ``create``: make the directory (and its parents) if it does not exist
+    (removed again at release if nothing was written in them); otherwise a
+    missing directory is an :class:`~arena.errors.ArenaError`.
     Raises :class:`DirectoryInUse` when another process (or another thread of
     this one) holds it; the thread that holds it may take it again (each take
     released on its own).  Writes nothing in a directory another runner holds.
     """
+    path = directory.absolute() / LOCK_NAME  # (removed at release: the cwd may have changed by then)
     try:
-        if create:
-            directory.mkdir(parents=True, exist_ok=True)
-        elif not directory.is_dir():
-            raise ArenaError(f"no such directory: {directory}")
-        path = directory.absolute() / LOCK_NAME  # (removed at release: the cwd may have changed by then)
         while True:
+            made = _make(path.parent) if create else []
+            if not path.parent.is_dir():
+                raise ArenaError(f"no such directory: {directory}")
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
             with _guard:
                 key = _identity(fd)
@@ -115,7 +117,7 @@ def hold_directory(directory: Path, what: str, *, create: bool = True) -> RunLoc
                 got = _try_lock(fd, path)
                 if got == _LOCKED:
                     _write_holder(fd, what)
-                    _held[key] = _Held(fd, path, threading.get_ident())
+                    _held[key] = _Held(fd, path, threading.get_ident(), made)
                     return RunLock(directory, key)
             if got == _BUSY:  # read outside the guard: this process's other locks are not held up
                 try:
@@ -219,6 +221,22 @@ def _let_go(key: tuple[int, int]) -> None:
         except OSError:
             pass  # a lock file that stays is reused by the next runner
         os.close(held.fd)
+        for folder in held.made:  # a run refused or failed before it wrote anything leaves no directory
+            try:
+                folder.rmdir()
+            except OSError:
+                break  # not empty: the run's results are in it
+
+
+def _make(directory: Path) -> list[Path]:
+    """Make ``directory`` and its missing parents; the ones made, innermost first."""
+    missing = []
+    for folder in (directory, *directory.parents):
+        if folder.exists():
+            break
+        missing.append(folder)
+    directory.mkdir(parents=True, exist_ok=True)
+    return missing
 
 
 def _identity_of(path: Path) -> tuple[int, int] | None:
