@@ -32,16 +32,19 @@ GATE, ARRIVED = Path({gate!r}), Path({arrived!r})
 
 
 class GateBot(RandomBot):
-    """The random bot, held at its first decision of game {hold_at} until the gate file exists."""
+    """The random bot, held at its first decision of game {hold_at} (or of the games {hold_in}) until the gate opens."""
 
     games = 0
+    game_id = ""
     waited = False
 
     def on_game_start(self, info):
         self.games += 1
+        self.game_id = info.game_id
 
     def hold(self):
-        if self.games == {hold_at} and not self.waited:
+        at = self.game_id in {hold_in} if {hold_in} else self.games == {hold_at}
+        if at and not self.waited:
             self.waited = True
             (ARRIVED / str(os.getpid())).touch()
             deadline = time.monotonic() + {wait}
@@ -71,9 +74,10 @@ if __name__ == "__main__":
 
 
 class Gate:
-    """Bots that wait at their first decision of game ``hold_at`` (of their process) until :meth:`open`."""
+    """Bots that wait at their first decision of game ``hold_at`` (of their process), or of the games whose ids
+    are ``hold_in``, until :meth:`open`."""
 
-    def __init__(self, tmp: Path, name: str = "gate", *, hold_at: int = 1) -> None:
+    def __init__(self, tmp: Path, name: str = "gate", *, hold_at: int = 1, hold_in: tuple[str, ...] = ()) -> None:
         self.folder = tmp / f"bot-{name}"
         self.folder.mkdir(parents=True, exist_ok=True)
         self.file = tmp / f"{name}.open"
@@ -82,7 +86,7 @@ class Gate:
         self.script = self.folder / "bot.py"
         self.script.write_text(GATE_BOT.format(
             random_dir=str(REPO / "example_bots" / "random"), gate=str(self.file), arrived=str(self.arrived),
-            wait=GATE_WAIT_S, hold_at=hold_at,
+            wait=GATE_WAIT_S, hold_at=hold_at, hold_in=set(hold_in),
         ))  # fmt: skip
 
     @property
