@@ -283,8 +283,7 @@ def serve(
     from arena.ladder.web import create_app, wrap
     from arena.tables.players import LocalTables, TablePlayer
 
-    # One runner per directory (its final evaluation included), before anything is cleaned or written.
-    lock = hold_or_fail(directory, "arena ladder serve", create=False)  # noqa: F841 - held while serve runs
+    lock = hold_or_fail(directory, "arena ladder serve", create=False)  # noqa: F841 - one server (and final evaluation) per directory, held while it runs, taken before anything is cleaned or written
     config, store = _open(directory)
     _recover_uploads(config, store)
     private_temp_dir(store.meta()["ladder_id"])  # its tables' temp files, removed at exit: arena.ladder.scratch
