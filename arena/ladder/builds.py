@@ -38,7 +38,6 @@ from typing import Any
 from arena_sdk.engine import seat_name
 
 from arena.ladder.config import LadderConfig
-from arena.ladder.engine_watch import engine_answers
 from arena.ladder.paths import source_dir, validation_dir
 from arena.ladder.store import Version
 from arena.match import GameOutcome, MatchSpec, TimeControl, game_seeds
@@ -48,7 +47,8 @@ from arena.referee.local_match import play_seated
 from arena.sandbox.bot_dir import BotDirError, DirLimits, extract_tar
 from arena.sandbox.build import LOG_KEEP_CHARS, BuildError, BuildInterrupted, build_image
 from arena.sandbox.build_run import LogTail
-from arena.sandbox.docker import RUN_LABEL, DockerUnavailable
+from arena.sandbox.docker import RUN_LABEL, DockerUnavailable, SeatStartError
+from arena.sandbox.engine_probe import engine_starts
 from arena.sandbox.tree import remove_tree
 from arena.tables.containers import prune_run
 
@@ -141,12 +141,14 @@ def build_and_validate(
     except BuildInterrupted as exc:
         if exc.reason == "cancelled":
             raise BuildCancelled(str(exc)) from None
+        if exc.reason == "timeout" and not _engine_well(config, run_id):  # a step the engine never started
+            raise EngineDown(f"the engine could not start the build's steps: {exc}") from None
         log.write(f"{exc}\n")
         return BuildOutcome(False, None, log.text(), "", _one_line(str(exc)), None)
     except DockerUnavailable as exc:
         raise EngineDown(str(exc)) from None
     except (BuildError, BotDirError) as exc:
-        if isinstance(exc, BuildError) and not engine_answers():  # cut by the engine going away, not by a step
+        if isinstance(exc, BuildError) and not _engine_well(config, run_id):  # the engine's failure, not a step's
             raise EngineDown(f"the engine went away during the build: {exc}") from None
         log.write(f"build failed: {exc}\n")
         return BuildOutcome(False, None, log.text(), "", _one_line(f"build failed: {exc}"), None)
@@ -173,12 +175,42 @@ class Validation:
     """The game's record, relative to the ladder directory (None if no game was played)."""
 
 
+#: Times a validation game is played when the platform failed it (a seat the engine could not start, a void
+#: game) while the engine starts containers again at once; an engine that cannot waits (EngineDown) instead.
+PLATFORM_TRIES = 2
+
+
+class _PlatformFault(Exception):
+    """The validation game failed by the platform's fault, not the image's."""
+
+
 def validate(config: LadderConfig, image: str, version: Version, *, run_id: str, cancel: threading.Event) -> Validation:
     """Play a short game of ``image`` against itself in the sandbox, its containers under ``run_id``.
 
     The record goes to ``DIR/validation/v<version id>/`` (:func:`arena.ladder.paths.validation_dir`).  Raises :class:`BuildCancelled`
-    when ``cancel`` is set (the game's containers removed).
+    when ``cancel`` is set (the game's containers removed).  A game the platform failed (a seat the engine
+    could not start, a void) is never charged to the team: :class:`EngineDown` while the engine cannot start
+    a container (the version is validated again once it can), else the game is played again; a platform
+    that fails it :data:`PLATFORM_TRIES` times is reported as such, for the organiser to validate it again.
     """
+    last: _PlatformFault | None = None
+    for _try in range(PLATFORM_TRIES):
+        try:
+            return _validation_game(config, image, version, run_id=run_id, cancel=cancel)
+        except _PlatformFault as fault:
+            why = engine_starts(config.submissions.base_image, labels={RUN_LABEL: run_id})
+            if why is not None:
+                raise EngineDown(f"{fault}; {why}") from None
+            last = fault
+    text = (
+        f"validation could not be played: the platform failed it {PLATFORM_TRIES} times ({last}); this is not "
+        f"your bot's fault, and the organiser can validate it again (arena ladder admin revalidate DIR {version.entry})"
+    )
+    return Validation(False, text + "\n", _one_line(text), None)
+
+
+def _validation_game(config: LadderConfig, image: str, version: Version, *, run_id: str, cancel: threading.Event) -> Validation:
+    """One validation game (see :func:`validate`); :class:`_PlatformFault` when the platform failed it."""
     entry = version.entry
     rules = dataclasses.replace(config.rules, max_hands=config.submissions.validation_hands)
     tc = config.time_control
@@ -206,10 +238,12 @@ def validate(config: LadderConfig, image: str, version: Version, *, run_id: str,
             raise BuildCancelled("cancelled during the validation game") from None
         except DockerUnavailable as exc:
             raise EngineDown(str(exc)) from None
+        except SeatStartError as exc:  # the engine could not start a seat (a wedged engine does this)
+            raise _PlatformFault(f"a seat could not be started: {_one_line(str(exc))}") from None
         except BotSpecError as exc:
             return Validation(False, f"validation could not start: {exc}\n", _one_line(f"validation could not start: {exc}"), None)
         except Exception as exc:  # noqa: BLE001 - an image that breaks the platform is the image's problem here
-            if not engine_answers():  # unless the engine itself went away meanwhile
+            if not _engine_well(config, run_id):  # unless the engine itself went away meanwhile
                 raise EngineDown(f"the engine went away during the validation: {exc}") from None
             why = f"validation failed to run: {type(exc).__name__}: {exc}"
             return Validation(False, why + "\n", _one_line(why), None)
@@ -221,15 +255,20 @@ def validate(config: LadderConfig, image: str, version: Version, *, run_id: str,
     finally:
         remove_tree(logs_dir, ignore_errors=True)
     game = hosted.outcome.games[0]
+    if game.void is not None:  # the platform's by definition (docs/architecture.md section 5)
+        raise _PlatformFault(f"the game was void: {_one_line(str(game.void.get('detail', '')))}")
     record = str(saved[0].relative_to(config.directory)) if saved else None
+    return _verdict(config, game, entry, record, logs)
+
+
+def _verdict(config: LadderConfig, game: GameOutcome, entry: str, record: str | None, logs: str) -> Validation:
+    """A played validation game's verdict: passed without a strike or forfeit, else what went wrong."""
     problems = []
     if game.forfeit is not None:
         problems.append(f"forfeit:{game.forfeit['reason']} at seat {game.forfeit['seat']}: {game.forfeit.get('detail', '')}")
     strikes = sum(st.strikes for st in game.stats)
     if strikes:
         problems.append(f"{strikes} strike(s)")
-    if game.void is not None:
-        problems.append(f"the game was void: {game.void.get('detail', '')}")
     head = (
         f"validation: a game of {entry} against itself ({config.submissions.validation_hands} hands): "
         + ("passed" if not problems else "FAILED: " + "; ".join(problems))
@@ -240,6 +279,11 @@ def validate(config: LadderConfig, image: str, version: Version, *, run_id: str,
         head += "".join(f"reproduce: {line}\n" for line in _reproduce_lines(config, game, Path(record).name))
     reason = None if not problems else _one_line("validation: " + "; ".join(problems))
     return Validation(not problems, _tail(head + logs), reason, record)
+
+
+def _engine_well(config: LadderConfig, run_id: str) -> bool:
+    """Whether the engine starts a container now (a failure it caused is the platform's, not the team's)."""
+    return engine_starts(config.submissions.base_image, labels={RUN_LABEL: run_id}) is None
 
 
 async def _until_cancelled(work: Any, cancel: threading.Event) -> Any:

@@ -49,6 +49,7 @@ from arena.sandbox.bot_dir import (
     copy_bot_dir,
     read_regular_file,
 )
+from arena.sandbox.build_network import build_network
 from arena.sandbox.build_run import BuildLimits, BuildStopped, image_size, run_build
 from arena.sandbox.docker import LABEL, docker_client, env_labels
 from arena.sandbox.dockerfile_policy import MAX_DOCKERFILE_CHARS, DockerfileError, check_dockerfile
@@ -305,7 +306,7 @@ def _ensure_bot_base(client: Any, base_image: str, tag: str, on_line: Callable[[
             shutil.copy2(wheel, context / "wheels" / wheel.name)
         built = _docker_build(
             client, context, tag=tag, what="the bot base image", on_line=on_line,
-            buildargs={"BASE_IMAGE": base_image},
+            buildargs={"BASE_IMAGE": base_image}, holder_image=str(base.id),
             labels={LABEL: "1", BUILD_LABEL: "arena-bot-base", BOT_BASE_LABEL: fingerprint},
         )  # fmt: skip
     return built.image_id
@@ -395,7 +396,8 @@ def build_image(
         (context / "Dockerfile").write_text(text)  # the text checked above, whatever the directory holds now
         built = _docker_build(
             client, context, tag=tag, what=str(source), on_line=on_line, buildargs=buildargs,
-            labels={**env_labels(), LABEL: "1", BUILD_LABEL: source.name}, limits=build_limits, cancel=cancel,
+            holder_image=str(base.id), labels={**env_labels(), LABEL: "1", BUILD_LABEL: source.name},
+            limits=build_limits, cancel=cancel,
         )  # fmt: skip
     finally:
         remove_tree(tmp, ignore_errors=True)  # a copy of a submission: never removed recursively
@@ -411,10 +413,14 @@ def _docker_build(
     buildargs: dict[str, str],
     labels: dict[str, str],
     on_line: Callable[[str], None] | None,
+    holder_image: str,
     limits: BuildLimits | None = None,
     cancel: threading.Event | None = None,
 ) -> BuiltImage:
     """Run one offline build of ``context`` under ``limits``; a failure raises BuildError with the log's tail.
+
+    The steps run in the network namespace of a holder container of ``holder_image`` (the build's
+    base), which has no network endpoint (:mod:`arena.sandbox.build_network`).
 
     The build stopped by its timeout, its disk cap or ``cancel`` raises
     :class:`BuildInterrupted` (its step containers removed); an image over
@@ -422,10 +428,11 @@ def _docker_build(
     """
     limits = limits or BuildLimits()
     try:
-        result = run_build(
-            client, context, tag=tag, buildargs=buildargs, labels=labels, limits=limits,
-            keep_chars=LOG_KEEP_CHARS, on_line=on_line, cancel=cancel,
-        )  # fmt: skip
+        with build_network(client, holder_image, on_note=on_line) as network_mode:
+            result = run_build(
+                client, context, tag=tag, buildargs=buildargs, labels=labels, limits=limits,
+                keep_chars=LOG_KEEP_CHARS, on_line=on_line, cancel=cancel, network_mode=network_mode,
+            )  # fmt: skip
     except BuildStopped as exc:
         raise BuildInterrupted(exc.reason, str(exc)) from None
     log = result.log

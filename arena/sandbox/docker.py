@@ -1,6 +1,8 @@
 """Run a bot in a Docker container: one container per seat, no network, tight limits.
 
-Each container gets ``network_mode="none"``, the match's socket directory
+Each container has networking disabled (``network_disabled=True`` with
+``network_mode="none"``: no libnetwork endpoint at all, only ``lo``; see
+:data:`NO_NETWORK`), the match's socket directory
 mounted at ``/arena`` (and nothing else of the host), a read-only root with a
 small tmpfs at ``/tmp`` and a 1 MiB ``/dev/shm`` (both ``noexec``, both
 charged to the seat's memory limit), no capabilities, ``no-new-privileges``,
@@ -204,8 +206,27 @@ def seccomp_profile() -> str:
     return json.dumps(json.loads(text), separators=(",", ":"))
 
 
-def docker_client(timeout: float = 60) -> Any:
-    """A client for the local engine (its calls bounded by ``timeout`` s); :class:`DockerUnavailable` with the reason if none."""
+#: The environment variable that bounds each call to the engine (seconds; default :data:`DOCKER_TIMEOUT_S`).
+DOCKER_TIMEOUT_ENV = "ARENA_DOCKER_TIMEOUT"
+#: How long one call to the engine may take unless ``ARENA_DOCKER_TIMEOUT`` says otherwise.
+DOCKER_TIMEOUT_S = 60.0
+
+
+def docker_timeout() -> float:
+    """Seconds one call to the engine may take: ``ARENA_DOCKER_TIMEOUT`` if it holds a positive number, else 60."""
+    try:
+        value = float(os.environ.get(DOCKER_TIMEOUT_ENV, ""))
+    except ValueError:
+        return DOCKER_TIMEOUT_S
+    return value if value > 0 else DOCKER_TIMEOUT_S
+
+
+def docker_client(timeout: float | None = None) -> Any:
+    """A client for the local engine (its calls bounded by ``timeout`` s, default :func:`docker_timeout`).
+
+    :class:`DockerUnavailable` with the reason if none answers.
+    """
+    timeout = docker_timeout() if timeout is None else timeout
     try:
         import docker  # imported here: local-process matches must work without it
     except ImportError as exc:  # pragma: no cover - declared dependency
@@ -368,6 +389,16 @@ def _bytes(size: str) -> int:
     return int(text)
 
 
+#: The network settings of every container the arena starts: no network at all.  ``network_mode``
+#: "none" alone still makes each container an endpoint on the engine's shared ``none`` network, and
+#: Docker 20.10 before 20.10.27 (Debian bookworm's docker.io) can deadlock when two such containers
+#: end at once (moby/libnetwork#2679: exit clean-up and endpoint deletion take the network's and the
+#: controller's locks in opposite orders); the engine then starts and removes no container again.
+#: With networking disabled the engine creates no endpoint: the container gets a network namespace
+#: of its own holding only ``lo``, and libnetwork is never called for it.
+NO_NETWORK: dict[str, Any] = {"network_mode": "none", "network_disabled": True}
+
+
 def container_settings(
     image: str,
     env: Mapping[str, str],
@@ -405,7 +436,7 @@ def container_settings(
     return {
         "image": image,
         "environment": dict(env),
-        "network_mode": "none",
+        **NO_NETWORK,
         "volumes": binds,
         "mounts": mounts,
         "read_only": True,
