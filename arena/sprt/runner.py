@@ -22,7 +22,6 @@ on resume (told once), and ``--max-pairs`` counts the pairs the test can use.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -34,7 +33,7 @@ from arena.match.seeds import bot_seed_key
 from arena.ratings.pairs import PairOutcome, PairSummary, PointsTally, pentanomial_index, summary_of
 from arena.ratings.sprt import SequentialTest, Status
 from arena.referee.botspec import BotSpecError
-from arena.results.store import PAIR_PLAYING, PAIR_VOID, ResultsStore, StoredGame
+from arena.results.store import PAIR_PLAYING, PAIR_VOID, ResultsStore, StoredGame, storage_error
 from arena.sandbox.docker import DockerUnavailable, ImageNotFound, SeatStartError, docker_client
 from arena.sandbox.preflight import preflight_images, preflight_run
 from arena.sprt.attempts import unfinished
@@ -42,6 +41,7 @@ from arena.sprt.config import SprtConfig, deal_seed, game_id
 from arena.sprt.store import open_store, stored_pairs
 from arena.tables.containers import prune_run, resolve_image_ids
 from arena.tables.ledger import Ledger, Recorded
+from arena.tables.logs import new_log_dirs
 from arena.tables.pairs import PairBatch
 from arena.tables.players import LocalTables, TablePlayer
 from arena.tables.rows import GameSlot
@@ -360,7 +360,10 @@ class _Run:
         """The batch of ``pairs``, named so that its tables' log directories are new ones (a stored game's stay)."""
         config = self.config
         logs = config.out / "logs"
-        name = reserve_log_dirs(logs, f"d{pairs[0]:06d}", tables)
+        try:
+            name = new_log_dirs(logs, f"d{pairs[0]:06d}", tables)
+        except OSError as exc:  # the output's disk: the run stops with that one line
+            raise storage_error(exc, logs) from None
         return PairBatch(
             batch_id=f"sprt-{self.run_id}/{name}",
             pairs=tuple(pairs),
@@ -457,28 +460,6 @@ class _Run:
 
     def _update(self) -> None:
         self.progress.on_update(self.snapshot())
-
-
-def reserve_log_dirs(logs: Path, name: str, tables: tuple[int, ...]) -> str:
-    """``name``, or ``name-2``, ``name-3``...: the first whose tables' log directories are all new (made here).
-
-    A pair played again writes its bots' logs beside the stored games' logs, never over them.
-    """
-    logs.mkdir(parents=True, exist_ok=True)
-    for n in itertools.count(1):
-        candidate = name if n == 1 else f"{name}-{n}"
-        made: list[Path] = []
-        try:
-            for table in tables:
-                folder = logs / f"{candidate}-t{table}"
-                folder.mkdir()
-                made.append(folder)
-        except FileExistsError:
-            for folder in made:
-                folder.rmdir()
-            continue
-        return candidate
-    raise AssertionError("unreachable")
 
 
 __all__ = [
