@@ -55,12 +55,13 @@ def test_a_second_run_of_the_same_output_is_refused_and_a_killed_one_is_taken_ov
     try:
         wait_for(lambda: gate.waiting() >= 2 and stored(out) == 2, "the first deal stored at both tables, both held")
         before = fingerprint(out)
-        # The same file, and the same directory through --out: refused alike.
-        for extra in ([], ["--out", "out"]):
-            second = arena(tmp_path, "tournament", "run", "t.toml", "--json", "--no-show", *extra)
+        # The same file, and the same directory through --out: refused alike, before anything is printed.
+        for extra in (["--json"], ["--out", "out"]):
+            second = arena(tmp_path, "tournament", "run", "t.toml", "--no-show", *extra)
             assert second.returncode == 2, second.stdout + second.stderr
             line = one_line(second.stderr)
             assert f"out is in use by arena tournament run (pid {first.pid}, since " in line, line
+            assert not second.stdout.strip(), second.stdout
             assert fingerprint(out) == before, "the refused run touched nothing"
 
         shown = arena(tmp_path, "ratings", "show", "out", "--json")
