@@ -29,6 +29,9 @@ def test_a_second_server_on_the_same_directory_is_refused_and_touches_nothing(tm
 
         shown = cli("ladder", "show", str(ladder.directory), "--json")
         assert shown.returncode == 0 and '"teams"' in shown.stdout, shown.stderr
+        every = cli("ladder", "clean", str(ladder.directory), "--all")  # every image: not under a running server
+        assert every.returncode == 2 and "in use by arena ladder serve" in one_line(every.stderr), every.stderr
+        assert fingerprint(ladder.directory) == before
 
         ladder.process.kill()  # kill -9: the lock goes with the process
         ladder.process.wait(60)
