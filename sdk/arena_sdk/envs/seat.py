@@ -42,7 +42,7 @@ class SpadesSeatEnv(gymnasium.Env):
     is over, ``winner`` (the team index, or ``None`` for a draw) and ``scores``.
     """
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(
         self,
@@ -177,7 +177,7 @@ class SpadesSeatEnv(gymnasium.Env):
         return seat_name(self.rules.players, self.seat)
 
 
-#: The Gymnasium id: ``gymnasium.make("arena_sdk.envs:SpadesSeat-v0", rules="cards4", others="medium")``.
+#: The Gymnasium id: ``gymnasium.make("arena_sdk.envs.seat:SpadesSeat-v0", rules="cards4", others="medium")``.
 ENV_ID = "SpadesSeat-v0"
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(id=ENV_ID, entry_point="arena_sdk.envs.seat:SpadesSeatEnv")
