@@ -1,7 +1,9 @@
-"""A small policy network in numpy: observation -> action logits and a value.
+"""A small network in numpy: observation -> a value for each of the 71 action ids.
 
-Two hidden layers (ReLU), a policy head over the 71 action ids and a value
-head.  The same :meth:`MLPPolicy.forward` runs in training (``train.py``) and
+Two hidden layers (ReLU) and one output per action id: the reward the
+network expects for the hand when it takes that action now (``train.py``
+fits it to the rewards of self-play).  The policy plays the legal action with
+the highest value.  The same :meth:`MLPPolicy.forward` runs in training and
 in the bot (``bot.py``), so what was trained is what plays.  Weights are one
 ``.npz`` file, with the observation and action sizes it was trained for.
 """
@@ -14,9 +16,9 @@ import numpy as np
 
 from arena_sdk.envs.layout import ACTION_COUNT, OBSERVATION_SIZE
 
-#: Added to the logits of illegal actions: they get no probability at all.
+#: The value given to illegal actions, so that no argmax picks one.
 MASKED = -1e9
-PARAMETERS = ("w1", "b1", "w2", "b2", "wp", "bp", "wv", "bv")
+PARAMETERS = ("w1", "b1", "w2", "b2", "wq", "bq")
 
 
 class PolicyFileError(ValueError):
@@ -31,7 +33,7 @@ class MLPPolicy:
 
     @classmethod
     def create(cls, hidden: int = 128, seed: int = 0) -> MLPPolicy:
-        """Fresh weights (He initialisation; small policy and value heads)."""
+        """Fresh weights (He initialisation; a small output layer)."""
         rng = np.random.default_rng(seed)
 
         def layer(n_in: int, n_out: int, scale: float) -> np.ndarray:
@@ -40,28 +42,25 @@ class MLPPolicy:
         return cls({
             "w1": layer(OBSERVATION_SIZE, hidden, np.sqrt(2)), "b1": np.zeros(hidden, np.float32),
             "w2": layer(hidden, hidden, np.sqrt(2)), "b2": np.zeros(hidden, np.float32),
-            "wp": layer(hidden, ACTION_COUNT, 0.01), "bp": np.zeros(ACTION_COUNT, np.float32),
-            "wv": layer(hidden, 1, 1.0), "bv": np.zeros(1, np.float32),
+            "wq": layer(hidden, ACTION_COUNT, 0.1), "bq": np.zeros(ACTION_COUNT, np.float32),
         })  # fmt: skip
 
-    def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
-        """Logits (batch, 71), values (batch,) and the hidden activations (for training)."""
+    def forward(self, obs: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        """Action values (batch, 71) of a batch of observations, and the hidden layers (for training)."""
         p = self.params
         h1 = np.maximum(obs @ p["w1"] + p["b1"], 0.0)
         h2 = np.maximum(h1 @ p["w2"] + p["b2"], 0.0)
-        logits = h2 @ p["wp"] + p["bp"]
-        values = (h2 @ p["wv"] + p["bv"])[:, 0]
-        return logits, values, (h1, h2)
-
-    def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The policy's distribution over legal actions (batch, 71)."""
-        logits, _, _ = self.forward(np.atleast_2d(obs))
-        return masked_softmax(logits, np.atleast_2d(mask))
+        return h2 @ p["wq"] + p["bq"], (h1, h2)
 
     def best(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        """The legal action with the highest logit (how the bot plays)."""
-        logits, _, _ = self.forward(obs[None, :])
-        return int(np.argmax(np.where(mask.astype(bool), logits[0], MASKED)))
+        """The legal action with the highest value (how the bot plays)."""
+        values, _ = self.forward(obs[None, :])
+        return int(np.argmax(np.where(mask.astype(bool), values[0], MASKED)))
+
+    def best_of(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """:meth:`best` for a batch."""
+        values, _ = self.forward(obs)
+        return np.argmax(np.where(masks.astype(bool), values, MASKED), axis=1)
 
     def save(self, path: Path | str) -> None:
         """Write the weights and the layout sizes to an ``.npz`` file."""
@@ -83,14 +82,7 @@ class MLPPolicy:
                 f"policy {path} was trained for observations of {sizes[0]} and {sizes[1]} actions; "
                 f"this SDK has {OBSERVATION_SIZE} and {ACTION_COUNT}: train it again"
             )
-        if params["w1"].shape[0] != OBSERVATION_SIZE or params["wp"].shape[1] != ACTION_COUNT:
+        if params["w1"].shape[0] != OBSERVATION_SIZE or params["wq"].shape[1] != ACTION_COUNT:
             raise PolicyFileError(f"policy {path}: its weights do not match its stated sizes")
         return cls(params)
 
-
-def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Softmax over the legal actions only (rows of ``mask`` with at least one 1)."""
-    z = np.where(mask.astype(bool), logits, MASKED)
-    z = z - z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
