@@ -3,15 +3,22 @@
     python example_bots/learned/train.py --minutes 10 --out example_bots/learned/policy.npz
 
 One network plays all four seats of many PettingZoo games at once
-(:class:`~arena_sdk.envs.SpadesAECEnv`, rewards per hand).  It is fitted by
-*Deep Monte Carlo* (the method of DouZero for DouDizhu): every decision of a
-hand is paired with the reward the seat's team got for that hand (its points
-minus the other team's, divided by 100), and the network's value of the
-action taken is regressed on that reward.  The seats play the legal action
-of highest value, or a random legal one with probability ``--explore``.
-Every ``--eval-every`` updates the greedy policy plays duplicate games
-against the built-in Easy bot (``evaluate.py``) and the best one so far is
-saved.  ``--minutes`` counts this process's CPU time.
+(:class:`~arena_sdk.envs.SpadesAECEnv`, rewards per hand).  It learns the
+value of each action: the reward the seat's team gets for the hand (its
+points minus the other team's, divided by 100).
+
+- Card play, by *Deep Monte Carlo* (the method of DouZero for DouDizhu): the
+  value of the card played is regressed on the hand's reward.
+- Bids, in hindsight: once the hand is over, the tricks each seat took are
+  known, so the reward every other bid would have earned with the same
+  tricks is known too (the engine's own scoring, ``score_team``), and all 14
+  bid values are regressed on those rewards at once.  Fourteen answers per
+  bid instead of one is what lets the bids settle in minutes.
+
+The seats play the legal action of highest value, or a random legal one with
+probability ``--explore``.  Every ``--eval-every`` updates the greedy policy
+plays duplicate games against the built-in Easy bot (``evaluate.py``) and the
+best one so far is saved.  ``--minutes`` counts this process's CPU time.
 """
 
 from __future__ import annotations
@@ -35,19 +42,46 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from evaluate import duplicate_vs  # noqa: E402
 from policy import MLPPolicy  # noqa: E402
 
+from arena_sdk.engine import HandResult, score_team, team_members, team_of  # noqa: E402
 from arena_sdk.envs import SpadesAECEnv  # noqa: E402
+from arena_sdk.envs.layout import BID_BASE  # noqa: E402
+
+BIDS = np.arange(14)
 
 
 @dataclass
 class Batch:
-    """Decisions whose hand has ended: observation, action taken, the hand's reward."""
+    """Decisions whose hand has ended, with their targets.
+
+    Plays: the observation, the action taken, the hand's reward.  Bids: the
+    observation and the reward of each of the 14 bids in hindsight.
+    """
 
     obs: list[np.ndarray] = field(default_factory=list)
     actions: list[int] = field(default_factory=list)
     returns: list[float] = field(default_factory=list)
+    bid_obs: list[np.ndarray] = field(default_factory=list)
+    bid_returns: list[np.ndarray] = field(default_factory=list)
 
     def __len__(self) -> int:
-        return len(self.returns)
+        return len(self.returns) + len(self.bid_returns)
+
+
+def hindsight_bid_rewards(env: SpadesAECEnv, hand: HandResult, seat: int) -> np.ndarray:
+    """The seat's reward for each bid 0..13, had it bid that and every seat taken the same tricks."""
+    rules = env.rules
+    n = rules.players
+    team = team_of(n, seat)
+    own, other = hand.teams[team], hand.teams[1 - team]
+    other_points = other.score_after - other.score_before
+    out = np.empty(len(BIDS), np.float32)
+    bids = list(hand.bids)
+    for b in BIDS:
+        bids[seat] = int(b)
+        blind = [x and s != seat for s, x in enumerate(hand.blind)]
+        mine = score_team(rules, team_members(n, team), bids, blind, hand.tricks, own.score_before, own.bags_before)
+        out[b] = (mine.score_after - mine.score_before - other_points) * env.table.hand_reward_scale
+    return out
 
 
 class SelfPlay:
@@ -82,12 +116,17 @@ class SelfPlay:
         return batch
 
     def _credit(self, i: int, env: SpadesAECEnv, batch: Batch) -> None:
-        """A hand was scored: every decision of it gets its seat's reward for the hand."""
-        for agent, decisions in self.pending[i].items():
+        """A hand was scored: every decision of it gets its targets (see the module docstring)."""
+        hand = env.game.hand_results[-1]
+        for seat, (agent, decisions) in enumerate(self.pending[i].items()):
             for obs, action in decisions:
-                batch.obs.append(obs)
-                batch.actions.append(action)
-                batch.returns.append(env.rewards[agent])
+                if BID_BASE <= action < BID_BASE + len(BIDS):
+                    batch.bid_obs.append(obs)
+                    batch.bid_returns.append(hindsight_bid_rewards(env, hand, seat))
+                else:
+                    batch.obs.append(obs)
+                    batch.actions.append(action)
+                    batch.returns.append(env.rewards[agent])
             decisions.clear()
 
 
@@ -112,22 +151,31 @@ class Adam:
 
 
 def gradients(policy: MLPPolicy, batch: Batch) -> tuple[dict[str, np.ndarray], float]:
-    """Gradients of the mean squared error between the taken actions' values and the rewards."""
+    """Gradients of the mean squared error between the values and their targets.
+
+    Play rows compare the taken action's value with the hand's reward; bid rows
+    compare all 14 bid values with their rewards in hindsight.
+    """
     p = policy.params
-    obs = np.stack(batch.obs)
-    actions = np.asarray(batch.actions)
-    returns = np.asarray(batch.returns, dtype=np.float32)
-    n = len(actions)
+    plays, bids = len(batch.returns), len(batch.bid_returns)
+    obs = np.stack(batch.obs + batch.bid_obs)
     values, (h1, h2) = policy.forward(obs)
-    error = values[np.arange(n), actions] - returns
     d_out = np.zeros_like(values)
-    d_out[np.arange(n), actions] = error / n
+    rows = np.arange(plays)
+    actions = np.asarray(batch.actions, dtype=np.int64)
+    play_error = values[rows, actions] - np.asarray(batch.returns, dtype=np.float32)
+    d_out[rows, actions] = play_error
+    bid_error = values[plays:, BID_BASE : BID_BASE + len(BIDS)] - np.stack(batch.bid_returns) if bids else None
+    if bid_error is not None:
+        d_out[plays:, BID_BASE : BID_BASE + len(BIDS)] = bid_error
+    d_out /= plays + bids
     grads = {"wq": h2.T @ d_out, "bq": d_out.sum(axis=0)}
     d_h2 = (d_out @ p["wq"].T) * (h2 > 0)
     grads["w2"], grads["b2"] = h1.T @ d_h2, d_h2.sum(axis=0)
     d_h1 = (d_h2 @ p["w2"].T) * (h1 > 0)
     grads["w1"], grads["b1"] = obs.T @ d_h1, d_h1.sum(axis=0)
-    return {k: g.astype(np.float32) for k, g in grads.items()}, float(np.mean(error**2))
+    squared = float(np.sum(play_error**2)) + (float(np.sum(bid_error**2)) / len(BIDS) if bid_error is not None else 0.0)
+    return {k: g.astype(np.float32) for k, g in grads.items()}, squared / (plays + bids)
 
 
 def main(argv: list[str] | None = None) -> int:

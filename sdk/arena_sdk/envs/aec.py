@@ -25,7 +25,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from arena_sdk.engine import Ruleset, seat_name
+from arena_sdk.engine import GameState, Ruleset, seat_name
 from arena_sdk.envs import layout
 from arena_sdk.envs.render import render_table
 from arena_sdk.envs.table import IllegalMode, RewardMode, Table, make_rules
@@ -118,6 +118,15 @@ class SpadesAECEnv(AECEnv):
         state = self.table.state
         assert state is not None
         return {"hands_completed": len(state.hand_results), "illegal_action": illegal, "game_seed": self.game_seed}
+
+    @property
+    def game(self) -> GameState:
+        """The engine's whole game (every hand, every card): for logging, and for training
+        targets computed in hindsight once a hand is over.  Never show it to a policy."""
+        state = self.table.state
+        if state is None:
+            raise RuntimeError("no game yet: call reset() first")
+        return state
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         return self.table.observe(self._seat[agent])

@@ -24,7 +24,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena_sdk.bot import Bot
-from arena_sdk.engine import Ruleset, seat_name
+from arena_sdk.engine import GameState, Ruleset, seat_name
 from arena_sdk.envs import layout
 from arena_sdk.envs.aec import observation_space
 from arena_sdk.envs.render import render_table
@@ -79,6 +79,14 @@ class SpadesSeatEnv(gymnasium.Env):
         }
         self._games = 0
         self.game_seed: int | None = None
+
+    @property
+    def game(self) -> GameState:
+        """The engine's whole game (every hand, every card): for logging and hindsight, never for the policy."""
+        state = self.table.state
+        if state is None:
+            raise RuntimeError("no game yet: call reset() first")
+        return state
 
     @property
     def other_bots(self) -> dict[int, Bot]:
