@@ -8,7 +8,10 @@ value of each action: the reward the seat's team gets for the hand (its
 points minus the other team's, divided by 100).
 
 - Card play, by *Deep Monte Carlo* (the method of DouZero for DouDizhu): the
-  value of the card played is regressed on the hand's reward.
+  value of the card played is regressed on the hand's reward, plus
+  ``--trick-bonus`` times the tricks the team won from that trick on minus
+  those the other team won, over 13 (a denser signal: which card won or lost
+  tricks shows at once, while the hand's reward mixes in every other decision).
 - Bids, in hindsight: once the hand is over, the tricks each seat took are
   known, so the reward every other bid would have earned with the same
   tricks is known too (the engine's own scoring, ``score_team``), and all 14
@@ -87,7 +90,8 @@ def hindsight_bid_rewards(env: SpadesAECEnv, hand: HandResult, seat: int) -> np.
 class SelfPlay:
     """``tables`` AEC games stepped in lockstep by one network."""
 
-    def __init__(self, tables: int, rules: str, seed: int, play_share: float = 1.0) -> None:
+    def __init__(self, tables: int, rules: str, seed: int, play_share: float = 1.0, trick_bonus: float = 0.0) -> None:
+        self.trick_bonus = trick_bonus
         #: Share of card-play decisions kept for training: the plays of one hand share one
         #: reward, so a sample of them teaches nearly as much at a fraction of the cost.
         self.play_share = play_share
@@ -109,7 +113,8 @@ class SelfPlay:
             for i in np.flatnonzero(self.rng.random(len(self.envs)) < explore):
                 actions[i] = self.rng.choice(np.flatnonzero(masks[i]))
             for i, env in enumerate(self.envs):
-                self.pending[i][env.agent_selection].append((obs[i], int(actions[i])))
+                trick = len(env.game.tricks)  # which trick of the hand this decision is in (hindsight only)
+                self.pending[i][env.agent_selection].append((obs[i], int(actions[i]), trick))
                 hands = env.infos[env.agent_selection]["hands_completed"]
                 env.step(int(actions[i]))
                 if env.infos[env.possible_agents[0]]["hands_completed"] > hands:
@@ -121,15 +126,20 @@ class SelfPlay:
     def _credit(self, i: int, env: SpadesAECEnv, batch: Batch) -> None:
         """A hand was scored: every decision of it gets its targets (see the module docstring)."""
         hand = env.game.hand_results[-1]
+        n = env.rules.players
+        winners = [team_of(n, t.winner) for t in hand.played]
         for seat, (agent, decisions) in enumerate(self.pending[i].items()):
-            for obs, action in decisions:
+            team = team_of(n, seat)
+            # From each trick on: tricks this team won minus the other team's, over 13.
+            later = np.cumsum([1.0 if w == team else -1.0 for w in winners][::-1])[::-1] / 13
+            for obs, action, trick in decisions:
                 if BID_BASE <= action < BID_BASE + len(BIDS):
                     batch.bid_obs.append(obs)
                     batch.bid_returns.append(hindsight_bid_rewards(env, hand, seat))
                 elif self.play_share >= 1.0 or self.rng.random() < self.play_share:
                     batch.obs.append(obs)
                     batch.actions.append(action)
-                    batch.returns.append(env.rewards[agent])
+                    batch.returns.append(env.rewards[agent] + self.trick_bonus * later[min(trick, 12)])
             decisions.clear()
 
 
@@ -198,13 +208,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--play-share", type=float, default=0.25, help="share of card plays trained on (default 0.25; bids: all)"
     )
+    parser.add_argument(
+        "--trick-bonus", type=float, default=0.5, help="weight of the tricks won from a play on (default 0.5)"
+    )
     parser.add_argument("--init", type=Path, help="start from this policy file instead of fresh weights")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
 
     policy = MLPPolicy.load(args.init) if args.init else MLPPolicy.create(hidden=args.hidden, seed=args.seed)
     optimiser = Adam(policy.params, args.lr)
-    games = SelfPlay(args.tables, args.rules, args.seed, args.play_share)
+    games = SelfPlay(args.tables, args.rules, args.seed, args.play_share, args.trick_bonus)
     started = time.process_time()  # CPU time: a busy machine trains as long, only slower by the clock
     best = -np.inf
     update = decisions = 0
