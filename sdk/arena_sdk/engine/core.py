@@ -18,6 +18,7 @@ from __future__ import annotations
 import os  # only to read ARENA_SDK_PURE (tests/test_layering.py allows it here alone)
 from typing import Any
 
+from arena_sdk.engine.chance import chance_int
 from arena_sdk.engine.pure import PureCore
 
 #: The environment variable that forces the pure-Python core when set to 1 (or true/yes).
@@ -43,6 +44,14 @@ def _load() -> tuple[type, Any, str]:
 Core, compiled, REASON = _load()
 #: True when the compiled core runs the games.
 COMPILED = compiled is not None
+
+
+def _pure_first_dealer(seed: object, players: int) -> int:
+    return chance_int(seed, "first") % players
+
+
+#: ``chance_int(seed, "first") % players``: the seeded first dealer (in C when compiled).
+first_dealer = compiled.first_dealer if COMPILED else _pure_first_dealer
 
 
 def describe() -> dict[str, object]:

@@ -28,7 +28,7 @@ from typing import Any
 
 from arena_sdk.engine.cards import CARDS, FULL_DECK_MASK, NUM_CARDS, Card, cards_of
 from arena_sdk.engine.chance import chance_int, chance_rng, chance_text, shuffled_deck
-from arena_sdk.engine.core import Core
+from arena_sdk.engine.core import Core, first_dealer
 from arena_sdk.engine.errors import IllegalActionError, MalformedInputError
 from arena_sdk.engine.model import Action, ActionEntry, Decision, GameResult, HandResult, Trick
 from arena_sdk.engine.pure import MAX_BID, MAX_EXCHANGE, TRICKS_PER_HAND
@@ -122,12 +122,12 @@ class GameState(Core):  # type: ignore[misc,valid-type]
         """
         n = rules.players
         if first is None:
-            first = chance_int(seed, "first") % n
+            first = first_dealer(seed, n)
         elif not isinstance(first, int) or not 0 <= first < n:
             raise MalformedInputError(f"first seat must be 0..{n - 1}, got {first!r}")
         start_scores = _two_ints("scores", scores)
         start_bags = _two_ints("bags", bags)
-        if any(b < 0 for b in start_bags):
+        if start_bags[0] < 0 or start_bags[1] < 0:
             raise MalformedInputError(f"starting bags must not be negative, got {start_bags}")
         checked: dict[int, list[int]] = {}
         for number, deck in (decks or {}).items():
