@@ -15,7 +15,7 @@ import bisect
 import random
 from typing import Any
 
-from arena_sdk.sampling import BidModel, DealSampler, Holder
+from arena_sdk.sampling import BidModel, DealSampler, Holder, _fast, _randbelow, _shuffle
 
 
 class WorldSampler(DealSampler):
@@ -24,6 +24,7 @@ class WorldSampler(DealSampler):
     def __init__(self, view: Any, bid_model: BidModel | None = None, *, oversample: int = 4) -> None:
         super().__init__(view, bid_model, oversample=oversample)
         self._options: dict[tuple[int, tuple[int, ...]], tuple[list[int], list[tuple[Any, ...]]]] = {}
+        self._group_cards = [g.cards for g in self.groups]
 
     def sample_hidden(self, rng: random.Random) -> dict[Holder, list[int]]:
         """One uniform allocation of the hidden cards (the parent's draw, remembered splits)."""
@@ -31,16 +32,15 @@ class WorldSampler(DealSampler):
             return super().sample_hidden(rng)
         caps = (*self.sizes, self.cap)
         holders = self.holders
+        if _fast is not None:  # the same draw in the compiled core
+            drawn = _fast.sample_groups(rng, self._group_cards, self._options_for, caps, len(holders))
+            return dict(zip(holders, drawn))
         out: dict[Holder, list[int]] = {h: [] for h in holders}
         for gi, g in enumerate(self.groups):
-            key = (gi, caps)
-            options = self._options.get(key)
-            if options is None:
-                options = self._options[key] = self._split_options(gi, g, caps)
-            cumulative, rows = options
-            counts, after = rows[bisect.bisect_right(cumulative, rng.randrange(cumulative[-1]))]
+            cumulative, rows = self._options_for(gi, caps)
+            counts, after = rows[bisect.bisect_right(cumulative, _randbelow(rng, cumulative[-1]))]
             cards = g.cards[:]
-            rng.shuffle(cards)
+            _shuffle(rng, cards)
             pos = 0
             for h, x in enumerate(counts[: len(holders)]):
                 if x:
@@ -48,6 +48,14 @@ class WorldSampler(DealSampler):
                     pos += x
             caps = after
         return out
+
+    def _options_for(self, gi: int, caps: tuple[int, ...]) -> tuple[list[int], list[tuple[Any, ...]]]:
+        """The split options of group ``gi`` with ``caps`` of room left (worked out once)."""
+        key = (gi, caps)
+        options = self._options.get(key)
+        if options is None:
+            options = self._options[key] = self._split_options(gi, self.groups[gi], caps)
+        return options
 
     def _split_options(self, gi: int, g: Any, caps: tuple[int, ...]) -> tuple[list[int], list[tuple[Any, ...]]]:
         """Cumulative weights and (counts, room after) of each way to split group ``g``."""

@@ -1357,3 +1357,92 @@ def shuffle(rng, list x):
     for i in range(len(x) - 1, 0, -1):
         j = <Py_ssize_t>arena_mt_below(mt, i + 1)
         x[i], x[j] = x[j], x[i]
+
+
+def randoms(rng, int n):
+    """``[rng.random() for _ in range(n)]`` (drawn in place for random.Random)."""
+    cdef arena_mt* mt = fast_rng(rng)
+    if mt == NULL:
+        return [rng.random() for _ in range(n)]
+    return [arena_mt_random(mt) for _ in range(n)]
+
+
+def honour_weight_of(list cards_by_seat, list played_masks, list bids, list skip, int players, double sigma):
+    """:func:`honour_weight` from each seat's hidden cards (lists of indices) and its played cards (masks)."""
+    cdef double w = 1.0
+    cdef int s
+    cdef uint64_t mask
+    for s in range(players):
+        if skip[s]:
+            continue
+        mask = played_masks[s]
+        for c in <list>cards_by_seat[s]:
+            mask |= 1ULL << <int>c
+        w *= honour_likelihood(mask, players, bids[s], sigma)
+    return w
+
+
+cdef Py_ssize_t bisect_right_u64(list a, uint64_t x) except -1:
+    cdef Py_ssize_t lo = 0, hi = len(a), mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if x < <uint64_t>a[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def sample_groups(rng, list groups_cards, options_for, tuple caps, int holders):
+    """The draw of ``WorldSampler.sample_hidden``: each holder's cards, by holder index.
+
+    Per group ``gi``: ``cumulative, rows = options_for(gi, caps)``; the split
+    ``rows[bisect_right(cumulative, rng.randrange(cumulative[-1]))]`` (counts per
+    holder, room after), the group's cards shuffled with ``rng.shuffle`` and
+    dealt out in holder order.  The same numbers and cards as the Python draw.
+    """
+    cdef arena_mt* mt = fast_rng(rng)
+    cdef list out = [[] for _ in range(holders)]
+    cdef list cards, cumulative, rows
+    cdef Py_ssize_t gi, i, j, pos, x, h
+    cdef uint64_t total, pick
+    for gi in range(len(groups_cards)):
+        cumulative, rows = options_for(gi, caps)
+        last = cumulative[len(cumulative) - 1]
+        if mt == NULL or last >= (1 << 64):
+            pick_obj = rng.randrange(last)
+            i = 0
+            while i < len(cumulative) and not pick_obj < cumulative[i]:
+                i += 1
+        else:
+            total = last
+            pick = arena_mt_below(mt, total)
+            i = bisect_right_u64(cumulative, pick)
+        counts, after = rows[i]
+        cards = list(groups_cards[gi])
+        if mt == NULL:
+            rng.shuffle(cards)
+        else:
+            for i in range(len(cards) - 1, 0, -1):
+                j = <Py_ssize_t>arena_mt_below(mt, i + 1)
+                cards[i], cards[j] = cards[j], cards[i]
+        pos = 0
+        for h in range(holders):
+            x = counts[h]
+            if x:
+                (<list>out[h]).extend(cards[pos:pos + x])
+                pos += x
+        caps = after
+    return out
+
+
+def masks_of(list card_lists):
+    """The card mask of each list of card indices."""
+    cdef uint64_t m
+    out = []
+    for cards in card_lists:
+        m = 0
+        for c in cards:
+            m |= 1ULL << <int>c
+        out.append(m)
+    return out
