@@ -316,3 +316,22 @@ def _two_ints(name: str, values: Sequence[int] | None) -> list[int]:
     if len(out) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in out):
         raise MalformedInputError(f"starting {name} must be two whole numbers, got {values!r}")
     return out
+
+
+_ON_CORE: dict[type, type] = {}
+
+
+def game_state_on(core: type) -> type[GameState]:
+    """:class:`GameState` built on another core: ``game_state_on(PureCore)`` is the pure engine.
+
+    For comparing the two cores side by side in one process (the engine's
+    tests and ``bench/core_equivalence.py``); everything else uses
+    :class:`GameState`, on the core :mod:`arena_sdk.engine.core` chose.
+    """
+    if core is Core:
+        return GameState
+    made = _ON_CORE.get(core)
+    if made is None:
+        own = {k: v for k, v in vars(GameState).items() if k not in ("__slots__", "__dict__", "__weakref__")}
+        made = _ON_CORE[core] = type(f"GameState_{core.__name__}", (core,), own)
+    return made
