@@ -78,9 +78,14 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
+from arena_sdk.engine import core
 from arena_sdk.engine.playout import play_random_game, play_random_hand
+from arena_sdk.engine.pure import PureCore
 from arena_sdk.engine.ruleset import Ruleset, resolve_ruleset
-from arena_sdk.engine.state import Decision, GameState
+from arena_sdk.engine.state import Decision, GameState, game_state_on
+
+#: The pure-Python engine (the fallback), measured beside the compiled one in the same process.
+PureGameState = game_state_on(PureCore)
 
 #: Plays some hands (usually one) starting from a fresh game; returns how many.
 PlayHands = Callable[[int], int]
@@ -91,8 +96,10 @@ INSTALL_HINT = "pip install -e '.[bench]'"
 OPENSPIEL_HAND_ACTIONS = 52 + 4 + 52
 DESCRIPTION = "Random full Spades hands per second: our engine against OpenSpiel."
 #: The bars this benchmark reports against (median ratio to OpenSpiel's documented loop).
-BAR = 2.0
-PLAIN_BAR = 1.0
+BAR = 15.0
+PLAIN_BAR = 3.0
+#: Hard's worlds per CPU-second, compiled core against the pure one (issue 48's goal).
+HARD_BAR = 10.0
 
 
 @dataclass
@@ -116,11 +123,11 @@ class Contender:
 # --------------------------------------------------------------------- ours
 
 
-def ours_playout(rules: Ruleset, rng: random.Random) -> PlayHands:
+def ours_playout(rules: Ruleset, rng: random.Random, cls: type = GameState) -> PlayHands:
     """One hand per fresh game through :func:`play_random_hand`."""
 
     def play(seed: int) -> int:
-        state = GameState.new(rules, seed)
+        state = cls.new(rules, seed)
         play_random_hand(state, rng)
         return 1
 
@@ -134,11 +141,11 @@ def plain_random_hand(state: GameState, rng: random.Random) -> None:
         state.apply(rng.choice(state.legal_actions()))
 
 
-def ours_plain(rules: Ruleset, rng: random.Random) -> PlayHands:
+def ours_plain(rules: Ruleset, rng: random.Random, cls: type = GameState) -> PlayHands:
     """One hand per fresh game through :func:`plain_random_hand`."""
 
     def play(seed: int) -> int:
-        state = GameState.new(rules, seed)
+        state = cls.new(rules, seed)
         plain_random_hand(state, rng)
         return 1
 
@@ -152,6 +159,37 @@ def ours_games(rules: Ruleset, rng: random.Random) -> PlayHands:
         state = GameState.new(rules, seed)
         play_random_game(state, rng)
         return len(state.hand_results)
+
+    return play
+
+
+def rollouts_mid_hand(rng: random.Random, compiled: bool) -> PlayHands:
+    """Hard's rollouts (its bid-aware policy, 104 numbers of luck) from mid-hand positions.
+
+    The positions: hand 1 of random pagat games after five tricks and a lead.
+    ``compiled``: the core's ``rollout`` (C); else :func:`arena_sdk.bots.simulate.rollout`
+    (pure Python).  Counted in rollouts, shown as "hands".
+    """
+    import itertools
+
+    from arena_sdk.bots.simulate import Position, rollout
+
+    starts = []
+    for seed in range(50):
+        state = GameState.new(resolve_ruleset("pagat"), f"mid-{seed}")
+        while state.decision is not Decision.PLAY or len(state.tricks) < 5 or len(state.trick) != 1:
+            state.apply(rng.choice(state.legal_actions()))
+        starts.append((Position.of(state), [b if b is not None else 0 for b in state.bids]))
+    luck = [rng.random() for _ in range(104)]
+    fast = core.compiled
+
+    def play(seed: int) -> int:
+        start, bids = starts[seed % len(starts)]
+        if compiled:
+            fast.rollout(start.copy(), bids, luck)
+        else:
+            rollout(start.copy(), bids, itertools.cycle(luck).__next__)
+        return 1
 
     return play
 
@@ -294,12 +332,24 @@ def build_contenders(seed: int, openspiel_game: Any | None) -> list[Contender]:
     two = resolve_ruleset("two-player")
     check_ours(pagat)
     check_ours(two)
+    tag = "compiled" if core.COMPILED else "pure"
     out = [
-        Contender("ours_pagat_playout", "ours  pagat       play_random_hand",
+        Contender("ours_pagat_playout", f"ours  pagat  {tag:<8}  play_random_hand",
                   ours_playout(pagat, random.Random(seed))),
-        Contender("ours_pagat_plain", "ours  pagat       apply(choice(legal_actions()))",
+        Contender("ours_pagat_plain", f"ours  pagat  {tag:<8}  apply(choice(legal_actions()))",
                   ours_plain(pagat, random.Random(seed))),
     ]  # fmt: skip
+    if core.COMPILED:
+        out += [
+            Contender("pure_pagat_playout", "ours  pagat  pure      play_random_hand",
+                      ours_playout(pagat, random.Random(seed), PureGameState)),
+            Contender("pure_pagat_plain", "ours  pagat  pure      apply(choice(legal_actions()))",
+                      ours_plain(pagat, random.Random(seed), PureGameState)),
+            Contender("rollouts_compiled", "Hard's rollouts from mid-hand, compiled",
+                      rollouts_mid_hand(random.Random(seed), True)),
+            Contender("rollouts_pure", "Hard's rollouts from mid-hand, pure",
+                      rollouts_mid_hand(random.Random(seed), False)),
+        ]  # fmt: skip
     if openspiel_game is not None:
         check_openspiel(openspiel_game)
         out += [
@@ -309,9 +359,9 @@ def build_contenders(seed: int, openspiel_game: Any | None) -> list[Contender]:
                       openspiel_legal_actions(openspiel_game, random.Random(seed))),
         ]  # fmt: skip
     out += [
-        Contender("ours_two_player_playout", "ours  two-player  play_random_hand",
+        Contender("ours_two_player_playout", f"ours  two-player {tag} play_random_hand",
                   ours_playout(two, random.Random(seed))),
-        Contender("ours_two_player_plain", "ours  two-player  apply(choice(legal_actions()))",
+        Contender("ours_two_player_plain", f"ours  two-player {tag} apply(choice(legal_actions()))",
                   ours_plain(two, random.Random(seed))),
         Contender("ours_pagat_games", "ours  pagat       whole games (info)",
                   ours_games(pagat, random.Random(seed))),
@@ -320,13 +370,18 @@ def build_contenders(seed: int, openspiel_game: Any | None) -> list[Contender]:
 
 
 def ratios(by_key: dict[str, Contender], stat: str = "best") -> dict[str, float]:
-    """Ours (pagat) against OpenSpiel by ``stat`` (empty without OpenSpiel)."""
+    """Ours (pagat) against OpenSpiel, compiled against pure, by ``stat`` (what was measured)."""
     out: dict[str, float] = {}
-    for ours in ("ours_pagat_playout", "ours_pagat_plain"):
+    for ours in ("ours_pagat_playout", "ours_pagat_plain", "pure_pagat_playout", "pure_pagat_plain"):
         for theirs in ("openspiel_documented", "openspiel_legal_actions"):
-            if theirs in by_key:
-                name = f"{ours.removeprefix('ours_pagat_')}/{theirs}"
+            if theirs in by_key and ours in by_key:
+                name = f"{ours.removeprefix('ours_pagat_').replace('_pagat_', '_')}/{theirs}"
                 out[name] = getattr(by_key[ours], stat) / getattr(by_key[theirs], stat)
+    for a, b, name in (("ours_pagat_playout", "pure_pagat_playout", "playout/pure"),
+                       ("ours_pagat_plain", "pure_pagat_plain", "plain/pure"),
+                       ("rollouts_compiled", "rollouts_pure", "rollouts/pure")):  # fmt: skip
+        if a in by_key and b in by_key:
+            out[name] = getattr(by_key[a], stat) / getattr(by_key[b], stat)
     return out
 
 
@@ -392,8 +447,17 @@ def print_text(data: dict[str, Any], contenders: list[Contender]) -> None:
             print(f"  {name:<45} {value:6.2f}x {data['ratios_median'][name]:9.2f}x")
         verdict = "met" if data["bar_met"] else "NOT met"
         print(f"Bar: ours (play_random_hand) >= {BAR:.1f}x OpenSpiel documented (median): {verdict}")
+        for name in ("playout/pure", "plain/pure", "rollouts/pure"):
+            if name in data["ratios"]:
+                print(f"  compiled {name:<40} {data['ratios'][name]:6.2f}x {data['ratios_median'][name]:9.2f}x")
         verdict = "met" if data["plain_bar_met"] else "NOT met"
         print(f"Bar: ours (plain loop) >= {PLAIN_BAR:.1f}x OpenSpiel documented (median): {verdict}")
+    hard = data.get("hard_worlds")
+    if hard:
+        mine = hard.get("compiled") or hard.get("this")
+        print(f"Hard's worlds per CPU-second: {mine['worlds_per_cpu_s']:,.0f} here, "
+              f"{hard['pure']['worlds_per_cpu_s']:,.0f} on the pure core: {hard['ratio']:.2f}x "
+              f"(bar {HARD_BAR:.0f}x: {'met' if hard['bar_met'] else 'NOT met'})")
     costs = data.get("search_costs_us")
     if costs:
         print("Search costs (µs, best of 3): " + ", ".join(f"{k} {v:,.1f}" for k, v in costs.items()))
@@ -413,6 +477,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="core to pin to (default: the first allowed core)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random players")
     parser.add_argument("--json", action="store_true", help="print only the JSON line")
+    parser.add_argument("--hard-only", action="store_true",
+                        help="only Hard's worlds per CPU-second in this process, as JSON (used for the pure baseline)")
+    parser.add_argument("--no-hard", action="store_true", help="skip Hard's worlds per CPU-second")
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.rounds < 1:
         parser.error("--seconds must be > 0 and --rounds >= 1")
@@ -459,6 +526,57 @@ def search_costs(seed: int) -> dict[str, float]:
     return {k: round(v, 1) for k, v in out.items()}
 
 
+def hard_worlds_per_cpu_second(seed: int, worlds: int = 200, games: int = 3) -> dict[str, float]:
+    """Hard's search speed: worlds per CPU-second over the play decisions of real games.
+
+    The views are Hard's own play decisions with a choice (hand 1 of ``games``
+    pagat games against Medium); each is searched again with ``worlds`` worlds
+    (the exact endgame of the last two tricks included, as Hard plays it).  CPU
+    time of this process.  Run in a process with ``ARENA_SDK_PURE=1`` for today's
+    (pure) Hard: ``--hard-only``.
+    """
+    from arena_sdk.bots import HardBot, MediumBot
+    from arena_sdk.testing import play_game
+
+    views: list[Any] = []
+
+    class Recording(HardBot):
+        def play(self, view: Any) -> Any:
+            if len(view.legal_cards()) > 1:
+                views.append(view)
+            return super().play(view)
+
+    for game in range(games):
+        play_game([lambda: Recording(worlds=20), MediumBot], "pagat", seed + game, max_hands=1,
+                  move_ms=600_000, bank_ms=6_000_000)  # fmt: skip
+    bot = HardBot(worlds=worlds)
+    bot.game_seed = seed
+    started = time.process_time()
+    for view in views:
+        view.received_at = time.monotonic()
+        bot.play(view)
+    cpu = time.process_time() - started
+    searched = sum(bot.searched)
+    return {"decisions": len(views), "worlds": searched, "cpu_s": round(cpu, 3),
+            "worlds_per_cpu_s": round(searched / cpu, 1)}  # fmt: skip
+
+
+def hard_worlds_both(seed: int) -> dict[str, Any]:
+    """Hard's worlds per CPU-second here and in a child process on the pure core, and the ratio."""
+    import subprocess
+
+    here = hard_worlds_per_cpu_second(seed)
+    env = {**os.environ, core.PURE_ENV: "1"}
+    child = subprocess.run([sys.executable, __file__, "--hard-only", "--seed", str(seed)],
+                           capture_output=True, text=True, env=env, check=True)  # fmt: skip
+    pure = json.loads(child.stdout.strip().splitlines()[-1])
+    out: dict[str, Any] = {"compiled" if core.COMPILED else "this": here, "pure": pure}
+    out["ratio"] = round(here["worlds_per_cpu_s"] / pure["worlds_per_cpu_s"], 2)
+    out["bar"] = HARD_BAR
+    out["bar_met"] = out["ratio"] >= HARD_BAR
+    return out
+
+
 def _fresh(sampler: Any, rng: random.Random) -> tuple[Any, Any]:
     alloc = sampler.sample_allocation(rng)
     return sampler._hands(alloc), alloc
@@ -467,6 +585,9 @@ def _fresh(sampler: Any, rng: random.Random) -> tuple[Any, Any]:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     cpu = pin_to_one_core(args.cpu)
+    if args.hard_only:
+        print(json.dumps(hard_worlds_per_cpu_second(args.seed)))
+        return 0
     loaded = load_openspiel()
     if isinstance(loaded, str):
         game, version, params, missing = None, None, None, loaded
@@ -479,6 +600,9 @@ def main(argv: list[str] | None = None) -> int:
     measure(contenders, args.seconds, args.rounds, args.warmup)
     data = report_json(contenders, args, cpu, version, params, missing)
     data["search_costs_us"] = search_costs(args.seed)
+    data["core"] = core.describe()
+    if not args.no_hard:
+        data["hard_worlds"] = hard_worlds_both(args.seed)
     if args.json:
         print(json.dumps(data, separators=(",", ":")))
     else:

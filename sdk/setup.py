@@ -22,7 +22,7 @@ def _extensions() -> list[Extension]:
             ["arena_sdk/engine/_core.pyx"],
             depends=["arena_sdk/engine/_core_c.h"],
             include_dirs=["arena_sdk/engine"],
-            extra_compile_args=["-O2"],
+            extra_compile_args=["-O2", "-g0"],
             optional=True,
         )
     ]
