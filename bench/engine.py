@@ -454,9 +454,8 @@ def print_text(data: dict[str, Any], contenders: list[Contender]) -> None:
         print(f"Bar: ours (plain loop) >= {PLAIN_BAR:.1f}x OpenSpiel documented (median): {verdict}")
     hard = data.get("hard_worlds")
     if hard:
-        mine = hard.get("compiled") or hard.get("this")
-        print(f"Hard's worlds per CPU-second: {mine['worlds_per_cpu_s']:,.0f} here, "
-              f"{hard['pure']['worlds_per_cpu_s']:,.0f} on the pure core: {hard['ratio']:.2f}x "
+        line = ", ".join(f"{k} {hard[k]['worlds_per_cpu_s']:,.0f}" for k in ("compiled", "pure", "today") if k in hard)
+        print(f"Hard's worlds per CPU-second: {line}; compiled/{hard['ratio_against']} {hard['ratio']:.2f}x "
               f"(bar {HARD_BAR:.0f}x: {'met' if hard['bar_met'] else 'NOT met'})")
     costs = data.get("search_costs_us")
     if costs:
@@ -477,9 +476,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="core to pin to (default: the first allowed core)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random players")
     parser.add_argument("--json", action="store_true", help="print only the JSON line")
-    parser.add_argument("--hard-only", action="store_true",
-                        help="only Hard's worlds per CPU-second in this process, as JSON (used for the pure baseline)")
     parser.add_argument("--no-hard", action="store_true", help="skip Hard's worlds per CPU-second")
+    parser.add_argument("--today-sdk", default=None,
+                        help="Hard's baseline: the SDK directory of an older checkout (e.g. main's sdk/), run pure")
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.rounds < 1:
         parser.error("--seconds must be > 0 and --rounds >= 1")
@@ -526,52 +525,29 @@ def search_costs(seed: int) -> dict[str, float]:
     return {k: round(v, 1) for k, v in out.items()}
 
 
-def hard_worlds_per_cpu_second(seed: int, worlds: int = 200, games: int = 3) -> dict[str, float]:
-    """Hard's search speed: worlds per CPU-second over the play decisions of real games.
+def hard_worlds_both(seed: int, today_sdk: str | None = None) -> dict[str, Any]:
+    """Hard's worlds per CPU-second (``bench/hard_worlds.py``), each in a child process, and the ratios.
 
-    The views are Hard's own play decisions with a choice (hand 1 of ``games``
-    pagat games against Medium); each is searched again with ``worlds`` worlds
-    (the exact endgame of the last two tricks included, as Hard plays it).  CPU
-    time of this process.  Run in a process with ``ARENA_SDK_PURE=1`` for today's
-    (pure) Hard: ``--hard-only``.
+    ``compiled``: this SDK; ``pure``: this SDK with ``ARENA_SDK_PURE=1``;
+    ``today``: another SDK (``--today-sdk``, e.g. main's checkout before the
+    compiled core) when given.  The same decisions and worlds in each.
     """
-    from arena_sdk.bots import HardBot, MediumBot
-    from arena_sdk.testing import play_game
-
-    views: list[Any] = []
-
-    class Recording(HardBot):
-        def play(self, view: Any) -> Any:
-            if len(view.legal_cards()) > 1:
-                views.append(view)
-            return super().play(view)
-
-    for game in range(games):
-        play_game([lambda: Recording(worlds=20), MediumBot], "pagat", seed + game, max_hands=1,
-                  move_ms=600_000, bank_ms=6_000_000)  # fmt: skip
-    bot = HardBot(worlds=worlds)
-    bot.game_seed = seed
-    started = time.process_time()
-    for view in views:
-        view.received_at = time.monotonic()
-        bot.play(view)
-    cpu = time.process_time() - started
-    searched = sum(bot.searched)
-    return {"decisions": len(views), "worlds": searched, "cpu_s": round(cpu, 3),
-            "worlds_per_cpu_s": round(searched / cpu, 1)}  # fmt: skip
-
-
-def hard_worlds_both(seed: int) -> dict[str, Any]:
-    """Hard's worlds per CPU-second here and in a child process on the pure core, and the ratio."""
     import subprocess
 
-    here = hard_worlds_per_cpu_second(seed)
-    env = {**os.environ, core.PURE_ENV: "1"}
-    child = subprocess.run([sys.executable, __file__, "--hard-only", "--seed", str(seed)],
-                           capture_output=True, text=True, env=env, check=True)  # fmt: skip
-    pure = json.loads(child.stdout.strip().splitlines()[-1])
-    out: dict[str, Any] = {"compiled" if core.COMPILED else "this": here, "pure": pure}
-    out["ratio"] = round(here["worlds_per_cpu_s"] / pure["worlds_per_cpu_s"], 2)
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hard_worlds.py")
+
+    def run(extra_env: dict[str, str]) -> dict[str, Any]:
+        env = {**os.environ, **extra_env}
+        done = subprocess.run([sys.executable, script, "--seed", str(seed)], capture_output=True, text=True,
+                              env=env, check=True)  # fmt: skip
+        return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+    out: dict[str, Any] = {"compiled": run({}), "pure": run({core.PURE_ENV: "1"})}
+    if today_sdk:
+        out["today"] = run({core.PURE_ENV: "1", "PYTHONPATH": today_sdk})
+    base = out.get("today", out["pure"])
+    out["ratio"] = round(out["compiled"]["worlds_per_cpu_s"] / base["worlds_per_cpu_s"], 2)
+    out["ratio_against"] = "today" if "today" in out else "pure"
     out["bar"] = HARD_BAR
     out["bar_met"] = out["ratio"] >= HARD_BAR
     return out
@@ -585,9 +561,6 @@ def _fresh(sampler: Any, rng: random.Random) -> tuple[Any, Any]:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     cpu = pin_to_one_core(args.cpu)
-    if args.hard_only:
-        print(json.dumps(hard_worlds_per_cpu_second(args.seed)))
-        return 0
     loaded = load_openspiel()
     if isinstance(loaded, str):
         game, version, params, missing = None, None, None, loaded
@@ -602,7 +575,7 @@ def main(argv: list[str] | None = None) -> int:
     data["search_costs_us"] = search_costs(args.seed)
     data["core"] = core.describe()
     if not args.no_hard:
-        data["hard_worlds"] = hard_worlds_both(args.seed)
+        data["hard_worlds"] = hard_worlds_both(args.seed, args.today_sdk)
     if args.json:
         print(json.dumps(data, separators=(",", ":")))
     else:

@@ -184,10 +184,9 @@ class HardBot(MediumBot):
         sums = dict.fromkeys(diffs, 0.0)
         squares = dict.fromkeys(diffs, 0.0)
         while worlds < most and clock() < deadline:
-            world = sampler.sample(rng)
+            world, start = sampler.sample_position(rng)
             if scorer is None:
                 scorer = Scorer(world, team)
-            start = Position.of(world)
             # Common random numbers: every card's rollout in this world makes
             # the same random choices, so the paired differences measure the
             # cards, not the rollouts' luck (their spread is much smaller).

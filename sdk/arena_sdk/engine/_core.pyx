@@ -1401,7 +1401,10 @@ def sample_groups(rng, list groups_cards, options_for, tuple caps, int holders):
     holder, room after), the group's cards shuffled with ``rng.shuffle`` and
     dealt out in holder order.  The same numbers and cards as the Python draw.
     """
-    cdef arena_mt* mt = fast_rng(rng)
+    return c_sample_groups(fast_rng(rng), rng, groups_cards, options_for, caps, holders)
+
+
+cdef list c_sample_groups(arena_mt* mt, object rng, list groups_cards, object options_for, tuple caps, int holders):
     cdef list out = [[] for _ in range(holders)]
     cdef list cards, cumulative, rows
     cdef Py_ssize_t gi, i, j, pos, x, h
@@ -1434,6 +1437,68 @@ def sample_groups(rng, list groups_cards, options_for, tuple caps, int holders):
                 pos += x
         caps = after
     return out
+
+
+def draw_hands(rng, list groups_cards, options_for, tuple caps, list holder_seats, int oversample,
+               bint weighted, list played_masks, list bids, list skip, double sigma, list fixed):
+    """``WorldSampler.sample_allocation`` then ``_hands``, as seat card masks (four players).
+
+    ``holder_seats``: the seat of each holder; ``fixed[s]``: the mask of a seat
+    that is no holder (the sampling seat's own cards).  With ``weighted`` (the
+    honour bid model of ``sigma``): ``oversample`` draws, each weighted as
+    ``DealSampler._weight`` weighs it, one chosen as ``rng.choices`` chooses;
+    else one draw.  The same random numbers and the same hands as the Python path.
+    """
+    cdef arena_mt* mt = fast_rng(rng)
+    cdef int n = 4, k, s, h, count = oversample if weighted else 1
+    cdef uint64_t masks[16][4]
+    cdef double weights[16]
+    cdef double w, total
+    cdef list drawn
+    if count > 16 or mt == NULL:
+        return None
+    for k in range(count):
+        drawn = c_sample_groups(mt, rng, groups_cards, options_for, caps, len(holder_seats))
+        for s in range(n):
+            masks[k][s] = <uint64_t>fixed[s]
+        for h in range(len(holder_seats)):
+            s = holder_seats[h]
+            for c in <list>drawn[h]:
+                masks[k][s] |= 1ULL << <int>c
+        if weighted:
+            w = 1.0
+            for s in range(n):
+                if not skip[s]:
+                    w *= honour_likelihood(masks[k][s] | <uint64_t>played_masks[s], n, bids[s], sigma)
+            weights[k] = w
+    k = 0
+    if weighted:
+        total = 0.0
+        for h in range(count):
+            total += weights[h]
+        if total > 0:
+            k = choose_index(mt, weights, count)
+    return [masks[k][0], masks[k][1], masks[k][2], masks[k][3]]
+
+
+cdef int choose_index(arena_mt* mt, double* weights, int n):
+    """random.Random.choices(range(n), weights)[0] with the generator in place."""
+    cdef double cum[16]
+    cdef double total = 0.0, x
+    cdef int lo, hi, mid
+    for lo in range(n):
+        total = total + weights[lo] if lo else weights[0]
+        cum[lo] = total
+    x = arena_mt_random(mt) * (total + 0.0)
+    lo = 0
+    hi = n - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if x < cum[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 def masks_of(list card_lists):
