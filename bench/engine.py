@@ -51,16 +51,28 @@ How it is timed
 These machines are shared and noisy.  The process pins itself to one core
 (where ``os.sched_setaffinity`` exists), warms every contender up, then runs
 ``--rounds`` rounds; in each round every contender plays for
-``--seconds / --rounds`` seconds, in turn (A, B, C, A, B, C, ...), so slow
-phases of the machine hit every contender alike.  Noise only ever slows a run
-down, so the headline figure per contender is its best round; the median is
-shown too.  Ratios are best against best.
+``--seconds / --rounds`` seconds of this process's CPU time (``--clock wall``:
+wall time, as before issue 48; on a loaded machine the wall clock also counts
+the time other processes held the core), in turn (A, B, C, A, B, C, ...), so
+slow phases of the machine hit every contender alike.  Noise only ever slows
+a run down, so the headline figure per contender is its best round; the
+median is shown too.  Ratios are best against best.
 
-The bars (median ratios): ours ``playout`` at least 2.0x the documented
-OpenSpiel rate, and the ``plain`` loop at least 1.0x.  The run ends with the
-cost of one ``clone()`` and of one sampled world (``arena_sdk.sampling``) in µs.
+The compiled core (issue 48)
+----------------------------
+Where the SDK's compiled core is built, ``ours`` runs on it and the pure
+engine (``game_state_on(PureCore)``: the fallback, today's engine) is measured
+beside it in the same run, with Hard's rollouts from mid-hand positions on
+both.  Hard's worlds per CPU-second come from ``bench/hard_worlds.py`` in
+child processes: this SDK compiled, this SDK pure (``ARENA_SDK_PURE=1``) and,
+with ``--today-sdk DIR``, an older SDK (main's ``sdk/`` before the core).
 
-Run: ``python bench/engine.py [--seconds 3] [--rounds 5] [--cpu N] [--json]``.
+The bars (median ratios): ours ``playout`` at least 15x the documented
+OpenSpiel rate, the ``plain`` loop at least 3x, Hard's worlds per CPU-second
+at least 10x today's.  The run ends with the cost of one ``clone()`` and of
+one sampled world (``arena_sdk.sampling``) in µs.
+
+Run: ``python bench/engine.py [--seconds 3] [--rounds 5] [--cpu N] [--clock cpu|wall] [--today-sdk DIR] [--json]``.
 """
 
 from __future__ import annotations
@@ -297,9 +309,15 @@ def pin_to_one_core(cpu: int | None) -> int | None:
     return chosen
 
 
+#: What a round is timed by: this process's CPU time (``--clock cpu``, the default: on a shared,
+#: loaded machine the wall clock also counts the time other processes held the core) or wall time.
+CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
+_clock = CLOCKS["cpu"]
+
+
 def run_for(play: PlayHands, seconds: float, first_seed: int) -> tuple[int, float]:
-    """Play hands until ``seconds`` have passed; returns (hands, elapsed seconds)."""
-    clock = time.perf_counter
+    """Play hands until ``seconds`` have passed on the chosen clock; returns (hands, elapsed seconds)."""
+    clock = _clock
     hands = 0
     seed = first_seed
     start = clock()
@@ -404,6 +422,7 @@ def report_json(
         "unit": "hands/s",
         "hand": "deal/draw + bids + all plays + scoring; ours: one hand per fresh game",
         "seconds_per_contender": args.seconds,
+        "clock": args.clock,
         "rounds": args.rounds,
         "cpu": cpu,
         "python": platform.python_version(),
@@ -429,7 +448,7 @@ def print_text(data: dict[str, Any], contenders: list[Contender]) -> None:
     slot = data["seconds_per_contender"] / data["rounds"]
     print(
         f"Random full hands per second, one process, core {data['cpu']}, "
-        f"{data['rounds']} interleaved rounds x {slot:.2f} s per contender"
+        f"{data['rounds']} interleaved rounds x {slot:.2f} s per contender ({data['clock']} time)"
     )
     print(f"python {data['python']}, open_spiel {data['open_spiel'] or 'not installed'}")
     if data["open_spiel_parameters"] is not None:
@@ -477,6 +496,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1, help="seed of the random players")
     parser.add_argument("--json", action="store_true", help="print only the JSON line")
     parser.add_argument("--no-hard", action="store_true", help="skip Hard's worlds per CPU-second")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu",
+                        help="time rounds by this process's CPU time (default) or by wall time")
     parser.add_argument("--today-sdk", default=None,
                         help="Hard's baseline: the SDK directory of an older checkout (e.g. main's sdk/), run pure")
     args = parser.parse_args(argv)
@@ -560,6 +581,8 @@ def _fresh(sampler: Any, rng: random.Random) -> tuple[Any, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    global _clock
+    _clock = CLOCKS[args.clock]
     cpu = pin_to_one_core(args.cpu)
     loaded = load_openspiel()
     if isinstance(loaded, str):

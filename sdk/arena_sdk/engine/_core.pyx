@@ -50,6 +50,7 @@ cdef extern from "_core_c.h":
     void arena_sha256_words(const unsigned char *data, Py_ssize_t length, uint64_t out[4]) nogil
     uint64_t arena_divmod256(uint64_t x[4], uint64_t d) nogil
     object arena_subtuple(object cls, object items)
+    object arena_named3(object cls, object a, object b, object c)
     object arena_frozen(object cls, object fields)
 
 cdef extern from *:
@@ -310,7 +311,7 @@ cdef object trick_of(long leader, int* cards, int n, long winner):
         card = CARDS[cards[i]]
         Py_INCREF(card)
         PyTuple_SET_ITEM(played, i, card)
-    return arena_subtuple(Trick, (leader, played, winner))
+    return arena_named3(Trick, leader, played, winner)
 
 
 # ------------------------------------------------------------------ the state machine
@@ -748,13 +749,15 @@ cdef class CoreState:
         cdef long pos, played, i, count, k, card
         cdef uint64_t hand, legal, lead_mask = 0
         cdef bint broken = self.spades_broken, lead_breaks = self.rc.lead_breaks, lead_any = self.rc.lead_any
-        cdef bint led_spade = False
+        cdef bint led_spade = False, live = pick is not None
+        cdef long won[4]
         cdef list history = self.history, tricks = self.tricks, tricks_won = self.tricks_won
         cdef list trick = self.trick
         cdef list entries = _play_entries(hand_no)
         cdef list hands_list = self._hands
         for i in range(n):
             hands[i] = hands_list[i]
+            won[i] = 0
         pos = len(trick)
         for i in range(pos):
             cards[i] = trick[i]
@@ -788,9 +791,9 @@ cdef class CoreState:
                 card = low_index(legal)
             history.append(play_entry(entries, hand_no, seat, card))
             hands[seat] = hand ^ (1ULL << card)
-            if pick is not None:
-                hands_list[seat] = hands[seat]  # a pick may read the live hands
-            trick.append(card)
+            if live:  # a pick may read the live hands, trick and tricks won
+                hands_list[seat] = hands[seat]
+                trick.append(card)
             cards[pos] = card
             if not pos:
                 win_card = card
@@ -810,8 +813,11 @@ cdef class CoreState:
                 seat = seat + 1 if seat + 1 < n else 0
                 continue
             tricks.append(trick_of(leader, cards, n, win_seat))
-            tricks_won[win_seat] = <long>tricks_won[win_seat] + 1
-            del trick[:]
+            if live:
+                tricks_won[win_seat] = <long>tricks_won[win_seat] + 1
+                del trick[:]
+            else:
+                won[win_seat] += 1
             pos = 0
             leader = seat = win_seat
             played += 1
@@ -819,6 +825,8 @@ cdef class CoreState:
                 break
         for i in range(n):
             hands_list[i] = hands[i]
+            if not live and won[i]:
+                tricks_won[i] = <long>tricks_won[i] + won[i]
         self.spades_broken = broken
         self.win_card = win_card
         self.win_seat = win_seat

@@ -181,6 +181,16 @@ static inline PyObject *arena_subtuple(PyObject *cls, PyObject *items) {
     return out;
 }
 
+/* A named tuple of three fields, built in place. */
+static inline PyObject *arena_named3(PyObject *cls, PyObject *a, PyObject *b, PyObject *c) {
+    PyObject *out = ((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, 3);
+    if (!out) return NULL;
+    Py_INCREF(a); PyTuple_SET_ITEM(out, 0, a);
+    Py_INCREF(b); PyTuple_SET_ITEM(out, 1, b);
+    Py_INCREF(c); PyTuple_SET_ITEM(out, 2, c);
+    return out;
+}
+
 /* A frozen dataclass instance from its field dict (arena_sdk.engine.scoring.frozen in C). */
 static PyObject *arena_frozen(PyObject *cls, PyObject *fields) {
     PyObject *empty = PyTuple_New(0);
