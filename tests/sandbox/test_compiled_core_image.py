@@ -37,6 +37,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.timeout(2400)  # the wheels (the SDK compiled with Cython) and the bot base image may be built first
 def test_a_bot_image_runs_the_compiled_core_from_the_host_wheel(docker: Any, tmp_path: Path) -> None:
     (tmp_path / "bot").mkdir()
     (tmp_path / "bot" / "bot.py").write_text("print('a bot')\n")
