@@ -43,6 +43,7 @@ cdef extern from "_core_c.h":
     ctypedef struct arena_mt:
         int index
         uint32_t state[624]
+    int arena_popcount(uint64_t x) nogil
     uint32_t arena_mt_next(arena_mt *self) nogil
     double arena_mt_random(arena_mt *self) nogil
     uint64_t arena_mt_bits(arena_mt *self, int k) nogil
@@ -99,7 +100,7 @@ cdef inline int high_index(uint64_t m) noexcept nogil:
 
 
 cdef inline int popcount(uint64_t m) noexcept nogil:
-    return __builtin_popcountll(m)
+    return arena_popcount(m)
 
 
 cdef inline uint64_t suit_mask(int card) noexcept nogil:
@@ -189,9 +190,14 @@ def chance_int(seed, *tags):
     return (<object>w[0] << 192) | (<object>w[1] << 128) | (<object>w[2] << 64) | <object>w[3]
 
 
+cdef bytes seed_text(object seed):
+    """``str(seed).encode()``: the text every chance event of a game starts with."""
+    return (<str>seed).encode() if type(seed) is str else str(seed).encode()
+
+
 cdef long first_seat(object seed, long n):
     cdef uint64_t w[4]
-    digest_of((str(seed) + "/first").encode(), w)
+    digest_of(seed_text(seed) + b"/first", w)
     return <long>arena_divmod256(w, <uint64_t>n)
 
 
@@ -199,7 +205,7 @@ cdef void shuffle_into(object seed, long hand, int deck[52]):
     cdef uint64_t x[4]
     cdef uint64_t r
     cdef int i, j, t, c, k = 0, ch
-    digest_of((str(seed) + "/deck/" + str(hand)).encode(), x)
+    digest_of(seed_text(seed) + b"/deck/" + str(hand).encode(), x)
     for i in range(52):
         deck[i] = i
     i = 51
@@ -317,6 +323,32 @@ cdef object trick_of(long leader, int* cards, int n, long winner):
 # ------------------------------------------------------------------ the state machine
 
 
+cdef inline uint64_t legal_of(uint64_t hand, long pos, uint64_t lead_mask, bint any_lead) noexcept nogil:
+    """The cards ``hand`` may play: follow the led suit if it can; lead a spade only when ``any_lead``
+    (broken, or always allowed) or when it holds nothing else."""
+    cdef uint64_t legal
+    if pos:
+        legal = hand & lead_mask
+        return legal if legal else hand
+    if any_lead or not hand & NON_SPADE:
+        return hand
+    return hand & NON_SPADE
+
+
+cdef inline long draw_card(arena_mt* mt, object uniform, uint64_t legal) except -1:
+    """A uniform legal card as the pure playout draws it: the k-th set bit, k = int(random() * count)."""
+    cdef long count = popcount(legal), k
+    if count > 1:
+        if mt != NULL:
+            k = <long>(arena_mt_random(mt) * count)
+        else:
+            k = <long>(<double>uniform() * count)
+        while k:
+            legal &= legal - 1
+            k -= 1
+    return low_index(legal)
+
+
 cdef class CoreState:
     """The compiled state machine; see the module docstring and :class:`~arena_sdk.engine.pure.PureCore`."""
 
@@ -342,8 +374,20 @@ cdef class CoreState:
         self.rc = rules_c(value)
         self._rules = value
 
+    @classmethod
+    def _create(cls, rules, seed, first, list scores, list bags, dict decks):
+        """A new game of class ``cls`` from checked values (``first`` None: the seeded first dealer)."""
+        cdef CoreState self = CoreState.__new__(cls)
+        self.rules = rules
+        self.c_init_game(rules, seed, first_seat(seed, self.rc.players) if first is None else first,
+                         scores, bags, decks)
+        return self
+
     def _init_game(self, rules, seed, long first, list scores, list bags, dict decks):
         """Set up a game from checked values and run it up to the first decision."""
+        self.c_init_game(rules, seed, first, scores, bags, decks)
+
+    cdef void c_init_game(self, rules, seed, long first, list scores, list bags, dict decks) except *:
         self.rules = rules
         self.seed = seed
         self.players = self.rc.players
@@ -746,7 +790,7 @@ cdef class CoreState:
         cdef int cards[4]
         cdef long n = self.players, seat = self.to_move, leader = self.leader
         cdef long win_card = self.win_card, win_seat = self.win_seat, hand_no = self.hand_number
-        cdef long pos, played, i, count, k, card
+        cdef long pos, played, i, card
         cdef uint64_t hand, legal, lead_mask = 0
         cdef bint broken = self.spades_broken, lead_breaks = self.rc.lead_breaks, lead_any = self.rc.lead_any
         cdef bint led_spade = False, live = pick is not None
@@ -768,27 +812,8 @@ cdef class CoreState:
         uniform = None if pick is not None or mt != NULL else rng.random
         while True:
             hand = hands[seat]
-            if pos:
-                legal = hand & lead_mask
-                if not legal:
-                    legal = hand
-            elif broken or lead_any or not hand & NON_SPADE:
-                legal = hand
-            else:
-                legal = hand & NON_SPADE
-            if pick is not None:
-                card = pick(seat, legal)
-            else:
-                count = popcount(legal)
-                if count > 1:
-                    if mt != NULL:
-                        k = <long>(arena_mt_random(mt) * count)
-                    else:
-                        k = <long>(<double>uniform() * count)
-                    while k:
-                        legal &= legal - 1
-                        k -= 1
-                card = low_index(legal)
+            legal = legal_of(hand, pos, lead_mask, broken or lead_any)
+            card = pick(seat, legal) if live else draw_card(mt, uniform, legal)
             history.append(play_entry(entries, hand_no, seat, card))
             hands[seat] = hand ^ (1ULL << card)
             if live:  # a pick may read the live hands, trick and tricks won

@@ -75,6 +75,20 @@ static inline uint64_t arena_mt_below(arena_mt *self, uint64_t n) {
     return r;
 }
 
+/* ------------------------------------------------------------ bits */
+
+/* Population count: the instruction where the build targets it, else a few shifts (no library call). */
+static inline int arena_popcount(uint64_t x) {
+#if defined(__POPCNT__)
+    return __builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+#endif
+}
+
 /* ------------------------------------------------------------ SHA-256 */
 
 static const uint32_t arena_sha_k[64] = {

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena_sdk.engine.cards import CARDS, NON_SPADE_MASK, NUM_CARDS, SPADES, SUIT_MASKS, Card, cards_of
-from arena_sdk.engine.chance import chance_rng, shuffled_deck
+from arena_sdk.engine.chance import chance_int, chance_rng, shuffled_deck
 from arena_sdk.engine.errors import IllegalActionError, MalformedInputError
 from arena_sdk.engine.model import ActionEntry, Decision, GameResult, HandResult, Trick
 from arena_sdk.engine.ruleset import Ruleset
@@ -155,6 +155,16 @@ class PureCore:
 
 
     # ------------------------------------------------------------------ creation
+
+    @classmethod
+    def _create(cls, rules: Ruleset, seed: object, first: int | None, scores: list[int], bags: list[int],
+                decks: dict[int, list[int]]) -> PureCore:  # fmt: skip
+        """A new game of class ``cls`` from checked values (``first`` None: the seeded first dealer)."""
+        self = cls.__new__(cls)
+        if first is None:
+            first = chance_int(seed, "first") % rules.players
+        self._init_game(rules, seed, first, scores, bags, decks)
+        return self
 
     def _init_game(self, rules: Ruleset, seed: object, first: int, scores: list[int], bags: list[int],
                    decks: dict[int, list[int]]) -> None:  # fmt: skip

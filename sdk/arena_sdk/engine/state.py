@@ -122,9 +122,7 @@ class GameState(Core):  # type: ignore[misc,valid-type]
         """
         n = rules.players
         if first is None and scores is None and bags is None and not decks:  # the common case, quickly
-            self = cls.__new__(cls)
-            self._init_game(rules, seed, first_dealer(seed, n), [0, 0], [0, 0], {})
-            return self
+            return cls._create(rules, seed, None, [0, 0], [0, 0], {})  # type: ignore[no-any-return]
         if first is None:
             first = first_dealer(seed, n)
         elif not isinstance(first, int) or not 0 <= first < n:
