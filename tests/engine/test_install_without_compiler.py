@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -37,9 +38,12 @@ def test_the_sdk_installs_and_runs_when_the_compiler_fails(tmp_path: Path) -> No
     broken.chmod(0o755)
     env = {k: v for k, v in os.environ.items() if k not in ("ARENA_SDK_PURE", "ARENA_SDK_PURE_BUILD")}
     env.update(CC=str(broken), LDSHARED=f"{broken} -shared", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    # The SDK's sources as a fresh clone has them: no build products of this checkout's own install.
+    source = tmp_path / "sdk"
+    shutil.copytree(REPO / "sdk", source, ignore=shutil.ignore_patterns("*.so", "_core.c", "build", "*.egg-info", "__pycache__"))
     wheels = tmp_path / "wheels"
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(wheels), str(REPO / "sdk")],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(wheels), str(source)],
         capture_output=True, text=True, env=env, timeout=1400,
     )  # fmt: skip
     assert built.returncode == 0, built.stderr[-3000:]
