@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from arena_sdk.engine import ReplayReport, RulesError, game_result_to_json, replay_record, team_name
+from arena_sdk.engine.record import record_assists
 from rich.table import Table
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
@@ -27,6 +28,12 @@ def write_replay_page(record: Path, data: object, report: ReplayReport, out: Pat
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         fail(f"cannot write {out}: {exc.strerror or exc}")
+
+
+def assists_words(helped: dict[str, int]) -> str:
+    """``{"hints": 2, "undos": 1}`` -> ``"2 hints and 1 undo"``."""
+    parts = [f"{n} {kind[:-1] if n == 1 else kind}" for kind, n in helped.items() if n]
+    return " and ".join(parts) or "no help"
 
 
 def load_record(path: Path) -> object:
@@ -153,6 +160,7 @@ def replay(
                 "actions": report.actions,
                 **game_result_to_json(n, report.result),
                 "timing": record_timing(data),
+                "assisted": record_assists(data),  # type: ignore[arg-type]
             }
         )
         return
@@ -174,5 +182,7 @@ def replay(
     console.print(
         f"ended by [bold]{safe_text(result.ending)}[/] after {result.hands} hands; winner: [bold]{winner}[/]"
     )
+    for seat, helped in record_assists(data).items():  # type: ignore[arg-type]
+        console.print(f"assisted play: {safe_text(seat)} had {assists_words(helped)} (unrated play)", highlight=False)
     if html is not None:
         console.print(f"viewer: {safe_text(html)} (open it in a browser)", soft_wrap=True)
