@@ -367,7 +367,7 @@ async def _play_out(
                 reason = "timeout" if strike in ("timeout", "offturn") else "illegal"  # time, or the rules
                 raise _Forfeit(s, reason, f"{st.strikes} strikes; last: {strike}: {detail}", decision=st.decisions - 1)
         meta.append(entry)
-        if spec.undo is not None and (point := spec.undo.take()) is not None:
+        if spec.undo is not None and (point := spec.undo.take(state)) is not None:
             _rewind(point, state, meta, stats, bank, wall_bank, latencies)  # that answer is withdrawn
             continue
         if spec.observe is not None:  # a live feed (the ladder's spectators): after the decision is applied

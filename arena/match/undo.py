@@ -51,6 +51,8 @@ class UndoBook:
         self.seats = frozenset(seats)
         self._points: list[RewindPoint] = []
         self._wanted = False
+        self.undone: list[tuple[int, list[tuple[int, Decision, Any]]]] = []
+        """Per undo: the game's index and the decisions it took back ``(seat, kind, action)``, in order."""
 
     def mark(self, game: int, seat: int, state: GameState, books: Any) -> None:
         """The loop is about to ask ``seat``: keep the point (only for :attr:`seats`)."""
@@ -72,17 +74,22 @@ class UndoBook:
             raise ValueError("there is no earlier decision in this hand to go back to")
         self._wanted = True
 
-    def take(self) -> RewindPoint | None:
-        """After a decision is applied: the point to go back to if an undo was asked (else None).
+    def take(self, state: GameState) -> RewindPoint | None:
+        """After a decision is applied to ``state``: the point to go back to if an undo was asked (else None).
 
         The withdrawn decision's point and the returned one leave the book: the
         loop marks the returned one again when it asks that decision again.
+        The decisions taken back (the withdrawn answer aside: the person did
+        not choose it) are kept in :attr:`undone`, for the game's record.
         """
         if not self._wanted:
             return None
         self._wanted = False
         self._points.pop()
-        return self._points.pop()
+        point = self._points.pop()
+        taken = state.history[len(point.state.history) : -1]
+        self.undone.append((point.game, [(e.seat, e.kind, e.action) for e in taken]))
+        return point
 
 
 def restore_state(state: GameState, saved: GameState) -> None:

@@ -58,8 +58,9 @@ class Assists:
         """Whether this game has had any help so far."""
         return any(self.counts.values())
 
-    def mark(self, record: dict[str, Any], seat: str) -> None:
-        """Mark the person's assisted actions in ``record`` (seat ``seat``), and count them under ``meta``."""
+    def mark(self, record: dict[str, Any], seat: str, undone: list[list[dict[str, Any]]] | None = None) -> None:
+        """Mark the person's assisted actions in ``record`` (seat ``seat``), and count them under ``meta``
+        with the decisions each undo took back (``undone``: in the record's action form)."""
         for hand in record.get("hands", []):
             for action in hand.get("actions", []):
                 kinds = self.by_request.get(action.get("request_id", -1))
@@ -67,7 +68,10 @@ class Assists:
                     action["assisted"] = sorted(kinds)
         if self.assisted():
             meta = record.setdefault("meta", {})
-            meta["assisted"] = {seat: {"hints": self.counts[HINT], "undos": self.counts[UNDO]}}
+            counted: dict[str, Any] = {"hints": self.counts[HINT], "undos": self.counts[UNDO]}
+            if undone:
+                counted["undone"] = undone
+            meta["assisted"] = {seat: counted}
 
 
 __all__ = ["HINT", "UNDO", "Assists"]

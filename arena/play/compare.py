@@ -134,7 +134,9 @@ def team_breakdown(players: int, result: dict[str, Any]) -> list[dict[str, Any]]
                 ],
                 "penalty_points": score["penalty_points"],
                 "points": score["points"],
+                "score_before": score["score_before"],
                 "score_after": score["score_after"],
+                "bags_before": score["bags_before"],
                 "bags_after": score["bags_after"],
             }
         )

@@ -23,7 +23,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import Any
 
-from arena_sdk.engine import Ruleset, seat_name, team_name, team_of
+from arena_sdk.engine import Ruleset, action_to_json, seat_name, team_name, team_of
 
 from arena.errors import ArenaError
 from arena.match import GameOutcome, MatchSpec, TimeControl, game_seeds
@@ -226,7 +226,7 @@ class PlayTable:
     def _game_saved(self, game: GameOutcome) -> None:
         """A game ended: its record, marked where the person had help, is written; statistics kept."""
         n = self.players
-        self.assists.mark(game.record, seat_name(n, self.config.seat))
+        self.assists.mark(game.record, seat_name(n, self.config.seat), self._undone(game.index))
         self.records[game.game_id] = write_record(self.config.out_dir, game)
         self.outcomes.append(game)
         if not game.ending.startswith("void:") and not self.seat.abandoned:  # games the person finished
@@ -235,6 +235,17 @@ class PlayTable:
                                                         "assisted": self.assists.assisted()})  # fmt: skip
         self.assists.new_game()
         self.changed()
+
+    def _undone(self, game: int) -> list[list[dict[str, Any]]]:
+        """The decisions each undo of game ``game`` took back, as the record writes actions."""
+        if self.undo_book is None:
+            return []
+        n = self.players
+        return [
+            [{"seat": seat_name(n, s), "kind": kind.value, "action": action_to_json(kind, action)} for s, kind, action in taken]
+            for g, taken in self.undo_book.undone
+            if g == game
+        ]
 
     def summary(self) -> dict[str, Any]:
         """``play.json``: the table's match, who sat where, how each game ended."""

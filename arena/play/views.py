@@ -152,6 +152,8 @@ def rules_json(rules: Ruleset) -> dict[str, Any]:
         "length": game_length(rules),
         "bag_threshold": rules.bag_threshold,
         "bag_penalty": rules.bag_penalty,
+        "nil_value": rules.nil_value,
+        "blind_nil_value": rules.blind_nil_value,
     }
 
 
