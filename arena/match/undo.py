@@ -51,8 +51,8 @@ class UndoBook:
         self.seats = frozenset(seats)
         self._points: list[RewindPoint] = []
         self._wanted = False
-        self.undone: list[tuple[int, list[tuple[int, Decision, Any]]]] = []
-        """Per undo: the game's index and the decisions it took back ``(seat, kind, action)``, in order."""
+        self.undone: list[tuple[int, list[tuple[int, int, Decision, Any]]]] = []
+        """Per undo: the game's index and the decisions it took back ``(hand, seat, kind, action)``, in order."""
 
     def mark(self, game: int, seat: int, state: GameState, books: Any) -> None:
         """The loop is about to ask ``seat``: keep the point (only for :attr:`seats`)."""
@@ -88,7 +88,7 @@ class UndoBook:
         self._points.pop()
         point = self._points.pop()
         taken = state.history[len(point.state.history) : -1]
-        self.undone.append((point.game, [(e.seat, e.kind, e.action) for e in taken]))
+        self.undone.append((point.game, [(e.hand, e.seat, e.kind, e.action) for e in taken]))
         return point
 
 

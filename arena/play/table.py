@@ -242,7 +242,8 @@ class PlayTable:
             return []
         n = self.players
         return [
-            [{"seat": seat_name(n, s), "kind": kind.value, "action": action_to_json(kind, action)} for s, kind, action in taken]
+            [{"hand": hand, "seat": seat_name(n, s), "kind": kind.value, "action": action_to_json(kind, action)}
+             for hand, s, kind, action in taken]  # fmt: skip
             for g, taken in self.undo_book.undone
             if g == game
         ]

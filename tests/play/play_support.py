@@ -135,3 +135,48 @@ def play_out(page: Any, *, keyboard: bool = False, max_moves: int = 200, until_m
     if until_moves:
         return moves
     raise AssertionError(f"no game end after {max_moves} moves")
+
+
+CARD = re.compile(r"\b[SHDC][2-9TJQKA]\b")
+
+
+def dealt(hand: dict[str, Any], seat: int, players: int = 4) -> set[str]:
+    """The cards ``seat`` was dealt in a record's hand (four players: card i to the dealer's (1 + i)th left)."""
+    first = "NESW".index(hand["first"])
+    return {card for i, card in enumerate(hand["deck"]) if (first + 1 + i) % players == seat}
+
+
+def states_show_no_hidden_card(messages: list[dict[str, Any]], record: dict[str, Any], seat: int = 2) -> int:
+    """Check every table state pushed to the page against the game's record: the person's own cards,
+    and other cards only once played (in play order; after an undo, a card the undo took back counts
+    as played: it was); a finished hand's cards are all played.  Returns how many states were checked."""
+    hands = {h["number"]: h for h in record["hands"]}
+    played = {n: [a["action"] for a in h["actions"] if a["kind"] == "play"] for n, h in hands.items()}
+    undone: dict[int, set[str]] = {}
+    assisted = (record.get("meta") or {}).get("assisted", {})
+    for counted in assisted.values():
+        for taken in counted.get("undone", []):
+            for a in taken:
+                if a["kind"] == "play":
+                    undone.setdefault(a["hand"], set()).add(a["action"])
+    checked = 0
+    for message in messages:
+        if message["type"] != "state" or message["state"]["game_id"] != record["game_id"]:
+            continue
+        state = message["state"]
+        view = state["view"]
+        number = view["hand_number"] if view else 0
+        over = {c for n in played if n < number or (n == number and view and view["hand_over"]) for c in played[n]}
+        allowed = set(over)
+        shown: list[str] = []
+        if view:
+            shown = [c for t in view["tricks"] for c in t["cards"]] + [p["card"] for p in view["current_trick"]]
+            allowed |= dealt(hands[number], seat) if number in hands else set(view["hand"])
+            if number in undone:
+                assert set(shown) <= set(played[number]) | undone[number], "a card shown that was never played"
+            else:
+                assert shown == played[number][: len(shown)], "a card shown before it was played"
+        found = set(CARD.findall(json.dumps(message)))
+        assert found <= allowed | set(shown), f"a card of another seat before it was played: {found - allowed - set(shown)}"
+        checked += 1
+    return checked

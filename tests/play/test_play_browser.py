@@ -106,7 +106,8 @@ def test_after_a_deal_the_page_shows_how_a_bot_played_the_same_cards(tmp_path: P
             assert shown["swing"] == shown["margin"] - (you["side_points"] - you["other_points"])
             text = page.text_content(f'#compare .comparison[data-bot="{bot}"]')
             assert f"Swing: {shown['swing']:+d}".replace("+0", "0") in text
-        assert page.locator('#compare .comparison[data-bot="easy"] .mini-cards .card').count() == 13
+        # Trick by trick: 13 rows, the bot's card in each.
+        assert page.locator('#compare .comparison[data-bot="easy"] .compare-rows tbody tr td:nth-child(3) .card').count() == 13
 
 
 def test_a_reload_in_the_middle_of_a_hand_resumes_it(tmp_path: Path, browser) -> None:

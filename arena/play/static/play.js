@@ -167,6 +167,7 @@
     if (felt) return;
     felt = new T.Felt($("trick"), {
       players: state.players, bottom: state.seat, mine: state.seat, name: shortName, speed: T.savedSpeed(),
+      waitForClick: T.savedWait(),
       announce: announce,
       emptyText: () => (state.view ? "" : "Waiting for the game to start…"),
       onIdle: () => render(true),
@@ -174,6 +175,7 @@
       onHandShown: handShown,
     });
     T.speedPicker($("speed"), felt);
+    T.waitPicker($("wait-click"), felt);
   }
 
   let rendering = false;
@@ -284,7 +286,7 @@
     if (state.error) return state.error;
     if (ready()) return confirming !== null ? confirmPrompt(confirming) : decisionPrompt(decision);
     if (decision && sentFor === decision.request_id) return "Sent…";
-    if (gameOverShown()) return gameOverText(state.game_over) + (state.finished ? "" : " The next game starts…");
+    if (gameOverShown()) return gameOverText(state.game_over) + (state.game_over.last_of_match ? "" : " The next game starts…");
     if (state.finished) return "The match is over.";
     if (!state.view) return "Waiting for the bots to join…";
     return "The other players are playing…";
@@ -364,8 +366,10 @@
     const key = isReady ? [decision.request_id, confirming, Array.from(selected).join(",")].join("|") : "";
     if (key !== controlsKey) {
       controlsKey = key;
+      const hadFocus = $("actions").contains(document.activeElement);
       if (isReady) buildActions(decision);
       else $("actions").replaceChildren();
+      if (hadFocus && !$("actions").contains(document.activeElement)) keepFocusInControls();
     }
     renderHand(isReady ? decision : null);
     renderTools(isReady);
@@ -434,6 +438,13 @@
       if (neighbour) neighbour.focus();
       else $("controls").focus();
     }
+  }
+
+  // The choice that had the focus is gone (answered): the focus waits on the hand (or the controls).
+  function keepFocusInControls() {
+    const card = $("hand").querySelector("button.card");
+    if (card) card.focus();
+    else $("controls").focus();
   }
 
   function newCardButton(card) {

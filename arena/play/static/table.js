@@ -25,6 +25,7 @@
     slow: { card: 1000, hold: 3200 },
   };
   const SPEED_KEY = "arena-speed";
+  const WAIT_KEY = "arena-wait-for-click";
 
   // ------------------------------------------------------------ small helpers
 
@@ -150,6 +151,7 @@
       this.started = false;
       this.completedAt = null;
       this.dimTimer = null;
+      this.waitForClick = Boolean(options.waitForClick);
       this.speed = SPEEDS[options.speed] ? options.speed : "normal";
       area.addEventListener("click", () => this.skip());
     }
@@ -180,14 +182,16 @@
         let k = 0;
         const shown = Math.min(this.count, entries.length);
         while (k < shown && samePlay(this.target[k], entries[k])) k++;
-        if (k < this.count) {
-          // The same card, now known to end its trick (the person's own, sent before the server
-          // had it): laid again from there.  Another card: the game went back (an undo).
-          const relabel = k < entries.length && samePlace(this.target[k], entries[k]);
-          this.stop();
-          this.count = relabel ? k : entries.length;
-        }
+        const relabel = k === this.count - 1 && k < entries.length && samePlace(this.target[k], entries[k]);
         this.target = entries;
+        if (relabel) {
+          // The same card, now known to end its trick (the person's own, sent before the
+          // server had it): the trick is finished where it lies.
+          if (entries[k].last) this.completed(entries[k]);
+        } else if (k < this.count) {
+          this.stop(); // another card: the game went back (an undo), shown as it is now
+          this.count = entries.length;
+        }
       }
       this.render();
       this.pump();
@@ -209,6 +213,11 @@
       const speed = SPEEDS[this.speed];
       let wait = next.seat === this.o.mine ? 0 : speed.card;
       const held = this.heldFor();
+      if (next.seat !== this.o.mine && held === Infinity) {
+        this.holding = true; // until a click or a key (skip)
+        this.render();
+        return;
+      }
       if (next.seat !== this.o.mine && held > wait) {
         wait = held;
         this.holding = true;
@@ -223,6 +232,7 @@
     // How much longer the finished trick on the felt is held (0 when none is, or its time is up).
     heldFor() {
       if (this.completedAt === null || !this.count || !this.target[this.count - 1].last) return 0;
+      if (this.waitForClick) return Infinity;
       return Math.max(0, SPEEDS[this.speed].hold - (performance.now() - this.completedAt));
     }
 
@@ -230,25 +240,37 @@
       const entry = this.target[this.count];
       this.count++;
       this.peeking = false;
-      this.completedAt = entry.last ? performance.now() : null;
-      this.say(entry);
+      this.completedAt = null;
+      if (this.o.announce) this.o.announce(this.o.name(entry.seat) + " plays the " + cardWords(entry.card) + ".");
+      if (entry.last) this.completed(entry);
       this.render();
-      if (entry.last) this.dimLater();
       if (this.o.onStep) this.o.onStep();
-      if (entry.last && entry.trick === 12 && this.o.onHandShown) this.o.onHandShown(entry.hand);
       this.pump();
+    }
+
+    // A trick is finished on the felt: its winner said, held for a moment, a hand's end told.
+    completed(entry) {
+      this.completedAt = performance.now();
+      if (this.o.announce) this.o.announce(this.o.name(entry.winner) + " wins the trick.");
+      this.dimLater();
+      if (entry.trick === 12 && this.o.onHandShown) this.o.onHandShown(entry.hand);
     }
 
     // Draw the finished trick dimmed once its hold is over.
     dimLater() {
       clearTimeout(this.dimTimer);
       const left = this.heldFor();
-      if (left > 0) this.dimTimer = setTimeout(() => this.render(), left + 5);
+      if (left > 0 && left !== Infinity) this.dimTimer = setTimeout(() => this.render(), left + 5);
+    }
+
+    setWaitForClick(on) {
+      this.waitForClick = on;
+      if (!on && this.holding && this.timer === null) this.skip();
     }
 
     // A click on the felt, or a key: end the hold at once (or lay every waiting card down).
     skip() {
-      if (this.holding || this.heldFor() > 0) {
+      if (this.holding || (this.heldFor() > 0 && this.count < this.target.length)) {
         this.completedAt = null;
         this.stop();
         this.render();
@@ -270,12 +292,6 @@
       if (this.timer !== null) clearTimeout(this.timer);
       this.timer = null;
       this.holding = false;
-    }
-
-    say(entry) {
-      if (!this.o.announce) return;
-      this.o.announce(this.o.name(entry.seat) + " plays the " + cardWords(entry.card) + ".");
-      if (entry.last) this.o.announce(this.o.name(entry.winner) + " wins the trick.");
     }
 
     // The trick on the felt: the one in progress, or the last finished one (held, then dimmed).
@@ -348,7 +364,7 @@
       }
       let caption = "";
       if (this.peeking) caption = "Last trick (" + (trick.trick + 1) + " of hand " + trick.hand + "): won by " + this.o.name(trick.winner);
-      else if (trick.done) caption = "Won by " + this.o.name(trick.winner) + (held && this.timer !== null ? " \u00b7 click or press Space to go on" : "");
+      else if (trick.done) caption = "Won by " + this.o.name(trick.winner) + (this.holding ? " \u00b7 click or press Space to go on" : "");
       if (caption) area.append(el("p", { class: "caption", text: caption }));
       area.dataset.shown = String(this.count);
     }
@@ -393,5 +409,18 @@
     });
   }
 
-  window.SpadesTable = { el, cardWords, cardSvg, cardFigure, timeline, Felt, tricksTable, savedSpeed, speedPicker, SPEEDS };
+  // "Wait for a click after each trick": kept in the browser.
+  function savedWait() {
+    return localStorage.getItem(WAIT_KEY) === "1";
+  }
+
+  function waitPicker(box, felt) {
+    box.checked = felt.waitForClick;
+    box.addEventListener("change", () => {
+      felt.setWaitForClick(box.checked);
+      localStorage.setItem(WAIT_KEY, box.checked ? "1" : "0");
+    });
+  }
+
+  window.SpadesTable = { el, cardWords, cardSvg, cardFigure, timeline, Felt, tricksTable, savedSpeed, speedPicker, savedWait, waitPicker, SPEEDS };
 })();
