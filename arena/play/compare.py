@@ -152,7 +152,7 @@ def replay_hand(setup: HandSetup, seat: int, bots: Sequence[Callable[[], Bot]]) 
     """
     rules = Ruleset.from_dict(setup.rules)
     result, tricks = replay_hand_result(setup, bots)
-    return seat_play(rules.players, seat, result, tricks)
+    return seat_play(rules.players, seat, result, [(leader, cards) for leader, cards, _ in tricks])
 
 
 def replay_hand_result(
