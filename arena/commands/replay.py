@@ -13,6 +13,7 @@ from rich.table import Table
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
 from arena.match.timing import record_timing
+from arena.play.assist import assists_words
 from arena.publish.steps import game_steps
 from arena.publish.viewer import standalone_html
 from arena.text import safe_text
@@ -28,12 +29,6 @@ def write_replay_page(record: Path, data: object, report: ReplayReport, out: Pat
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         fail(f"cannot write {out}: {exc.strerror or exc}")
-
-
-def assists_words(helped: dict[str, int]) -> str:
-    """``{"hints": 2, "undos": 1}`` -> ``"2 hints and 1 undo"``."""
-    parts = [f"{n} {kind[:-1] if n == 1 else kind}" for kind, n in helped.items() if n]
-    return " and ".join(parts) or "no help"
 
 
 def load_record(path: Path) -> object:

@@ -74,4 +74,10 @@ class Assists:
             meta["assisted"] = {seat: counted}
 
 
-__all__ = ["HINT", "UNDO", "Assists"]
+def assists_words(helped: dict[str, int]) -> str:
+    """``{"hints": 2, "undos": 1}`` (a record's help for one seat) -> ``"2 hints and 1 undo"``."""
+    parts = [f"{n} {kind[:-1] if n == 1 else kind}" for kind, n in helped.items() if n]
+    return " and ".join(parts) or "no help"
+
+
+__all__ = ["HINT", "UNDO", "Assists", "assists_words"]

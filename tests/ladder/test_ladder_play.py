@@ -120,12 +120,18 @@ def test_a_practice_table_is_played_in_the_browser_kept_apart_and_limited(ladder
     page.click("#practice-open")
     page.wait_for_url(re.compile(re.escape(ladder.url) + r"/practice/[A-Za-z0-9_-]{20,}$"), timeout=WAIT_MS)
     key = page.url.rsplit("/", 1)[1]
+    page.goto(page.url + "?speed=instant")  # the bots' cards at once: no waiting for the felt
     # Another team, even with the address, gets nothing: the table is bound to alpha's session.
     beta = signed_in(ladder, ladder.tokens["beta"])
     assert beta.get(f"/practice/{key}").status_code == 404
     assert httpx.get(f"{ladder.url}/practice/{key}", timeout=30).status_code == 404  # nobody signed in
     assert _play_out(page) == 14  # a bid and 13 cards (the ladder's rules: one hand)
     assert "over" in page.text_content("#game-over h2")
+    # The table says the game's real length, offers another table on the team's page, and shows
+    # no comparison box: the comparison replays built-in bots only.
+    assert page.text_content("#rules").startswith("Rules: ") and "hand" in page.text_content("#rules")
+    assert page.get_attribute("#new-game", "href") == "/me#practice"
+    assert page.locator("#compare").is_hidden()
     # The table page's own replay link (arena play's viewer, served under the table's address).
     with page.expect_popup(timeout=WAIT_MS) as popup:
         page.click("#game-over a")
