@@ -112,7 +112,8 @@ class LiveGames:
             if old is not None and old["view"]["hand_number"] != message["view"]["hand_number"]:
                 # Its last view (the hand's end: every trick) goes with the next hand's views, so a
                 # spectator who was folded past it still sees the last trick of every hand.
-                game.previous = {"hand_number": old["view"]["hand_number"], "tricks": old["view"]["tricks"]}
+                view = old["view"]
+                game.previous = {k: view[k] for k in ("hand_number", "bids", "blind", "tricks")}
             if game.previous is not None:
                 message["previous_hand"] = game.previous
             game.seq += 1

@@ -35,10 +35,11 @@
     const number = felt.shownHand() || view.hand_number;
     const won = felt.tricksWon(number);
     const next = felt.idle() ? latest.to_move : felt.nextSeat();
-    const finished = number !== view.hand_number && latest.previous_hand && latest.previous_hand.hand_number === number;
+    const before = latest.previous_hand;
+    const shown = number !== view.hand_number && before && before.hand_number === number ? before : view;
     seats.forEach((box, seat) => {
-      const bid = finished ? null : view.bids[seat];
-      const said = bid === null || bid === undefined || bid < 0 ? "–" : (bid === 0 ? (view.blind[seat] ? "blind nil" : "nil") : "bid " + bid);
+      const bid = number === shown.hand_number ? shown.bids[seat] : null;
+      const said = bid === null || bid === undefined || bid < 0 ? "–" : (bid === 0 ? (shown.blind[seat] ? "blind nil" : "nil") : "bid " + bid);
       box.querySelector(".line").textContent = said + " · " + won[seat] + (won[seat] === 1 ? " trick" : " tricks");
       box.classList.toggle("turn", next === seat);
     });
@@ -81,7 +82,10 @@
     let message;
     try { message = JSON.parse(event.data); } catch (e) { return; }
     if (message.type === "view") show(message);
-    else if (message.type === "start") status.textContent = "The game is starting…";
+    else if (message.type === "start") {
+      status.textContent = "The game is starting…";
+      felt.update([], gameId); // watched from its start: every card will be laid down, none skipped
+    }
     else if (message.type === "over" || message.type === "closed") {
       source.close();
       if (message.last) show({ ...message.last, to_move: -1 }); // the end of the last hand, on the felt

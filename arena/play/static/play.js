@@ -135,6 +135,7 @@
     sentCard = decision.kind === "play" ? action : null;
     confirming = null;
     $("message").textContent = "";
+    if (decision.kind !== "play") felt.moveOn(); // a card of yours goes on the felt anyway
     render();
   }
 

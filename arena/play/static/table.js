@@ -263,6 +263,12 @@
       if (left > 0 && left !== Infinity) this.dimTimer = setTimeout(() => this.render(), left + 5);
     }
 
+    // The person acted (a bid, a card): a trick finished before it is not held any longer.
+    moveOn() {
+      this.completedAt = null;
+      if (this.holding && this.timer === null) this.skip();
+    }
+
     setWaitForClick(on) {
       this.waitForClick = on;
       if (!on && this.holding && this.timer === null) this.skip();
