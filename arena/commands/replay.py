@@ -31,6 +31,12 @@ def write_replay_page(record: Path, data: object, report: ReplayReport, out: Pat
         fail(f"cannot write {out}: {exc.strerror or exc}")
 
 
+def print_assists(data: object) -> None:
+    """Say which seats had help (a hint, an undo: unrated play), one line each; nothing for most games."""
+    for seat, helped in record_assists(data).items():  # type: ignore[arg-type]
+        console.print(f"assisted play: {safe_text(seat)} had {assists_words(helped)} (unrated play)", highlight=False)
+
+
 def load_record(path: Path) -> object:
     """Read a record file; unreadable or non-JSON files exit 2 with the reason.
 
@@ -177,7 +183,6 @@ def replay(
     console.print(
         f"ended by [bold]{safe_text(result.ending)}[/] after {result.hands} hands; winner: [bold]{winner}[/]"
     )
-    for seat, helped in record_assists(data).items():  # type: ignore[arg-type]
-        console.print(f"assisted play: {safe_text(seat)} had {assists_words(helped)} (unrated play)", highlight=False)
+    print_assists(data)
     if html is not None:
         console.print(f"viewer: {safe_text(html)} (open it in a browser)", soft_wrap=True)

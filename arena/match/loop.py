@@ -312,19 +312,7 @@ async def _play_out(
         st.think_s += elapsed
         st.max_s = max(st.max_s, elapsed)
         latencies.append(elapsed)
-        entry: dict[str, Any] = {"ms": round(elapsed * 1000, 3), "request_id": rid}
-        if lag:
-            entry["lag_ms"] = round(lag * 1000, 3)
-            st.lag_s += lag
-        if cpu is not None:
-            entry["cpu_ms"] = round(cpu * 1000, 3)
-            st.cpu_s += cpu
-            st.cpu_measured += 1
-        if reply is not None and reply.think_us:
-            entry["bot_us"] = reply.think_us
-            st.bot_reported_us += reply.think_us
-        if reply is not None and reply.note:
-            entry["note"] = reply.note
+        entry = _decision_entry(st, rid, elapsed, lag, cpu, reply)
         bank[s] = max(0.0, bank[s] - max(0.0, min(charged, allowed) - tc.move_s))
         if cpu_clock:
             wall_bank[s] = max(0.0, wall_bank[s] - elapsed)
@@ -380,6 +368,26 @@ async def _play_out(
         ref_s = thread_time() - ref_started
         entry["ref_us"] = int(ref_s * 1e6)
         st.ref_s += ref_s
+
+
+def _decision_entry(
+    st: SeatStats, rid: int, elapsed: float, lag: float, cpu: float | None, reply: SeatReply | None
+) -> dict[str, Any]:
+    """A decision's entry in the record (its times, the bot's own measure, its note), counted in ``st``."""
+    entry: dict[str, Any] = {"ms": round(elapsed * 1000, 3), "request_id": rid}
+    if lag:
+        entry["lag_ms"] = round(lag * 1000, 3)
+        st.lag_s += lag
+    if cpu is not None:
+        entry["cpu_ms"] = round(cpu * 1000, 3)
+        st.cpu_s += cpu
+        st.cpu_measured += 1
+    if reply is not None and reply.think_us:
+        entry["bot_us"] = reply.think_us
+        st.bot_reported_us += reply.think_us
+    if reply is not None and reply.note:
+        entry["note"] = reply.note
+    return entry
 
 
 @dataclasses.dataclass

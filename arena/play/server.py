@@ -36,6 +36,41 @@ def next_table(done: PlayTable) -> PlayTable:
     return PlayTable(config, stats=done.stats)
 
 
+class NewGames:
+    """The tables a served table's "New game" button opens: each is served beside it, by key."""
+
+    def __init__(self, first: PlayTable, on_match_end: Callable[[PlayTable], None]) -> None:
+        self.tables = {first.key: first}
+        self.on_match_end = on_match_end
+        self._running: set[asyncio.Task[None]] = set()
+
+    def open_next(self, done: PlayTable) -> str:
+        """Start a table like ``done`` (its match begins at once); its key."""
+        next_one = next_table(done)
+        next_one.new_game = self.open_next
+        self.tables[next_one.key] = next_one
+        task = asyncio.get_running_loop().create_task(self._run(next_one))
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+        return next_one.key
+
+    async def _run(self, table: PlayTable) -> None:
+        try:
+            await table.run()
+            self.on_match_end(table)
+        except Exception:  # noqa: BLE001 - its page says why (PlayTable.error)
+            pass
+        finally:
+            await table.close()
+
+    def stop(self) -> list[asyncio.Task[None]]:
+        """Cancel the tables still playing; the tasks to wait for."""
+        tasks = list(self._running)
+        for task in tasks:
+            task.cancel()
+        return tasks
+
+
 async def serve_table(
     table: PlayTable,
     *,
@@ -52,30 +87,10 @@ async def serve_table(
     server is stopped (Ctrl-C), or ``exit_when_done``.  Stopping the server
     during the match stops the match.
     """
-    tables = {table.key: table}
-    later: set[asyncio.Task[None]] = set()
-
-    async def run_later(next_one: PlayTable) -> None:
-        try:
-            await next_one.run()
-            on_match_end(next_one)
-        except Exception:  # noqa: BLE001 - its page says why (PlayTable.error)
-            pass
-        finally:
-            await next_one.close()
-
-    def open_next(done: PlayTable) -> str:
-        next_one = next_table(done)
-        next_one.new_game = open_next
-        tables[next_one.key] = next_one
-        task = asyncio.get_running_loop().create_task(run_later(next_one))
-        later.add(task)
-        task.add_done_callback(later.discard)
-        return next_one.key
-
+    host = NewGames(table, on_match_end)
     if not exit_when_done:
-        table.new_game = open_next
-    app = create_app(tables, hosts=(HOST, "localhost"))
+        table.new_game = host.open_next
+    app = create_app(host.tables, hosts=(HOST, "localhost"))
     config = uvicorn.Config(
         app, host=HOST, port=port, log_level="warning", lifespan="off", ws_max_size=4 * MAX_MESSAGE_CHARS,
         server_header=False, proxy_headers=False,
@@ -108,8 +123,7 @@ async def serve_table(
         server.should_exit = True
         if not match.done():
             match.cancel()
-        for task in list(later):
-            task.cancel()
+        later = host.stop()
         for task in (match, served, *later):
             with contextlib.suppress(BaseException):
                 await task

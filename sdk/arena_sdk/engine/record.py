@@ -296,8 +296,7 @@ def replay_record(record: Any) -> ReplayReport:
             apath = f"{path}.actions[{j}]"
             entry = _object(entry, apath)
             _no_unknown(entry, _ACTION_KEYS | (_ACTION_KEYS_V2 if v2 else set()), apath)
-            if "assisted" in entry:
-                _check_assisted(entry["assisted"], f"{apath}.assisted")
+            _check_assisted(entry, f"{apath}.assisted")
             if state.is_over or state.hand_number != number:
                 raise RecordError(apath, f"hand {number} is already complete")
             try:
@@ -360,8 +359,11 @@ def record_assists(record: Mapping[str, Any]) -> dict[str, dict[str, int]]:
     return found
 
 
-def _check_assisted(value: Any, path: str) -> None:
-    """An action's ``assisted``: a non-empty list of distinct kinds of help (:data:`ASSISTS`)."""
+def _check_assisted(entry: Mapping[str, Any], path: str) -> None:
+    """An action's ``assisted``, if it has one: a non-empty list of distinct kinds of help (:data:`ASSISTS`)."""
+    if "assisted" not in entry:
+        return
+    value = entry["assisted"]
     if not isinstance(value, list) or not value or len(set(map(repr, value))) != len(value) \
             or any(v not in ASSISTS for v in value):  # fmt: skip
         raise RecordError(path, f"expected a list of {' and '.join(map(repr, ASSISTS))} (each once), got {value!r}")
