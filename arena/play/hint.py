@@ -26,7 +26,13 @@ from arena_sdk.bot import BotDriver
 from arena_sdk.bots import HardBot
 from arena_sdk.bots.medium import beats, estimate_tricks
 from arena_sdk.engine import Card, Decision, Ruleset
-from arena_sdk.protocol import KIND_FROM_PROTO, action_text, answer_from_proto, game_start_message, welcome_message
+from arena_sdk.protocol import (
+    KIND_FROM_PROTO,
+    action_text,
+    answer_from_proto,
+    game_start_message,
+    welcome_message,
+)
 from arena_sdk.view import View
 from arena_sdk.wire import arena_pb2 as pb
 

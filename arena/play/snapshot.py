@@ -18,7 +18,14 @@ from arena_sdk.engine import seat_name, team_name, team_of
 
 from arena.play.compare import COMPARE_BOTS
 from arena.play.explain import explained
-from arena.play.views import decision_json, hand_json, opening_bid, rules_json, table_view_json, totals_json
+from arena.play.views import (
+    decision_json,
+    hand_json,
+    opening_bid,
+    rules_json,
+    table_view_json,
+    totals_json,
+)
 
 if TYPE_CHECKING:
     from arena.play.table import PlayTable

@@ -10,7 +10,6 @@ the last trick of each included, in the order the record has them.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from pathlib import Path
