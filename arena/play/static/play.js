@@ -567,7 +567,9 @@
         const button = el("button", { id: "new-game", type: "button", class: "action", text: "New game" });
         button.addEventListener("click", () => send({ type: "new_game" }));
         box.append(button);
-        if (focused === "new-game" || focused === "") button.focus();
+        // The game is over: the focus goes to "New game" if it was on the table's controls (or nowhere).
+        const active = document.activeElement;
+        if (focused === "new-game" || !active || active === body || $("controls").contains(active)) button.focus();
       } else if (next && next.kind === "link") {
         box.append(el("p", {}, el("a", { id: "new-game", href: next.href, text: "Open another table" })));
       }
