@@ -42,15 +42,30 @@ def _decision(table: PlayTable) -> dict[str, Any] | None:
     )  # fmt: skip
 
 
+#: The latest finished hands whose tricks and comparisons go with every state (the page shows the
+#: latest, and the one before while its last cards are still being laid); older hands go as their
+#: score lines only, so a long game's states stay small.
+RECENT_HANDS = 2
+
+
+def _hands(table: PlayTable) -> list[dict[str, Any]]:
+    """This game's finished hands: every one's score, the recent ones' tricks too."""
+    hands = [hand_json(table.players, table.config.seat, h) for h in table.seat.hands]
+    for old in hands[:-RECENT_HANDS]:
+        old["tricks_played"] = []
+        old["last_trick"] = None
+    return hands
+
+
 def _comparisons(table: PlayTable, hands: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """This game's comparisons; the finished ones with their swing, rows and explanation."""
+    """This game's comparisons of the recent hands; the finished ones with their swing, rows and explanation."""
     from arena.play.table import with_swing
 
     n, me = table.players, table.config.seat
-    by_number = {h["number"]: h for h in hands}
+    by_number = {h["number"]: h for h in hands[-RECENT_HANDS:]}
     shown = []
-    for (game, _, _), comparison in sorted(table.comparisons.items()):
-        if game != table.seat.game_index:
+    for (game, number, _), comparison in sorted(table.comparisons.items()):
+        if game != table.seat.game_index or number not in by_number:
             continue
         hand = by_number.get(comparison["hand"])
         item = with_swing(comparison, hand)
@@ -102,7 +117,7 @@ def table_snapshot(table: PlayTable) -> dict[str, Any]:
     seat = table.seat
     n = table.players
     view = seat.decision.view if seat.decision is not None else seat.view
-    hands = [hand_json(n, table.config.seat, h) for h in seat.hands]
+    hands = _hands(table)
     games_ended = [
         {"game_id": g.game_id, "ending": g.ending, "winner": g.winner, "scores": list(g.scores),
          "replay": f"replay/{g.game_id}" if g.game_id in table.records else None}

@@ -195,3 +195,27 @@ def test_a_bots_view_is_not_fooled_by_a_hand_that_went_back() -> None:
     assert [str(c) for c in again.tricks[0].cards] == ["H2", "H3", "H4", "HA"]
     same = View(rules, request([(0, ["H2", "H3", "H4", "H5"], 3), (3, ["D2", "D3", "D4", "D5"], 2)]), known)
     assert same.tricks[0] is known[0]  # still this hand's: reused, not parsed again
+
+
+def test_a_long_games_states_do_not_grow_with_its_hands(tmp_path: Path) -> None:
+    """Every change pushes the whole state: old hands go as score lines only (their tricks and
+    comparisons stay on the server), so the sixth hand's state is about the size of the third's."""
+    from arena.play.table import dumps
+
+    rules = resolve_ruleset("pagat", {"max_hands": "6", "target": "10000"})
+    easy = parse_bot_spec("builtin:easy")
+    table = PlayTable(TableConfig(rules=rules, seat=2, bots=(easy, easy, None, easy), out_dir=tmp_path,
+                                  seed="small", compare_bot="easy"))  # fmt: skip
+    sizes: dict[int, int] = {}
+
+    async def decide(table: PlayTable, decision: Any) -> str:
+        done = len(table.seat.hands)
+        if done in (3, 5) and decision.kind.value == "bid":
+            while any(c["status"] == "running" for c in table.comparisons.values()):
+                await asyncio.sleep(0.02)  # the comparisons of the finished hands are in the state
+            sizes[done] = len(dumps(table.snapshot()))
+        return decision.legal[0] if decision.kind.value == "play" else "3"
+
+    asyncio.run(_play(table, decide))
+    assert set(sizes) == {3, 5}
+    assert sizes[5] - sizes[3] < 4000, sizes  # two more score lines (about 900 bytes each), not two hands of tricks and replays

@@ -179,18 +179,19 @@
         this.count = fresh ? entries.length : 0;
         this.target = entries;
       } else {
-        let k = 0;
-        const shown = Math.min(this.count, entries.length);
-        while (k < shown && samePlay(this.target[k], entries[k])) k++;
-        const relabel = k === this.count - 1 && k < entries.length && samePlace(this.target[k], entries[k]);
+        // Where the felt stands in the new list: the last card it laid down.  The list may begin
+        // later than the last one did (old hands are not sent again): places are matched, not indices.
+        const last = this.count ? this.target[this.count - 1] : null;
+        const at = last ? entries.findIndex((e) => samePlace(e, last)) : -1;
         this.target = entries;
-        if (relabel) {
-          // The same card, now known to end its trick (the person's own, sent before the
-          // server had it): the trick is finished where it lies.
-          if (entries[k].last) this.completed(entries[k]);
-        } else if (k < this.count) {
-          this.stop(); // another card: the game went back (an undo), shown as it is now
+        if (last && at < 0) {
+          this.stop(); // that card is no longer played: the game went back (an undo), shown as it is now
           this.count = entries.length;
+        } else if (last) {
+          this.count = at + 1;
+          // The same card, now known to end its trick (the person's own, sent before the server
+          // had it): the trick is finished where it lies.
+          if (!samePlay(entries[at], last) && entries[at].last) this.completed(entries[at]);
         }
       }
       this.render();
@@ -326,6 +327,7 @@
 
     // Whether the last trick of `hand` has been laid down.
     shownThrough(hand) {
+      if (this.target.length && hand < this.target[0].hand) return true; // before what the felt holds
       for (let i = 0; i < this.count; i++) {
         const e = this.target[i];
         if (e.hand === hand && e.trick === 12 && e.last) return true;
