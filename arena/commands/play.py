@@ -110,7 +110,7 @@ def open_stats(player: str | None, stats_file: Path | None, keep: bool) -> PlayS
     if not keep:
         return None
     try:
-        return PlayStats(stats_file or default_stats_path(), player or default_person())
+        return PlayStats(stats_file or default_stats_path(), player if player is not None else default_person())
     except StatsError as exc:
         if "--player" in str(exc):
             fail(str(exc))
@@ -121,7 +121,7 @@ def open_stats(player: str | None, stats_file: Path | None, keep: bool) -> PlayS
 def show_stats(player: str | None, stats_file: Path | None, as_json: bool) -> None:
     """``arena play --stats``: the person's statistics, and nothing else."""
     try:
-        stats = PlayStats(stats_file or default_stats_path(), player or default_person())
+        stats = PlayStats(stats_file or default_stats_path(), player if player is not None else default_person())
     except StatsError as exc:
         fail(str(exc))
     summary = stats.summary()
