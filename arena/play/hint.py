@@ -162,19 +162,21 @@ def bid_reason(view: View, bid: int, found: dict[str, Any]) -> str:
     others = [b for b in sorted(means) if b != bid]
     if bid not in means or not others:
         return start + "."
-    compared = ", ".join(f"{'nil' if b == 0 else b} {means[b]:+.0f}" for b in others)
+    compared = ", ".join(f"{'nil' if b == 0 else b}: {means[b]:+.0f}" for b in others)
     return (
-        f"{start}; over {worlds} sampled deals a bid of {words} averages {means[bid]:+.0f} points "
-        f"for your side ({compared})."
+        f"{start}; over {worlds} sampled deals a bid of {words} leaves your side {means[bid]:+.0f} points "
+        f"against the other side on average ({compared})."
     )
 
 
-def other_reason(kind: Decision, text: str) -> str:
+def other_reason(kind: Decision, text: str, players: int) -> str:
     """The decisions Hard takes by rule (Medium's): blind nil, the draw, the exchange."""
     what = describe(kind, text)
     if kind is Decision.BLIND_NIL:
-        why = "only when far behind with the other side close to winning" if text == "true" else (
-            "it is a last resort: far behind, with the other side close to winning"
+        if players == 2:
+            return f"Hard chooses {what}: with two players the opponent sees it coming (it is rarely made)."
+        why = "far behind, with the other side close to winning" if text == "true" else (
+            "it keeps blind nil for when it is far behind and the other side is close to winning"
         )
         return f"Hard chooses {what}: {why}."
     if kind is Decision.DRAW:
@@ -209,7 +211,7 @@ def hint_job(job: dict[str, Any]) -> dict[str, Any]:
     elif kind is Decision.BID and bot.last_view is not None:
         reason = bid_reason(bot.last_view, int(action), bot.found)
     else:
-        reason = other_reason(kind, text)
+        reason = other_reason(kind, text, rules.players)
     return {"action": text, "kind": kind.value, "reason": reason[:400]}
 
 
