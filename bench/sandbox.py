@@ -423,13 +423,13 @@ def probe_container(
 ) -> dict[str, float]:
     """Create, start, wait for exit and remove one container with the seat settings; phase times.
 
-    ``minimal``: only ``network_mode="none"`` and the labels, none of the other sandbox settings.
+    ``minimal``: only the network settings (none at all) and the labels, none of the other sandbox settings.
     """
     settings = container_settings(
         IMAGE, {}, socket_dir, ContainerLimits(), {MATCH_LABEL: f"{RUN_TAG}-probe"}
     )
     if minimal:
-        keep = ("image", "network_mode", "labels", "name")
+        keep = ("image", "network_mode", "network_disabled", "labels", "name")
         settings = {k: v for k, v in settings.items() if k in keep}
     settings.pop("detach", None)
     settings.update(entrypoint=entrypoint, command=command)

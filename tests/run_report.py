@@ -131,7 +131,7 @@ class _RunState:
 
 _state = _RunState()
 #: Tests named in the recap's "slowest" line.
-SLOWEST = 8
+SLOWEST = 10
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

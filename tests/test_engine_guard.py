@@ -158,3 +158,16 @@ def test_after_a_restart_the_first_attempts_containers_are_removed():
         assert not client.api.containers(all=True, filters={"id": probe["Id"]}), "the wedged probe's container went too"
     finally:
         client.close()
+
+
+def test_the_run_report_says_when_the_guard_never_fired(monkeypatch):
+    import engine_guard
+
+    monkeypatch.setattr(engine_guard, "LOG", engine_guard.GuardLog())
+    monkeypatch.setenv("CI", "true")
+    assert engine_guard.summary_lines() == ["never fired (no failure found the engine unable to start a container)"]
+    engine_guard.LOG.restarts.append("at 12:00 after test_x")
+    assert engine_guard.summary_lines() == ["engine restarted at 12:00 after test_x"]
+    monkeypatch.delenv("CI")
+    engine_guard.LOG.restarts.clear()
+    assert engine_guard.summary_lines() == [], "outside CI the guard does nothing and says nothing"

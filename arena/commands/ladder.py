@@ -11,14 +11,15 @@ from __future__ import annotations
 import secrets
 import threading
 from pathlib import Path
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
 import typer
 from arena_sdk.engine import RulesError, parse_overrides, resolve_ruleset
 from rich.table import Table
 from rich.text import Text
 
-from arena.commands.common import console, err_console, fail, print_json
+from arena.commands.common import console, err_console, fail, hold_or_fail, print_json
 from arena.commands.options import PresetOption, SetOption, warn_if_oversubscribed
 from arena.errors import ArenaError
 from arena.ladder.config import CONFIG_NAME, LadderConfig, load_ladder_config, template
@@ -33,8 +34,10 @@ from arena.text import safe_text
 app = typer.Typer(help="Run a competition: teams submit bots, a ladder plays them, a web site shows it.", no_args_is_help=True)
 team_app = typer.Typer(help="Teams, their members and tokens, the roster import and the join code.", no_args_is_help=True)
 app.add_typer(team_app, name="team")
-admin_app = typer.Typer(help="The organiser's token.", no_args_is_help=True)
+admin_app = typer.Typer(help="The organiser's actions: the admin token, validating a version again.", no_args_is_help=True)
 app.add_typer(admin_app, name="admin")
+
+T = TypeVar("T")
 
 #: The ``[server]`` address ``arena ladder init`` writes (the help texts name it; a test compares them).
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
@@ -49,6 +52,17 @@ def _open(directory: Path) -> tuple[LadderConfig, LadderStore]:
         return config, LadderStore(config.ladder_path)
     except ArenaError as exc:
         fail(str(exc))
+
+
+def _store_call(directory: Path, call: Callable[[LadderStore], T]) -> T:
+    """``call(store)`` on the ladder's store, closed after; an ArenaError is the command's one-line failure."""
+    _, store = _open(directory)
+    try:
+        return call(store)
+    except ArenaError as exc:
+        fail(str(exc))
+    finally:
+        store.close()
 
 
 @app.command("init")
@@ -97,13 +111,7 @@ def init(
 @team_app.command("add")
 def team_add(directory: DirArgument, name: NameArgument) -> None:
     """Create a team and print its token once (192 random bits; only a hash is kept)."""
-    _, store = _open(directory)
-    try:
-        token = store.add_team(name)
-    except ArenaError as exc:
-        fail(str(exc))
-    finally:
-        store.close()
+    token = _store_call(directory, lambda store: store.add_team(name))
     console.print(f"team {safe_text(name)}: token (shown once) [bold]{token}[/]")
 
 
@@ -116,13 +124,7 @@ def team_token(
     """Tokens are never shown again: --rotate gives the team's shared token a new one (its sessions end; members' own tokens go on)."""
     if not rotate:
         fail("a token is shown only when it is made: pass --rotate to replace it")
-    _, store = _open(directory)
-    try:
-        token = store.rotate_token(name)
-    except ArenaError as exc:
-        fail(str(exc))
-    finally:
-        store.close()
+    token = _store_call(directory, lambda store: store.rotate_token(name))
     console.print(f"team {safe_text(name)}: new token (shown once) [bold]{token}[/]")
 
 
@@ -166,6 +168,23 @@ def admin_rotate_token(
         console.print(f"new admin token written to {safe_text(str(to))} (mode 0600); {signed_out}")
 
 
+@admin_app.command("revalidate")
+def admin_revalidate(
+    directory: DirArgument,
+    entry: Annotated[str, typer.Argument(help="The failed version, as TEAM@NUMBER (e.g. red-team@3).")],
+) -> None:
+    """Build and validate a failed version again (when the platform, not the team, failed it).
+
+    Its attempts start again from zero and its old logs are cleared; a running
+    `serve` picks it up within a second, a stopped one when it starts. Only a
+    failed version can be revalidated. A ladder validates again by itself when
+    the Docker engine could not start its containers; this is for the rest
+    (docs/ladder.md, "When the Docker engine stops starting containers").
+    """
+    version = _store_call(directory, lambda store: store.revalidate(entry))
+    console.print(f"{safe_text(version.entry)} queued to be built and validated again")
+
+
 @team_app.command("disable")
 def team_disable(directory: DirArgument, name: NameArgument) -> None:
     """Take a team out of the ladder (its versions stop playing; its token stops working)."""
@@ -179,13 +198,7 @@ def team_enable(directory: DirArgument, name: NameArgument) -> None:
 
 
 def _set_disabled(directory: Path, name: str, disabled: bool) -> None:
-    _, store = _open(directory)
-    try:
-        store.set_team_disabled(name, disabled)
-    except ArenaError as exc:
-        fail(str(exc))
-    finally:
-        store.close()
+    _store_call(directory, lambda store: store.set_team_disabled(name, disabled))
     console.print(f"team {safe_text(name)} {'disabled' if disabled else 'enabled'}")
 
 
@@ -283,6 +296,7 @@ def serve(
     from arena.ladder.web import create_app, wrap
     from arena.tables.players import LocalTables, TablePlayer
 
+    lock = hold_or_fail(directory, "arena ladder serve", create=False)  # noqa: F841 - one server (and final evaluation) per directory, held while it runs, taken before anything is cleaned or written
     config, store = _open(directory)
     _recover_uploads(config, store)
     private_temp_dir(store.meta()["ladder_id"])  # its tables' temp files, removed at exit: arena.ladder.scratch
@@ -374,3 +388,4 @@ __all__ = ["app", "snapshot"]
 __import__("arena.commands.ladder_export", fromlist=["register"]).register(app)  # arena ladder export (its own module)
 __import__("arena.commands.ladder_roster", fromlist=["register"]).register(team_app)  # import, members, join-code
 __import__("arena.commands.ladder_rehearse", fromlist=["register"]).register(app)  # arena ladder rehearse (its own module)
+__import__("arena.commands.ladder_clean", fromlist=["register"]).register(app)  # arena ladder clean (its own module)

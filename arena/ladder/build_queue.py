@@ -13,13 +13,20 @@ its attempt given back (a stop on purpose, Ctrl-C or SIGTERM, is not the
 build's fault: as for pairs, only starts cut by a kill count).  A build or
 validation that meets no Docker engine is queued again with its attempt given
 back, and no build starts until the engine answers (arena.ladder.engine_watch).
+
+The builders are shared in turn across teams (:func:`next_to_build`), not
+first come first served: a team with a build running gets another builder
+only when no other team waits, so one team's uploads that each run to
+``build_timeout`` delay another team's upload by one build at most.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import trio
@@ -67,6 +74,11 @@ class BuildQueue:
         self.engine = engine or EngineWatch(tell)
         #: Versions being built: version id -> entry.
         self.building: dict[int, str] = {}
+        #: Versions being built: version id -> team (whose turn it was).
+        self._teams: dict[int, str] = {}
+        #: When each team last got a builder (a ticket number): the one served longest ago goes first.
+        self._turns: dict[str, int] = {}
+        self._tickets = itertools.count()
 
     async def run(self) -> None:
         """Build until the ladder stops; then wait for the builds in hand (the loop bounds the wait)."""
@@ -79,15 +91,15 @@ class BuildQueue:
                 await trio.sleep(0.1)
 
     def _start(self, nursery: trio.Nursery) -> bool:
-        """Start the oldest queued versions, up to ``builders`` at once; True if any started."""
+        """Start queued versions, up to ``builders`` at once, in turn across teams; True if any started."""
         started = False
         if not self.engine.ready():
             return False
-        for version in sorted(self.store.versions(status=QUEUED), key=lambda v: v.id):
-            if len(self.building) >= self.builders or self.stop.is_set():
-                break
-            if version.id in self.building:
-                continue
+        queued = [v for v in self.store.versions(status=QUEUED) if v.id not in self.building]
+        while queued and len(self.building) < self.builders and not self.stop.is_set():
+            version = next_to_build(queued, Counter(self._teams.values()), self._turns)
+            assert version is not None
+            queued.remove(version)
             attempts = version.attempts + 1
             try:
                 if attempts > builds.MAX_ATTEMPTS:
@@ -99,6 +111,8 @@ class BuildQueue:
             except IllegalTransition:
                 continue  # disabled meanwhile
             self.building[version.id] = version.entry
+            self._teams[version.id] = version.team
+            self._turns[version.team] = next(self._tickets)
             self.tell(f"{version.entry}: building (attempt {attempts})")
             nursery.start_soon(self._build, version)
             started = True
@@ -138,6 +152,7 @@ class BuildQueue:
             self.tell(f"{version.entry}: the build failed inside the server: {exc}")
         finally:
             self.building.pop(version.id, None)
+            self._teams.pop(version.id, None)
             self.changed()
 
     def _phase(self, version: Version, phase: str, fields: dict[str, Any]) -> None:
@@ -169,6 +184,25 @@ class BuildQueue:
         self.tell(f"{version.entry}: active")
 
 
+def next_to_build(queued: Iterable[Version], running: Mapping[str, int], turns: Mapping[str, int]) -> Version | None:
+    """The queued version to build next: in turn across teams, never first come first served.
+
+    The team with the fewest builds running goes first (so no team gets a
+    second builder while another team waits), then the team whose last turn
+    is oldest (one that never had one first), then the team with the oldest
+    upload; the version is that team's oldest queued one.  ``running``: builds
+    running per team; ``turns``: each team's last turn (larger is later).
+    """
+    oldest: dict[str, Version] = {}
+    for version in queued:
+        if version.team not in oldest or version.id < oldest[version.team].id:
+            oldest[version.team] = version
+    if not oldest:
+        return None
+    team = min(oldest, key=lambda t: (running.get(t, 0), turns.get(t, -1), oldest[t].id))
+    return oldest[team]
+
+
 def _queue_again(store: LadderStore, version: Version, *, attempts: int) -> None:
     try:
         store.transition(version.id, QUEUED, attempts=attempts)
@@ -176,4 +210,4 @@ def _queue_again(store: LadderStore, version: Version, *, attempts: int) -> None
         pass  # disabled meanwhile: it stays so
 
 
-__all__ = ["BuildQueue"]
+__all__ = ["BuildQueue", "next_to_build"]

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import re
 import tempfile
 import threading
 from collections.abc import Callable, Mapping
@@ -38,17 +39,18 @@ from typing import Any
 from arena_sdk.engine import seat_name
 
 from arena.ladder.config import LadderConfig
-from arena.ladder.engine_watch import engine_answers
+from arena.ladder.lifecycle import DISABLED, FAILED, SUSPENDED
 from arena.ladder.paths import source_dir, validation_dir
 from arena.ladder.store import Version
-from arena.match import GameOutcome, MatchSpec, TimeControl, game_seeds
+from arena.match import GameOutcome, MatchSpec, game_seeds
 from arena.match.output import reproduce_command, struck_decisions, write_record
 from arena.referee.botspec import BotSpec, BotSpecError, seat_assignment
 from arena.referee.local_match import play_seated
 from arena.sandbox.bot_dir import BotDirError, DirLimits, extract_tar
 from arena.sandbox.build import LOG_KEEP_CHARS, BuildError, BuildInterrupted, build_image
 from arena.sandbox.build_run import LogTail
-from arena.sandbox.docker import RUN_LABEL, DockerUnavailable
+from arena.sandbox.docker import RUN_LABEL, DockerUnavailable, SeatStartError
+from arena.sandbox.engine_probe import engine_starts
 from arena.sandbox.tree import remove_tree
 from arena.tables.containers import prune_run
 
@@ -97,9 +99,57 @@ def dir_limits(config: LadderConfig) -> DirLimits:
     return DirLimits(max_bytes=config.submissions.max_bytes, max_files=config.submissions.max_files)
 
 
+def image_repository(ladder_id: str) -> str:
+    """The repository of this ladder's images (every version's tag is in it, and nothing else's)."""
+    return f"arena-ladder-{ladder_id}"
+
+
 def image_tag(config: LadderConfig, version: Version, ladder_id: str) -> str:
     """The version's image tag: this ladder's, the version's id (team names may not be valid tags)."""
-    return f"arena-ladder-{ladder_id}:v{version.id}"
+    return f"{image_repository(ladder_id)}:v{version.id}"
+
+
+#: Statuses whose version can never play again: ``arena ladder clean`` removes their images.
+SPENT = frozenset({FAILED, DISABLED, SUSPENDED})
+_VERSION_TAG = re.compile(r"v(\d+)")
+
+
+def ladder_images(client: Any, ladder_id: str) -> dict[str, int | None]:
+    """This ladder's image tags on the engine, each with its version's id (None: a tag of no version)."""
+    repository = image_repository(ladder_id)
+    found: dict[str, int | None] = {}
+    for image in client.images.list(name=repository):
+        for tag in image.tags:
+            name, _, suffix = tag.rpartition(":")
+            if name == repository:  # only this ladder's (another ladder's id is another repository)
+                number = _VERSION_TAG.fullmatch(suffix)
+                found[tag] = int(number[1]) if number else None
+    return found
+
+
+@dataclasses.dataclass(frozen=True)
+class Removal:
+    """What :func:`remove_images` did: the tags removed, and those kept with why."""
+
+    removed: tuple[str, ...]
+    kept: tuple[tuple[str, str], ...]
+
+
+def remove_images(client: Any, tags: list[str]) -> Removal:
+    """Remove ``tags`` (the image goes with its last tag), never by force: one a container uses stays, with why."""
+    import docker.errors
+
+    removed, kept = [], []
+    for tag in tags:
+        try:
+            client.api.remove_image(tag, noprune=False)
+        except docker.errors.NotFound:
+            continue  # removed meanwhile
+        except docker.errors.APIError as exc:
+            kept.append((tag, _one_line(str(exc.explanation or exc))))
+            continue
+        removed.append(tag)
+    return Removal(tuple(removed), tuple(kept))
 
 
 def _tail(text: str) -> str:
@@ -141,12 +191,14 @@ def build_and_validate(
     except BuildInterrupted as exc:
         if exc.reason == "cancelled":
             raise BuildCancelled(str(exc)) from None
+        if exc.reason == "timeout" and not _engine_well(config, run_id):  # a step the engine never started
+            raise EngineDown(f"the engine could not start the build's steps: {exc}") from None
         log.write(f"{exc}\n")
         return BuildOutcome(False, None, log.text(), "", _one_line(str(exc)), None)
     except DockerUnavailable as exc:
         raise EngineDown(str(exc)) from None
     except (BuildError, BotDirError) as exc:
-        if isinstance(exc, BuildError) and not engine_answers():  # cut by the engine going away, not by a step
+        if isinstance(exc, BuildError) and not _engine_well(config, run_id):  # the engine's failure, not a step's
             raise EngineDown(f"the engine went away during the build: {exc}") from None
         log.write(f"build failed: {exc}\n")
         return BuildOutcome(False, None, log.text(), "", _one_line(f"build failed: {exc}"), None)
@@ -173,19 +225,49 @@ class Validation:
     """The game's record, relative to the ladder directory (None if no game was played)."""
 
 
+#: Times a validation game is played when the platform failed it (a seat the engine could not start, a void
+#: game) while the engine starts containers again at once; an engine that cannot waits (EngineDown) instead.
+PLATFORM_TRIES = 2
+
+
+class _PlatformFault(Exception):
+    """The validation game failed by the platform's fault, not the image's."""
+
+
 def validate(config: LadderConfig, image: str, version: Version, *, run_id: str, cancel: threading.Event) -> Validation:
     """Play a short game of ``image`` against itself in the sandbox, its containers under ``run_id``.
 
     The record goes to ``DIR/validation/v<version id>/`` (:func:`arena.ladder.paths.validation_dir`).  Raises :class:`BuildCancelled`
-    when ``cancel`` is set (the game's containers removed).
+    when ``cancel`` is set (the game's containers removed).  A game the platform failed (a seat the engine
+    could not start, a void) is never charged to the team: :class:`EngineDown` while the engine cannot start
+    a container (the version is validated again once it can), else the game is played again; a platform
+    that fails it :data:`PLATFORM_TRIES` times is reported as such, for the organiser to validate it again.
     """
+    last: _PlatformFault | None = None
+    for _try in range(PLATFORM_TRIES):
+        try:
+            return _validation_game(config, image, version, run_id=run_id, cancel=cancel)
+        except _PlatformFault as fault:
+            why = engine_starts(config.submissions.base_image, labels={RUN_LABEL: run_id})
+            if why is not None:
+                raise EngineDown(f"{fault}; {why}") from None
+            last = fault
+    text = (
+        f"validation could not be played: the platform failed it {PLATFORM_TRIES} times ({last}); this is not "
+        f"your bot's fault, and the organiser can validate it again (arena ladder admin revalidate DIR {version.entry})"
+    )
+    return Validation(False, text + "\n", _one_line(text), None)
+
+
+def _validation_game(config: LadderConfig, image: str, version: Version, *, run_id: str, cancel: threading.Event) -> Validation:
+    """One validation game (see :func:`validate`); :class:`_PlatformFault` when the platform failed it."""
     entry = version.entry
     rules = dataclasses.replace(config.rules, max_hands=config.submissions.validation_hands)
-    tc = config.time_control
-    time_control = TimeControl(move_s=tc.move_s, bank_s=tc.bank_s, hard_cap_s=tc.hard_cap_s, clock=tc.clock)
     match_id = f"validate-v{version.id}"
+    # The ladder's whole time control (strikes and off-turn limits included): a version passes under the
+    # rules it will be rated under.
     spec = MatchSpec(match_id=match_id, rules=rules, deal_seeds=tuple(game_seeds(f"validate-{entry}", 1)),
-                     time_control=time_control)  # fmt: skip
+                     time_control=config.time_control)  # fmt: skip
     spec_bots = (BotSpec("docker", image), BotSpec("docker", image))
     out_dir = validation_dir(config.directory, version.id)
     saved: list[Path] = []
@@ -206,10 +288,12 @@ def validate(config: LadderConfig, image: str, version: Version, *, run_id: str,
             raise BuildCancelled("cancelled during the validation game") from None
         except DockerUnavailable as exc:
             raise EngineDown(str(exc)) from None
+        except SeatStartError as exc:  # the engine could not start a seat (a wedged engine does this)
+            raise _PlatformFault(f"a seat could not be started: {_one_line(str(exc))}") from None
         except BotSpecError as exc:
             return Validation(False, f"validation could not start: {exc}\n", _one_line(f"validation could not start: {exc}"), None)
         except Exception as exc:  # noqa: BLE001 - an image that breaks the platform is the image's problem here
-            if not engine_answers():  # unless the engine itself went away meanwhile
+            if not _engine_well(config, run_id):  # unless the engine itself went away meanwhile
                 raise EngineDown(f"the engine went away during the validation: {exc}") from None
             why = f"validation failed to run: {type(exc).__name__}: {exc}"
             return Validation(False, why + "\n", _one_line(why), None)
@@ -221,15 +305,20 @@ def validate(config: LadderConfig, image: str, version: Version, *, run_id: str,
     finally:
         remove_tree(logs_dir, ignore_errors=True)
     game = hosted.outcome.games[0]
+    if game.void is not None:  # the platform's by definition (docs/architecture.md section 5)
+        raise _PlatformFault(f"the game was void: {_one_line(str(game.void.get('detail', '')))}")
     record = str(saved[0].relative_to(config.directory)) if saved else None
+    return _verdict(config, game, entry, record, logs)
+
+
+def _verdict(config: LadderConfig, game: GameOutcome, entry: str, record: str | None, logs: str) -> Validation:
+    """A played validation game's verdict: passed without a strike or forfeit, else what went wrong."""
     problems = []
     if game.forfeit is not None:
         problems.append(f"forfeit:{game.forfeit['reason']} at seat {game.forfeit['seat']}: {game.forfeit.get('detail', '')}")
     strikes = sum(st.strikes for st in game.stats)
     if strikes:
         problems.append(f"{strikes} strike(s)")
-    if game.void is not None:
-        problems.append(f"the game was void: {game.void.get('detail', '')}")
     head = (
         f"validation: a game of {entry} against itself ({config.submissions.validation_hands} hands): "
         + ("passed" if not problems else "FAILED: " + "; ".join(problems))
@@ -240,6 +329,11 @@ def validate(config: LadderConfig, image: str, version: Version, *, run_id: str,
         head += "".join(f"reproduce: {line}\n" for line in _reproduce_lines(config, game, Path(record).name))
     reason = None if not problems else _one_line("validation: " + "; ".join(problems))
     return Validation(not problems, _tail(head + logs), reason, record)
+
+
+def _engine_well(config: LadderConfig, run_id: str) -> bool:
+    """Whether the engine starts a container now (a failure it caused is the platform's, not the team's)."""
+    return engine_starts(config.submissions.base_image, labels={RUN_LABEL: run_id}) is None
 
 
 async def _until_cancelled(work: Any, cancel: threading.Event) -> Any:
@@ -282,6 +376,7 @@ def remove_source(config: LadderConfig, version: Version) -> None:
 
 
 __all__ = [
-    "MAX_ATTEMPTS", "BuildCancelled", "EngineDown", "BuildOutcome", "Validation", "build_and_validate", "dir_limits", "image_tag",
-    "remove_source", "source_dir", "unpack", "validate",
+    "MAX_ATTEMPTS", "SPENT", "BuildCancelled", "EngineDown", "BuildOutcome", "Removal", "Validation", "build_and_validate",
+    "dir_limits", "image_repository", "image_tag", "ladder_images", "remove_images", "remove_source", "source_dir", "unpack",
+    "validate",
 ]

@@ -42,7 +42,7 @@ _SECTIONS: dict[str, set[str]] = {
     "submissions": {"max_bytes", "max_files", "build_timeout", "build_memory", "build_cpus", "max_image_size",
                     "builders", "daily_quota", "validation_hands", "base_image"},
     "server": {
-        "host", "port", "trusted_proxies", "header_timeout", "body_timeout", "idle_timeout", "keep_alive",
+        "host", "port", "trusted_proxies", "header_timeout", "body_timeout", "idle_timeout", "send_timeout", "keep_alive",
         "max_connections", "shutdown_timeout",
     },
     "roster": {field.name for field in dataclasses.fields(RosterSettings)},
@@ -102,6 +102,8 @@ class ServerSettings:
     """Seconds a request body (an upload) may take to arrive in all."""
     idle_timeout: float = 30.0
     """Seconds a request body may pause between two pieces."""
+    send_timeout: float = 30.0
+    """Seconds a client may take none of an answer (then it is cut and its buffered answer dropped)."""
     keep_alive: float = 5.0
     """Seconds an idle connection is kept open for the client's next request."""
     max_connections: int = 512
@@ -244,6 +246,7 @@ trusted_proxies = []           # the TLS proxy's address, e.g. ["127.0.0.1"]: on
 header_timeout = 10.0          # seconds a request's headers may take (then the connection is closed)
 body_timeout = 300.0           # seconds an upload may take in all
 idle_timeout = 30.0            # seconds an upload may pause
+send_timeout = 30.0            # seconds a client may take none of an answer (then it is cut)
 keep_alive = 5.0               # seconds an idle connection is kept for the next request
 max_connections = 512          # open connections at most (kept below the file descriptor limit too)
 shutdown_timeout = 5.0         # seconds requests in flight get when the server stops
@@ -278,7 +281,7 @@ def _server_settings(srv: dict[str, Any]) -> ServerSettings:
         except ValueError:
             raise ConfigError(f"[server] trusted_proxies: {proxy!r} is not an IP address or network") from None
     seconds = {}
-    for key in ("header_timeout", "body_timeout", "idle_timeout", "keep_alive", "shutdown_timeout"):
+    for key in ("header_timeout", "body_timeout", "idle_timeout", "send_timeout", "keep_alive", "shutdown_timeout"):
         value = float(_get(srv, key, (int, float), getattr(ServerSettings, key), "server"))
         if not 0 < value <= 86400:
             raise ConfigError(f"[server] {key} must be more than 0 and at most 86400 seconds, got {value}")

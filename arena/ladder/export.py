@@ -53,8 +53,17 @@ def voided_clusters(store: LadderStore, results: ResultsStore) -> set[str]:
 def ladder_book(
     store: LadderStore, results: ResultsStore, games: Iterable[StoredGame], expunged: Iterable[str] = ()
 ) -> StandingsBook:
-    """The standings' counts for a ladder: ``games`` with the ladder's voided pairs excluded."""
-    return StandingsBook(games, excluded_clusters=voided_clusters(store, results), expunged=expunged)
+    """The standings' counts for a ladder: ``games`` with the ladder's voided pairs excluded.
+
+    A pair complete is folded into its versions' sums and forgotten (the book's memory
+    does not grow with the games); a pair voided later is read back from ``results``.
+    """
+
+    def pair_games(cluster: str) -> list[StoredGame]:
+        return [g for g in (results.game(f"{cluster}-t{table}") for table in (1, 2)) if g is not None]
+
+    return StandingsBook(games, excluded_clusters=voided_clusters(store, results), expunged=expunged,
+                         cluster_games=pair_games)  # fmt: skip
 
 
 def ladder_standings(

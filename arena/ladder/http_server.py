@@ -14,15 +14,27 @@ limit the site stops answering, and asyncio's accept loop logs every failed
   seconds after its first byte (or after the connection opened);
 - ``body_timeout`` and ``idle_timeout``: its body must be complete this many
   seconds after the headers, with no pause longer than ``idle_timeout``;
-- ``max_connections`` (kept below the descriptor limit): at the cap a new
-  connection evicts the oldest one that has not yet sent a whole request
-  (half-sent or idle: slowloris is always the oldest), so a real client is
-  answered at once; with none to evict, the new one is closed.
+- ``send_timeout``: the write side.  An answer waiting in memory for its
+  client (the socket's buffers full: the client reads nothing) must move by
+  :data:`MIN_SEND_PROGRESS` bytes, or to its end, every ``send_timeout``
+  seconds, else the connection is cut and the answer dropped.  This holds
+  after the answer is complete and the connection closing too: a closing
+  transport keeps its buffer, and its socket, until the client takes it, so
+  closing one is not enough; it is aborted.  All connections together hold
+  at most :data:`STALLED_BYTES` of such answers: past that, those that did
+  not move since the last look, then the longest waiting, are cut at once;
+- ``max_connections`` (kept below the descriptor limit): a connection counts
+  until its socket is gone, a closing one included.  At the cap a new
+  connection evicts, in this order, a closing one still holding an answer,
+  the oldest one that has not yet sent a whole request (half-sent or idle:
+  slowloris is always the oldest), the one whose answer has waited longest
+  for its client; so a real client is answered at once.  With none to evict,
+  the new one is closed.
 
 Expiry closes the connection; the app sees the client gone (an upload in
-flight removes its spool file).  Closings are counted and reported at most
-once a minute, never per connection.  The response's own time is not bounded
-here: that is the app's.
+flight removes its spool file, an answer being sent ends).  Closings are
+counted and reported at most once a minute, never per connection.  The
+app's own time to make an answer is not bounded here: that is the app's.
 """
 
 from __future__ import annotations
@@ -47,6 +59,10 @@ FD_RESERVE = 96
 ACCEPT_BACKLOG = 64
 #: Seconds between two reports of closed connections.
 REPORT_EVERY = 60.0
+#: Bytes of a waiting answer its client must take every ``send_timeout`` seconds (or the rest, if less).
+MIN_SEND_PROGRESS = 16 * 1024
+#: Bytes of answers all connections together may hold in memory for clients that do not take them.
+STALLED_BYTES = 64 * 2**20
 
 logger = logging.getLogger("arena.ladder.http")
 
@@ -82,12 +98,16 @@ class _Report:
 
 
 class GuardedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with header, body and idle deadlines and a connection cap (module docstring)."""
+    """uvicorn's h11 protocol with deadlines on both sides, a connection cap and eviction (module docstring)."""
 
     settings: ClassVar[ServerSettings] = ServerSettings()
     cap: ClassVar[int] = ServerSettings.max_connections
+    #: Bytes of answers not taken that all connections together may hold (:data:`STALLED_BYTES`).
+    stalled_bytes: ClassVar[int] = STALLED_BYTES
     #: Connections that have not yet sent a whole request line and headers, oldest first (a dict as an ordered set).
     waiting: ClassVar[dict[GuardedH11Protocol, None]] = {}
+    #: Connections with an answer waiting in memory for their client, longest waiting first.
+    sending: ClassVar[dict[GuardedH11Protocol, None]] = {}
     report: ClassVar[_Report] = _Report()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -95,21 +115,27 @@ class GuardedH11Protocol(H11Protocol):
         self._deadline: asyncio.TimerHandle | None = None
         self._idle: asyncio.TimerHandle | None = None
         self._phase = "headers"
+        self._send_check: asyncio.TimerHandle | None = None
+        self._send_left = 0  # bytes waiting at the last look
+        self._send_moved = False  # the transport asked for more since the last look (the client took some)
+        self._lost = False
 
     # ------------------------------------------------------------ phases
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         if len(self.connections) > self.cap:
-            oldest = next(iter(self.waiting), None)
-            if oldest is None:
+            victim = self._victim()
+            if victim is None:
                 self._close("over the connection cap")
                 return
-            oldest._close("evicted at the connection cap")
+            victim._close("evicted at the connection cap")
         self._await_headers()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._lost = True
         self._disarm()
+        self._stop_send_watch()
         self.waiting.pop(self, None)
         super().connection_lost(exc)
 
@@ -140,6 +166,7 @@ class GuardedH11Protocol(H11Protocol):
         """A WebSocket (a practice table's page) takes the connection over: this protocol's deadlines and its
         place among the waiting end here (else the header deadline would close the socket under it)."""
         self._disarm()
+        self._stop_send_watch()
         self.waiting.pop(self, None)
         self._phase = "upgraded"
         super().handle_websocket_upgrade(event)
@@ -150,6 +177,8 @@ class GuardedH11Protocol(H11Protocol):
             self._disarm()
             self._phase = "idle"
             self.waiting[self] = None  # idle connections may be evicted at the cap too
+        if self._buffered():  # the answer is complete but not yet taken (closing or not): it still must move
+            self._watch_send()
 
     def shutdown(self) -> None:
         """The server stops: a request still arriving is cut now (its app sees the client gone and cleans up).
@@ -161,6 +190,70 @@ class GuardedH11Protocol(H11Protocol):
             self._close("cut at shutdown")
             return
         super().shutdown()
+
+    # ------------------------------------------------------------ the write side
+
+    def pause_writing(self) -> None:
+        """The transport's buffer is over its high-water mark: the client is not taking the answer as it comes."""
+        super().pause_writing()
+        self._watch_send()
+        self._trim_stalled()
+
+    def resume_writing(self) -> None:
+        """The buffer drained to its low-water mark: the client took some of the answer."""
+        super().resume_writing()
+        self._send_moved = True
+
+    def _buffered(self) -> int:
+        """Bytes of answers written to the transport and not yet sent on the socket."""
+        if self._lost or self.transport is None:
+            return 0
+        return int(self.transport.get_write_buffer_size())
+
+    def _watch_send(self) -> None:
+        """Look every ``send_timeout`` seconds whether the waiting answer moved (already watched: nothing)."""
+        if self._send_check is not None or self._lost:
+            return
+        self._send_left = self._buffered()
+        self.sending[self] = None
+        self._send_check = self.loop.call_later(self.settings.send_timeout, self._check_send)
+
+    def _check_send(self) -> None:
+        self._send_check = None
+        left = self._buffered()
+        if left == 0 and not self.flow.write_paused:
+            self.sending.pop(self, None)  # all taken: nothing waits any more
+            return
+        if self._send_moved or left <= self._send_left - MIN_SEND_PROGRESS:
+            self._send_moved = False
+            self._send_left = left
+            self._send_check = self.loop.call_later(self.settings.send_timeout, self._check_send)
+            return
+        self._close("took none of its answer")
+
+    def _stop_send_watch(self) -> None:
+        if self._send_check is not None:
+            self._send_check.cancel()
+            self._send_check = None
+        self.sending.pop(self, None)
+
+    def _trim_stalled(self) -> None:
+        """Past :attr:`stalled_bytes` of answers waiting for their clients, cut some: those that did not move
+        since the last look first, then the longest waiting (a new answer of a real client is cut last)."""
+        held = {protocol: protocol._buffered() for protocol in self.sending}
+        total = sum(held.values())
+        for protocol in sorted(held, key=lambda p: p._send_moved):  # stable: longest waiting first within each
+            if total <= self.stalled_bytes:
+                return
+            protocol._close("over the memory for answers not taken")
+            total -= held[protocol]
+
+    def _victim(self) -> GuardedH11Protocol | None:
+        """Whom a new connection evicts at the cap: a closing one holding an answer, the oldest waiting, the longest sending."""
+        closing = next((p for p in self.sending if p.transport.is_closing()), None)
+        if closing is not None:
+            return closing
+        return next(iter(self.waiting), None) or next(iter(self.sending), None)
 
     # ------------------------------------------------------------ timers
 
@@ -181,9 +274,20 @@ class GuardedH11Protocol(H11Protocol):
         self._close(why)
 
     def _close(self, why: str) -> None:
+        """Close the connection (counted under ``why``); one holding an answer not taken is aborted, the answer dropped.
+
+        ``transport.close()`` alone would keep the buffer, and the socket,
+        until the client takes it: for a client that never reads, for ever.
+        """
         self._disarm()
         self.waiting.pop(self, None)
-        if not self.transport.is_closing():
+        if self._lost:
+            return
+        if self._buffered():
+            self._stop_send_watch()
+            self.report.add(why)
+            self.transport.abort()  # connection_lost follows (the app sees the client gone)
+        elif not self.transport.is_closing():
             self.report.add(why)
             self.transport.close()
 
@@ -193,7 +297,7 @@ def guarded_protocol(settings: ServerSettings) -> type[GuardedH11Protocol]:
     return type(
         "LadderH11Protocol",
         (GuardedH11Protocol,),
-        {"settings": settings, "cap": connection_cap(settings), "waiting": {}, "report": _Report()},
+        {"settings": settings, "cap": connection_cap(settings), "waiting": {}, "sending": {}, "report": _Report()},
     )
 
 
@@ -253,4 +357,4 @@ def run(server: Server) -> None:
     asyncio_run(main(), loop_factory=server.config.get_loop_factory())
 
 
-__all__ = ["GuardedH11Protocol", "connection_cap", "guarded_protocol", "quiet_accept_errors", "run", "server_config"]
+__all__ = ["MIN_SEND_PROGRESS", "STALLED_BYTES", "GuardedH11Protocol", "connection_cap", "guarded_protocol", "quiet_accept_errors", "run", "server_config"]

@@ -15,7 +15,9 @@ disabled its version finds it ``disabled`` (no move to ``validating`` or
       failed <-----+-----------+-----------'           v
                    any status but failed -------->  disabled
 
-- ``queued`` again: a build cut short (the server stopped, kill -9) is built again.
+- ``queued`` again: a build cut short (the server stopped, kill -9) is built again; a ``failed``
+  version is queued again only by the organiser (``arena ladder admin revalidate``), e.g. after
+  the platform failed its validation.
 - ``suspended``: an active version that lost its first games by crash or forfeit;
   the team's previous good version is restored (``retired -> active``).
 - ``disabled`` is the organiser's, and final (a version disabled by mistake is
@@ -42,7 +44,7 @@ MOVES: dict[str, frozenset[str]] = {
     ACTIVE: frozenset({RETIRED, SUSPENDED, DISABLED}),
     RETIRED: frozenset({ACTIVE, DISABLED}),
     SUSPENDED: frozenset({DISABLED}),
-    FAILED: frozenset(),
+    FAILED: frozenset({QUEUED}),  # the organiser's revalidation only (LadderStore.revalidate)
     DISABLED: frozenset(),
 }
 

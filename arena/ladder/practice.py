@@ -9,7 +9,8 @@ ladder's prune, at its start and its stop, removes any a crash left behind.
 
 Where it runs: on the site's event loop (the web server's thread), beside the
 page's WebSocket, so a click reaches the referee without crossing a thread;
-the ladder's own loop (trio, another thread) is not touched.  It is bounded by
+the ladder's own loop (trio, another thread) is not touched; its store calls run in
+worker threads (a store waiting for its lock never stalls the site).  It is bounded by
 ``[play]``: ``tables`` at once (all teams), ``per_team_per_day`` per team.
 When the ladder stops (Ctrl-C, SIGTERM) every practice table is cancelled:
 its bots are stopped and removed, its row says ``stopped``.
@@ -89,42 +90,58 @@ class PracticeTables:
         self.running: dict[str, Practice] = {}
         self.finished: dict[str, Practice] = {}
         self._watcher: asyncio.Task[None] | None = None
+        #: Tables whose row is being written (in a worker thread): they hold their place among ``tables``.
+        self._opening = 0
 
     # ------------------------------------------------------------ opening
 
     def refusal(self, team: str) -> str | None:
-        """Why ``team`` cannot open a table now (None: it can); the store's count is checked again on opening."""
+        """Why ``team`` cannot open a table now (None: it can); the store's count is checked again on opening.
+
+        Blocking (the store): call it from a worker thread, not the event loop.
+        """
+        reason = self._refusal_now()
+        if reason is None and self.store.opened_today(team) >= self.settings.per_team_per_day:
+            return self._quota_used()
+        return reason
+
+    def _refusal_now(self) -> str | None:
+        """The reasons that need no store: turned off, stopping, every table in use (those being opened too)."""
         if not self.settings.enabled:
             return "Practice tables are turned off on this ladder (the organiser's [play] enabled = false)."
         if self.stopping():
             return "The ladder is stopping: no practice table can be opened now."
-        if len(self.running) >= self.settings.tables:
+        if len(self.running) + self._opening >= self.settings.tables:
             return f"All {self.settings.tables} practice tables are in use; try again in a few minutes."
-        if self.store.opened_today(team) >= self.settings.per_team_per_day:
-            return self._quota_used()
         return None
 
     def _quota_used(self) -> str:
         n = self.settings.per_team_per_day
         return f"Your team has opened its {n} practice table{'s' if n != 1 else ''} for today (UTC); try again tomorrow."
 
-    def open(self, team: str, seat: int, bots: Sequence[SeatBot | None]) -> Practice:
+    async def open(self, team: str, seat: int, bots: Sequence[SeatBot | None]) -> Practice:
         """Open a table for ``team``: the person at ``seat``, ``bots`` (None at the person's seat) elsewhere.
 
-        Raises :class:`PracticeRefused` with the reason.  The match starts at
-        once on the running event loop; the person's seat waits for the page.
+        Raises :class:`PracticeRefused` with the reason.  The table's row is
+        written in a worker thread (the store may wait for its lock: never on
+        the event loop), its place among ``tables`` held meanwhile; the match
+        starts at once on the running event loop; the person's seat waits for
+        the page.
         """
-        reason = self.refusal(team)
+        reason = self._refusal_now()
         if reason is not None:
             raise PracticeRefused(reason)
-        rules = self.config.rules
         seats = ["person" if b is None else b.entry for b in bots]
-        table_id = self.store.add(team, seats, self.settings.per_team_per_day)
+        self._opening += 1  # its place is taken while its row is written (another open meanwhile sees it)
+        try:
+            table_id = await asyncio.to_thread(self.store.add, team, seats, self.settings.per_team_per_day)
+        finally:
+            self._opening -= 1
         if table_id is None:
             raise PracticeRefused(self._quota_used())
         match_id = f"practice-{table_id}-{secrets.token_hex(3)}"
         table_config = TableConfig(
-            rules=rules, seat=seat,
+            rules=self.config.rules, seat=seat,
             bots=tuple(None if b is None else BotSpec("docker", b.image_id) for b in bots),
             names=tuple("" if b is None else b.entry for b in bots),
             out_dir=practice_dir(self.config.directory, table_id),
@@ -165,7 +182,8 @@ class PracticeTables:
         finally:
             if self.stopping():
                 status = "stopped"  # its bots may have been removed under it: not the bots' game
-            self._store_end(practice, status)
+            with contextlib.suppress(BaseException):  # the store may wait for its lock: not on the event loop
+                await asyncio.shield(asyncio.to_thread(self._store_end, practice, status))
             with contextlib.suppress(BaseException):
                 await table.close()
             self.running.pop(practice.key, None)

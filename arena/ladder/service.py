@@ -45,7 +45,7 @@ from arena.ladder import final
 from arena.ladder.build_queue import BuildQueue
 from arena.ladder.calendar import BEFORE, FINAL, FROZEN, OPEN, Clock, countdown, iso, phase, utc_now
 from arena.ladder.config import LadderConfig
-from arena.ladder.engine_watch import EngineWatch
+from arena.ladder.engine_watch import CHECK_S, EngineWatch
 from arena.ladder.export import ladder_book
 from arena.ladder.final_store import FinalStore
 from arena.ladder.lifecycle import ACTIVE, QUEUED, RETIRED, IllegalTransition
@@ -57,6 +57,8 @@ from arena.ladder.store import LadderStore, Version
 from arena.match.seeds import bot_seed_key, derive_seed
 from arena.referee.botspec import BotSpec
 from arena.results.store import ResultsStore, StoredGame, StoreError
+from arena.sandbox.docker import RUN_LABEL
+from arena.sandbox.engine_probe import prober
 from arena.tables.containers import prune_run
 from arena.tables.ledger import Ledger, Recorded
 from arena.tables.pairs import PairBatch
@@ -118,8 +120,12 @@ class LadderService:
         self.secret = results.secret
         self.ledger = Ledger(results, config.directory, ruleset_hash=config.rules.hash)
         self.stop = threading.Event()
-        #: Whether the Docker engine answers (arena.ladder.engine_watch): nothing starts while it is down.
-        self.engine = EngineWatch(lambda text: self.on_event(LadderEvent("failure", text)))
+        #: Whether the Docker engine starts containers (arena.ladder.engine_watch): nothing starts while it cannot.
+        self.engine = EngineWatch(
+            lambda text: self.on_event(LadderEvent("failure", text)),
+            probe=prober(config.submissions.base_image, labels={RUN_LABEL: self.run_id}),
+            background=True, check_every=CHECK_S, changed=lambda: self.refresh(),
+        )  # fmt: skip
         self.builds = BuildQueue(
             config, store, ladder_id=self.ladder_id, run_id=self.run_id, stop=self.stop, builders=builders,
             activate=lambda version: store.activate(version, self.ratings()),
@@ -161,7 +167,8 @@ class LadderService:
             live = final.final_table(rows, iso(self.clock()), calendar.los, calendar.resolution, self.book.pairs_played())
             self.finals.set_live(live.to_dict())
         building = ", ".join(sorted(self.builds.building.values())) or None
-        self.state = LadderState(tuple(rows), tuple(self.busy.values()), building, live=self.live_games)
+        engine = self.engine.reason if self.engine.down else None
+        self.state = LadderState(tuple(rows), tuple(self.busy.values()), building, live=self.live_games, engine_down=engine)
         self.on_change(self.state)
 
     def ratings(self) -> dict[str, tuple[float, float, float, int]]:

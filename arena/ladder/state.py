@@ -30,6 +30,8 @@ class LadderState:
     building: str | None = None
     live: LiveGames | None = None
     """The games in play as spectators see them (one hub for the loop's life, shared, not copied)."""
+    engine_down: str | None = None
+    """Why the Docker engine cannot start containers now (None while it can): games and builds wait for it."""
 
 
 #: The cluster of the ladder's pair ``seq`` (its two games share it), as a format the ledger fills in.

@@ -610,6 +610,24 @@ class LadderStore:
         assert found is not None
         return found
 
+    def revalidate(self, entry: str) -> Version:
+        """Queue a failed version (``team@N``) to be built and validated again, its attempts reset.
+
+        The organiser's action when the platform, not the team, failed it; a
+        version in any other status raises :class:`LadderError` and nothing changes.
+        """
+        found = self.version_by_entry(entry)
+        if found is None:
+            raise LadderError(f"no version {entry!r} (team@number, as the team page shows it)")
+        try:
+            return self.transition(
+                found.id, QUEUED, expect=FAILED, attempts=0, reason="", build_log="", validation_log="", image_id=None
+            )
+        except IllegalTransition:
+            raise LadderError(
+                f"{entry} is {found.status}, not failed: only a failed version can be validated again"
+            ) from None
+
     def set_status(self, version_id: int, status: str, **fields: Any) -> None:
         """:meth:`transition` without a result (the lifecycle is enforced the same way)."""
         self.transition(version_id, status, **fields)

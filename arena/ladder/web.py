@@ -91,8 +91,6 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
 
     page = site.page
     version_private = site.version_private
-    me = site.me
-    recent_games = site.recent_games
 
     # ------------------------------------------------------------ what reads a body or sets a cookie
 
@@ -149,12 +147,19 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
         try:
             await submit(request, who)
         except HTTPException as exc:
-            shown = page("me.html", who, me=me(who.team, who.member), games=recent_games(30, who.team), error=exc.detail)
-            shown.headers.update(exc.headers or {})  # Connection: close when the rest of the body was not read
-            return shown
+            return await run_in_threadpool(submit_refused, site, who, exc)  # it reads the stores: never on the loop
         return RedirectResponse("/me", status_code=303)
 
     return app
+
+
+def submit_refused(site: Site, who: Viewer, exc: HTTPException) -> Response:
+    """The team's page saying why its upload was refused (blocking: the stores are read, so in a worker thread)."""
+    assert who.team is not None
+    shown = site.page("me.html", who, me=site.me(who.team, who.member), games=site.recent_games(30, who.team),
+                      error=exc.detail)  # fmt: skip
+    shown.headers.update(exc.headers or {})  # Connection: close when the rest of the body was not read
+    return shown
 
 
 #: What a request that needed the full disk is told (it kept nothing: try again later).

@@ -18,6 +18,13 @@ Adding a game or removing a cluster changes a handful of sums; :meth:`RunningFit
 costs Newton's method over the pairs that met (warm-started from the last fit) and the
 ``k × k`` covariance: nothing in it is proportional to the number of games. Its
 ratings and intervals are :func:`arena.ratings.fit`'s on the same games (to rounding).
+
+**Memory.** A cluster's own games are kept while it may still change; once its owner
+knows it is complete (a ladder's duplicate pair with both tables in), :meth:`RunningFit.seal`
+folds it into its pair's sums and forgets it: a cluster of one pair of entries needs
+nothing of its own beyond them. What is kept is then per pair of entries that met (and
+per cluster still open), not per game. A sealed cluster is removed with its games given
+again (:meth:`RunningFit.remove_cluster`); an entry's games are removed from the sums alone.
 """
 
 from __future__ import annotations
@@ -75,6 +82,7 @@ class _PairCounts:
     wins: float = 0.0
     draws: float = 0.0
     clusters: int = 0
+    sealed: int = 0  # of its clusters, those folded in and forgotten (each of this pair alone)
 
 
 def _pair(a: str, b: str, score: float) -> tuple[Pair, float]:
@@ -107,6 +115,7 @@ class RunningFit:
         self._cross: dict[tuple[Pair, Pair], list[float]] = {}
         self._entry_clusters: dict[str, int] = {}
         self._entry_games: dict[str, int] = {}
+        self._sealed = 0  # clusters folded in (no detail kept)
         self._games = 0
         self._theta: dict[str, float] = {}
         self._cached: RunningRatings | None = None
@@ -121,7 +130,11 @@ class RunningFit:
     @property
     def clusters(self) -> int:
         """Clusters with a game counted now."""
-        return len(self._clusters)
+        return len(self._clusters) + self._sealed
+
+    def is_open(self, cluster: str) -> bool:
+        """Whether ``cluster`` has games counted and its detail kept (not sealed)."""
+        return cluster in self._clusters
 
     def clusters_of(self, name: str) -> int:
         """In how many clusters ``name`` played (0 if none)."""
@@ -163,15 +176,74 @@ class RunningFit:
         self._games += 1
         self._cached = None
 
-    def remove_cluster(self, cluster: str) -> int:
-        """Remove every game of ``cluster``; returns how many (0 if it had none)."""
-        rows = self._clusters.pop(cluster, None)
-        games = self._cluster_games.pop(cluster, [])
-        if rows is None:
-            return 0
+    def seal(self, cluster: str) -> bool:
+        """Fold ``cluster`` into its pair's sums and forget its games: no game of it will be added again.
+
+        Only a cluster of one pair of entries is folded (True); one of several
+        pairs stays open (False), as does one never played.
+        """
+        rows = self._clusters.get(cluster)
+        if rows is None or len(rows) != 1:
+            return False
+        (key,) = rows
+        del self._clusters[cluster]
+        del self._cluster_games[cluster]
+        self._pairs[key].sealed += 1
+        self._sealed += 1
+        return True
+
+    def remove_cluster(self, cluster: str, games: Iterable[tuple[str, str, float]] | None = None) -> int:
+        """Remove every game of ``cluster``; returns how many (0 if it had none).
+
+        A sealed cluster's games are no longer kept: its owner gives them
+        again (``games``: ``(a, b, score)`` as they were added); without them
+        a cluster that is not open counts as never played.
+        """
+        if cluster not in self._clusters:
+            return 0 if games is None else self._remove_sealed(list(games))
+        rows = self._clusters.pop(cluster)
+        games = self._cluster_games.pop(cluster)
         self._cross_update(rows, -1.0)
         for name in {n for p in rows for n in p}:
             self._entry_clusters[name] -= 1
+        self._uncount(games)
+        for key in rows:
+            counts = self._pairs[key]
+            counts.clusters -= 1
+            if counts.games == 0:
+                del self._pairs[key]
+        self._games -= len(games)
+        self._cached = None
+        return len(games)
+
+    def _remove_sealed(self, games: list[tuple[str, str, float]]) -> int:
+        """Remove a sealed cluster whose games are ``games`` (one pair's, as :meth:`seal` requires)."""
+        if not games:
+            return 0
+        rows: dict[Pair, list[float]] = {}
+        for a, b, score in games:
+            key, s = _pair(a, b, score)
+            row = rows.setdefault(key, [0.0, 0.0])
+            row[0] += 1.0
+            row[1] += s
+        if len(rows) != 1 or next(iter(rows)) not in self._pairs:
+            raise ValueError(f"not the games of a sealed cluster: {games!r}")
+        (key,) = rows
+        self._cross_update(rows, -1.0)
+        for name in key:
+            self._entry_clusters[name] -= 1
+        self._uncount(games)
+        counts = self._pairs[key]
+        counts.clusters -= 1
+        counts.sealed -= 1
+        self._sealed -= 1
+        if counts.games == 0:
+            del self._pairs[key]
+        self._games -= len(games)
+        self._cached = None
+        return len(games)
+
+    def _uncount(self, games: Iterable[tuple[str, str, float]]) -> None:
         for a, b, score in games:
             key, s = _pair(a, b, score)
             counts = self._pairs[key]
@@ -181,14 +253,6 @@ class RunningFit:
             counts.draws -= s == 0.5
             for name in key:
                 self._entry_games[name] -= 1
-        for key in rows:
-            counts = self._pairs[key]
-            counts.clusters -= 1
-            if counts.games == 0:
-                del self._pairs[key]
-        self._games -= len(games)
-        self._cached = None
-        return len(games)
 
     def remove_entry(self, name: str) -> int:
         """Remove every game ``name`` played (the rest of its clusters stay); returns how many."""
@@ -201,6 +265,18 @@ class RunningFit:
                     removed += 1
                 else:
                     self.add(a, b, score, cluster)
+        # What is left of its pairs is their sealed clusters (each of that pair alone): drop them whole.
+        for key in [p for p in self._pairs if name in p]:
+            counts = self._pairs.pop(key)
+            for entry in key:
+                self._entry_clusters[entry] -= counts.sealed
+                self._entry_games[entry] -= int(counts.games)
+            for pq in [pq for pq in self._cross if key in pq]:
+                del self._cross[pq]
+            self._sealed -= counts.sealed
+            self._games -= int(counts.games)
+            removed += int(counts.games)
+        self._cached = None
         return removed
 
     def _cross_update(self, rows: Mapping[Pair, list[float]], sign: float) -> None:
@@ -241,8 +317,9 @@ class RunningFit:
             names = group
             index = {n: x for x, n in enumerate(names)}
             clusters = sum(1 for rows in self._clusters.values() if next(iter(rows))[0] in inside)
+            clusters += sum(self._pairs[p].sealed for p in keys)
         else:
-            clusters = len(self._clusters)
+            clusters = self.clusters
         k = len(names)
         pair_index = {p: x for x, p in enumerate(keys)}
         pi = np.array([index[a] for a, _ in keys], dtype=np.int64)

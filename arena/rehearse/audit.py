@@ -4,8 +4,8 @@ The audit reads the ladder's two stores read-only once the server has
 stopped.  Its **failures** (the rehearsal's exit status) are a lost or
 doubled game, a record not equal to its row, a stored game that changed, an
 uncontained hostile upload, and anything left behind (containers with the
-ladder's label, ``arena-*`` temporary directories, processes, files in
-``DIR/tmp``).  Its **organiser actions** are what a lecturer would have to
+ladder's label, the ladder's bot images, ``arena-*`` temporary directories,
+processes, files in ``DIR/tmp``).  Its **organiser actions** are what a lecturer would have to
 do by hand beyond the restarts: the goal is none.
 """
 
@@ -94,6 +94,43 @@ def left_containers(ladder_id: str, docker_url: str | None = None) -> list[str]:
         return [str((c.get("Names") or [c["Id"][:12]])[0]) for c in found]
     finally:
         client.close()
+
+
+def left_images(ladder_id: str, docker_url: str | None = None) -> list[str]:
+    """The ladder's bot images (tags ``arena-ladder-<id>:...``, no other ladder's) still on the engine."""
+    import docker
+
+    repository = f"arena-ladder-{ladder_id}"  # (arena.ladder.builds.image_repository: the audit reads from outside)
+    client = docker.DockerClient(base_url=docker_url, timeout=60) if docker_url else docker.from_env(timeout=60)
+    try:
+        return sorted(t for image in client.images.list(name=repository) for t in image.tags
+                      if t.rpartition(":")[0] == repository)  # fmt: skip
+    finally:
+        client.close()
+
+
+def left_behind(
+    directory: Path, ladder_id: str, sys_tmp: Path, docker_url: str | None, failures: list[str]
+) -> dict[str, list[str]]:
+    """What the term left after the last stop: the ladder's containers and images, temporary files, processes.
+
+    An engine that cannot be asked is a finding (in ``failures``), not a crash.
+    """
+    containers: list[str] = []
+    images: list[str] = []
+    try:
+        containers = left_containers(ladder_id, docker_url)
+        images = left_images(ladder_id, docker_url)
+    except Exception as exc:  # noqa: BLE001 - an engine that cannot be asked is a finding, not a crash
+        failures.append(f"could not list containers and images: {exc}")
+    tmp = directory / "tmp"
+    return {
+        "containers": containers,
+        "images": images,
+        "temp_dirs": sorted(p.name for p in sys_tmp.iterdir()) if sys_tmp.is_dir() else [],
+        "tmp_files": sorted(p.name for p in tmp.iterdir()) if tmp.is_dir() else [],
+        "processes": left_processes(sys_tmp),
+    }
 
 
 def left_processes(sys_tmp: Path, *, grace: float = 30.0) -> list[str]:
@@ -301,23 +338,11 @@ def audit(
     actions += [f"an honest upload was refused: {x}" for x in honest_lost]
 
     # ---- left behind
-    containers: list[str] = []
-    try:
-        containers = left_containers(ladder_id, docker_url)
-    except Exception as exc:  # noqa: BLE001 - an engine that cannot be asked is a finding, not a crash
-        failures.append(f"could not list containers: {exc}")
-    temp_dirs = sorted(p.name for p in sys_tmp.iterdir()) if sys_tmp.is_dir() else []
-    tmp_files = (
-        sorted(p.name for p in (directory / "tmp").iterdir())
-        if (directory / "tmp").is_dir()
-        else []
-    )
-    processes = left_processes(sys_tmp)
-    failures += [f"container left: {c}" for c in containers]
-    failures += [f"temporary file left: {d}" for d in temp_dirs]
-    failures += [f"file left in DIR/tmp: {f}" for f in tmp_files]
-    failures += [f"process left: {p}" for p in processes]
-    actions += [f"clean up: {x}" for x in [*containers, *temp_dirs, *tmp_files, *processes]]
+    left = left_behind(directory, ladder_id, sys_tmp, docker_url, failures)
+    labels = {"containers": "container left", "images": "image left", "temp_dirs": "temporary file left",
+              "tmp_files": "file left in DIR/tmp", "processes": "process left"}  # fmt: skip
+    failures += [f"{labels[kind]}: {x}" for kind, found in left.items() for x in found]
+    actions += [f"clean up: {x}" for found in left.values() for x in found]
     restarts_failed = [
         f"restart after {s.kind} at {s.at:.0f} s failed: {s.error}"
         for s in struck
@@ -377,12 +402,7 @@ def audit(
         ],
         "hostile": [dataclasses.asdict(o) for o in outcomes],
         "faults": [dataclasses.asdict(s) for s in struck],
-        "left_behind": {
-            "containers": containers,
-            "temp_dirs": temp_dirs,
-            "tmp_files": tmp_files,
-            "processes": processes,
-        },
+        "left_behind": left,
         "build_queue_wait_p95": p95(list(watched.queue_waits.values())),
         "site": {
             "p95": visits.p95(),
@@ -418,4 +438,4 @@ def audit(
     }
 
 
-__all__ = ["audit", "hostile_outcomes", "kendall_tau", "record_matches_row"]
+__all__ = ["audit", "hostile_outcomes", "left_images", "kendall_tau", "record_matches_row"]

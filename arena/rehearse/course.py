@@ -15,6 +15,7 @@ import dataclasses
 import os
 import shutil
 import sqlite3
+import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -26,7 +27,7 @@ from arena.rehearse.faults import TARGETS, Struck, strike
 from arena.rehearse.monitor import Monitor
 from arena.rehearse.own_faults import FILLER, OwnDaemon, can_make_faults, small_filesystem
 from arena.rehearse.plan import Plan, Upload
-from arena.rehearse.server import LadderProcess, RehearsalError
+from arena.rehearse.server import LadderProcess, RehearsalError, arena
 from arena.rehearse.teams import Sent, Team
 from arena.rehearse.visitors import Visitors
 
@@ -140,6 +141,12 @@ def rehearse(
             say(0, settings.seconds, "starting a Docker daemon of the rehearsal's own")
             daemon = stack.enter_context(own_engine(settings.base_image))
         return _rehearse(directory, plan, settings, progress, daemon)
+
+
+def _remove_images(server: LadderProcess) -> None:
+    """The organiser's last step of a term: ``arena ladder clean DIR --all`` (the audit counts what it leaves)."""
+    with contextlib.suppress(RehearsalError, subprocess.TimeoutExpired):
+        arena("ladder", "clean", str(server.directory), "--all", env=server.env, timeout=600)
 
 
 @contextlib.contextmanager
@@ -286,6 +293,7 @@ def _rehearse(
         monitor.end()
         say(time.monotonic() - start, total, "term over: the organiser stops the ladder (SIGTERM)")
         server.stop()
+        _remove_images(server)
     elapsed = time.monotonic() - start
     try:
         report = audit(directory, plan, sent, struck, monitor.watched, visitors.visits, seconds=elapsed,

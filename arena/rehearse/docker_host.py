@@ -24,8 +24,11 @@ ROOTFS_TAR = Path(os.environ.get("ARENA_ROOTFS_CACHE", "/var/cache/arena/rootfs.
 
 
 @contextlib.contextmanager
-def own_engine(base_image: str) -> Iterator[OwnDaemon]:
-    """A running daemon of our own holding ``base_image``; afterwards its containers, daemon and files removed."""
+def own_engine(base_image: str, *, dockerd_args: tuple[str, ...] = ()) -> Iterator[OwnDaemon]:
+    """A running daemon of our own holding ``base_image``; afterwards its containers, daemon and files removed.
+
+    ``dockerd_args``: more arguments for the daemon (a test's own runtime, say).
+    """
     why_not = can_make_faults()
     if why_not is not None:
         raise RehearsalError(f"a Docker daemon of the rehearsal's own {why_not}")
@@ -34,7 +37,7 @@ def own_engine(base_image: str) -> Iterator[OwnDaemon]:
     machine = docker.from_env(timeout=120)
     try:
         driver = str(machine.info().get("Driver") or "overlay2")
-        daemon = OwnDaemon(Path(tempfile.mkdtemp(prefix="arena-dd-", dir="/tmp")), driver)
+        daemon = OwnDaemon(Path(tempfile.mkdtemp(prefix="arena-dd-", dir="/tmp")), driver, dockerd_args)
         try:
             daemon.start(timeout=120)
             client = daemon.client()

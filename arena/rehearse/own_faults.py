@@ -106,8 +106,10 @@ def filled(where: Path) -> Iterator[int]:
 class OwnDaemon:
     """A dockerd of our own (data root, exec root, socket, pid file), started and stopped by its recorded process id."""
 
-    def __init__(self, root: Path, storage_driver: str) -> None:
+    def __init__(self, root: Path, storage_driver: str, extra_args: tuple[str, ...] = ()) -> None:
         self.root = root
+        #: More ``dockerd`` arguments (e.g. a runtime of the test's own).
+        self.extra_args = extra_args
         self.socket = root / "docker.sock"
         self.pidfile = root / "dockerd.pid"
         self.log = root / "dockerd.log"
@@ -134,6 +136,7 @@ class OwnDaemon:
             "--bridge=none", "--iptables=false", "--ip6tables=false",
             "--live-restore=false",
             "--storage-driver", self.storage_driver,
+            *self.extra_args,
         ]  # fmt: skip
         with self.log.open("ab") as log:
             self._popen = subprocess.Popen(

@@ -71,7 +71,8 @@ def headline(report: dict[str, Any]) -> list[tuple[str, str]]:
         (
             "left behind",
             (
-                f"{len(left['containers'])} containers, {len(left['temp_dirs'])} temp dirs, "
+                f"{len(left['containers'])} containers, {len(left.get('images', []))} images, "
+                f"{len(left['temp_dirs'])} temp dirs, "
                 f"{len(left['tmp_files'])} files in DIR/tmp, {len(left['processes'])} processes"
             ),
         ),

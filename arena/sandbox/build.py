@@ -49,6 +49,7 @@ from arena.sandbox.bot_dir import (
     copy_bot_dir,
     read_regular_file,
 )
+from arena.sandbox.build_network import build_network
 from arena.sandbox.build_run import BuildLimits, BuildStopped, image_size, run_build
 from arena.sandbox.docker import LABEL, docker_client, env_labels
 from arena.sandbox.dockerfile_policy import MAX_DOCKERFILE_CHARS, DockerfileError, check_dockerfile
@@ -265,6 +266,8 @@ def ensure_bot_base(
     tag: str = DEFAULT_BOT_BASE,
     client: Any = None,
     on_line: Callable[[str], None] | None = None,
+    build_limits: BuildLimits | None = None,
+    cancel: threading.Event | None = None,
 ) -> str:
     """The bot base image's ID, built first if missing or made from other SDK sources or base.
 
@@ -274,17 +277,54 @@ def ensure_bot_base(
     ``tag`` is a repository (the image is tagged with that hash: two checkouts
     with different SDK sources on one engine each keep their own base, and
     neither rebuilds the other's) or a full ``REPO:TAG`` to keep it under.
+
+    One thread makes it while builds in the others wait for it.  ``build_limits``
+    and ``cancel`` bound this as they bound a team's build (:func:`build_image`
+    passes its own): past its timeout, or once ``cancel`` is set, it raises
+    :class:`BuildInterrupted`, whether it is making the base (its step
+    containers removed) or waiting for another thread to make it (the wait
+    counts against the timeout).
     """
     client = client or docker_client()
-    with _BOT_BASE_LOCK:  # builders in several threads: the first makes it, the others find it made
-        return _ensure_bot_base(client, base_image, tag, on_line)
+    limits = build_limits or BuildLimits()
+    waited = _wait_for_bot_base(limits.timeout_s, cancel)
+    try:
+        if limits.timeout_s is not None:
+            limits = dataclasses.replace(limits, timeout_s=max(BOT_BASE_POLL_S, limits.timeout_s - waited))
+        try:
+            return _ensure_bot_base(client, base_image, tag, on_line, limits, cancel)
+        except BuildInterrupted as exc:
+            raise BuildInterrupted(exc.reason, f"{exc} (making the bot base image)") from None
+    finally:
+        _BOT_BASE_LOCK.release()
 
 
 #: Held while the bot base is looked at or made (builds run in several threads).
 _BOT_BASE_LOCK = threading.Lock()
+#: How often a build waiting for the bot base looks at its cancel and its timeout (seconds).
+BOT_BASE_POLL_S = 0.2
 
 
-def _ensure_bot_base(client: Any, base_image: str, tag: str, on_line: Callable[[str], None] | None) -> str:
+def _wait_for_bot_base(timeout_s: float | None, cancel: threading.Event | None) -> float:
+    """Take the bot base's lock; the seconds waited.  :class:`BuildInterrupted` past ``timeout_s`` or on ``cancel``."""
+    started = time.monotonic()
+    while True:
+        if cancel is not None and cancel.is_set():
+            raise BuildInterrupted("cancelled", "build cancelled while it waited for the bot base image")
+        waited = time.monotonic() - started
+        if timeout_s is not None and waited >= timeout_s:
+            raise BuildInterrupted("timeout", f"build timed out after {timeout_s:g} s waiting for the bot base image")
+        if _BOT_BASE_LOCK.acquire(timeout=BOT_BASE_POLL_S):
+            if cancel is not None and cancel.is_set():  # set while it got the lock: nothing is made
+                _BOT_BASE_LOCK.release()
+                raise BuildInterrupted("cancelled", "build cancelled while it waited for the bot base image")
+            return time.monotonic() - started
+
+
+def _ensure_bot_base(
+    client: Any, base_image: str, tag: str, on_line: Callable[[str], None] | None, limits: BuildLimits,
+    cancel: threading.Event | None,
+) -> str:  # fmt: skip
     base = _check_base_image(client, base_image)
     fingerprint = hashlib.sha256(f"{_source_fingerprint(sdk_only=True)}/{base.id}".encode()).hexdigest()
     tag = bot_base_tag(tag, fingerprint)
@@ -305,8 +345,9 @@ def _ensure_bot_base(client: Any, base_image: str, tag: str, on_line: Callable[[
             shutil.copy2(wheel, context / "wheels" / wheel.name)
         built = _docker_build(
             client, context, tag=tag, what="the bot base image", on_line=on_line,
-            buildargs={"BASE_IMAGE": base_image},
+            buildargs={"BASE_IMAGE": base_image}, holder_image=str(base.id),
             labels={LABEL: "1", BUILD_LABEL: "arena-bot-base", BOT_BASE_LABEL: fingerprint},
+            limits=limits, cancel=cancel,
         )  # fmt: skip
     return built.image_id
 
@@ -376,10 +417,10 @@ def build_image(
             wanted = check_dockerfile(text).declared_args
         except DockerfileError as exc:
             raise BuildError(f"{source}/{exc} (see docs/packaging.md)") from None
-    # Only the arguments it declares (no warning); each holds an image the organiser chose.
-    buildargs = {"BASE_IMAGE": str(base.id)} if "BASE_IMAGE" in wanted else {}
-    if "BOT_BASE" in wanted:
-        buildargs["BOT_BASE"] = ensure_bot_base(base_image=base_image, tag=bot_base, client=client, on_line=on_line)
+    buildargs = {"BASE_IMAGE": str(base.id)} if "BASE_IMAGE" in wanted else {}  # only those it declares (no warning)
+    if "BOT_BASE" in wanted:  # each holds an image the organiser chose; the bot base made under this build's bounds
+        buildargs["BOT_BASE"] = ensure_bot_base(base_image=base_image, tag=bot_base, client=client, on_line=on_line,
+                                                build_limits=build_limits, cancel=cancel)  # fmt: skip
     if scratch is not None:
         scratch.mkdir(parents=True, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="arena-build-", dir=scratch)
@@ -395,7 +436,8 @@ def build_image(
         (context / "Dockerfile").write_text(text)  # the text checked above, whatever the directory holds now
         built = _docker_build(
             client, context, tag=tag, what=str(source), on_line=on_line, buildargs=buildargs,
-            labels={**env_labels(), LABEL: "1", BUILD_LABEL: source.name}, limits=build_limits, cancel=cancel,
+            holder_image=str(base.id), labels={**env_labels(), LABEL: "1", BUILD_LABEL: source.name},
+            limits=build_limits, cancel=cancel,
         )  # fmt: skip
     finally:
         remove_tree(tmp, ignore_errors=True)  # a copy of a submission: never removed recursively
@@ -411,10 +453,14 @@ def _docker_build(
     buildargs: dict[str, str],
     labels: dict[str, str],
     on_line: Callable[[str], None] | None,
+    holder_image: str,
     limits: BuildLimits | None = None,
     cancel: threading.Event | None = None,
 ) -> BuiltImage:
     """Run one offline build of ``context`` under ``limits``; a failure raises BuildError with the log's tail.
+
+    The steps run in the network namespace of a holder container of ``holder_image`` (the build's
+    base), which has no network endpoint (:mod:`arena.sandbox.build_network`).
 
     The build stopped by its timeout, its disk cap or ``cancel`` raises
     :class:`BuildInterrupted` (its step containers removed); an image over
@@ -422,10 +468,11 @@ def _docker_build(
     """
     limits = limits or BuildLimits()
     try:
-        result = run_build(
-            client, context, tag=tag, buildargs=buildargs, labels=labels, limits=limits,
-            keep_chars=LOG_KEEP_CHARS, on_line=on_line, cancel=cancel,
-        )  # fmt: skip
+        with build_network(client, holder_image, on_note=on_line) as network_mode:
+            result = run_build(
+                client, context, tag=tag, buildargs=buildargs, labels=labels, limits=limits,
+                keep_chars=LOG_KEEP_CHARS, on_line=on_line, cancel=cancel, network_mode=network_mode,
+            )  # fmt: skip
     except BuildStopped as exc:
         raise BuildInterrupted(exc.reason, str(exc)) from None
     log = result.log

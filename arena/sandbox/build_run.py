@@ -216,11 +216,13 @@ def _mib(n: int) -> str:
     return f"{n / 2**20:.0f} MiB"
 
 
-def _params(tag: str | None, buildargs: dict[str, str], labels: dict[str, str], limits: BuildLimits) -> dict[str, Any]:
+def _params(
+    tag: str | None, buildargs: dict[str, str], labels: dict[str, str], limits: BuildLimits, network_mode: str
+) -> dict[str, Any]:
     """The query of ``POST /build``: offline, intermediate containers always removed, the limits."""
     params: dict[str, Any] = {
         "t": tag, "q": False, "nocache": False, "rm": True, "forcerm": True, "pull": False,
-        "networkmode": "none", "buildargs": json.dumps(buildargs), "labels": json.dumps(labels),
+        "networkmode": network_mode, "buildargs": json.dumps(buildargs), "labels": json.dumps(labels),
     }  # fmt: skip
     if limits.memory is not None:
         params["memory"] = limits.memory
@@ -242,9 +244,12 @@ def run_build(
     keep_chars: int,
     on_line: Callable[[str], None] | None = None,
     cancel: threading.Event | None = None,
+    network_mode: str = "none",
 ) -> BuildResult:
     """Build ``context`` (its ``Dockerfile``) under ``limits``; raises :class:`BuildStopped` when the watchdog ended it.
 
+    ``network_mode`` is the steps' network: ``"none"``, or ``container:ID`` of a holder with no
+    network at all (:func:`arena.sandbox.build_network.build_network`, which the arena's builds use).
     Returns the image ID, or the engine's error; the log's tail either way.
     """
     import docker.errors
@@ -260,7 +265,7 @@ def run_build(
         watchdog.start()
         try:
             response = api._post(
-                api._url("/build"), data=tarball, params=_params(tag, buildargs, labels, limits),
+                api._url("/build"), data=tarball, params=_params(tag, buildargs, labels, limits, network_mode),
                 headers={"Content-Type": "application/tar"}, stream=True, timeout=None,
             )  # fmt: skip
             watchdog.response = response

@@ -1,6 +1,8 @@
 """Run a bot in a Docker container: one container per seat, no network, tight limits.
 
-Each container gets ``network_mode="none"``, the match's socket directory
+Each container has networking disabled (``network_disabled=True`` with
+``network_mode="none"``: no libnetwork endpoint at all, only ``lo``; see
+:data:`NO_NETWORK`), the match's socket directory
 mounted at ``/arena`` (and nothing else of the host), a read-only root with a
 small tmpfs at ``/tmp`` and a 1 MiB ``/dev/shm`` (both ``noexec``, both
 charged to the seat's memory limit), no capabilities, ``no-new-privileges``,
@@ -204,8 +206,27 @@ def seccomp_profile() -> str:
     return json.dumps(json.loads(text), separators=(",", ":"))
 
 
-def docker_client(timeout: float = 60) -> Any:
-    """A client for the local engine (its calls bounded by ``timeout`` s); :class:`DockerUnavailable` with the reason if none."""
+#: The environment variable that bounds each call to the engine (seconds; default :data:`DOCKER_TIMEOUT_S`).
+DOCKER_TIMEOUT_ENV = "ARENA_DOCKER_TIMEOUT"
+#: How long one call to the engine may take unless ``ARENA_DOCKER_TIMEOUT`` says otherwise.
+DOCKER_TIMEOUT_S = 60.0
+
+
+def docker_timeout() -> float:
+    """Seconds one call to the engine may take: ``ARENA_DOCKER_TIMEOUT`` if it holds a positive number, else 60."""
+    try:
+        value = float(os.environ.get(DOCKER_TIMEOUT_ENV, ""))
+    except ValueError:
+        return DOCKER_TIMEOUT_S
+    return value if value > 0 else DOCKER_TIMEOUT_S
+
+
+def docker_client(timeout: float | None = None) -> Any:
+    """A client for the local engine (its calls bounded by ``timeout`` s, default :func:`docker_timeout`).
+
+    :class:`DockerUnavailable` with the reason if none answers.
+    """
+    timeout = docker_timeout() if timeout is None else timeout
     try:
         import docker  # imported here: local-process matches must work without it
     except ImportError as exc:  # pragma: no cover - declared dependency
@@ -368,6 +389,16 @@ def _bytes(size: str) -> int:
     return int(text)
 
 
+#: The network settings of every container the arena starts: no network at all.  ``network_mode``
+#: "none" alone still makes each container an endpoint on the engine's shared ``none`` network, and
+#: Docker 20.10 before 20.10.27 (Debian bookworm's docker.io) can deadlock when two such containers
+#: end at once (moby/libnetwork#2679: exit clean-up and endpoint deletion take the network's and the
+#: controller's locks in opposite orders); the engine then starts and removes no container again.
+#: With networking disabled the engine creates no endpoint: the container gets a network namespace
+#: of its own holding only ``lo``, and libnetwork is never called for it.
+NO_NETWORK: dict[str, Any] = {"network_mode": "none", "network_disabled": True}
+
+
 def container_settings(
     image: str,
     env: Mapping[str, str],
@@ -405,7 +436,7 @@ def container_settings(
     return {
         "image": image,
         "environment": dict(env),
-        "network_mode": "none",
+        **NO_NETWORK,
         "volumes": binds,
         "mounts": mounts,
         "read_only": True,
@@ -914,6 +945,7 @@ def prune(
     *,
     run: str | None = None,
     include_running: bool = False,
+    failed: list[str] | None = None,
 ) -> list[str]:
     """Remove the containers the arena labelled, and their volumes; returns their names.
 
@@ -924,6 +956,8 @@ def prune(
     containers may belong to a match in progress: they are removed only with
     ``include_running``.  Each container goes with its anonymous volumes
     (``v=True``), so volumes an older version let an image create go too.
+    A container the engine would not remove is skipped (``failed``: its name
+    and the engine's reason are appended there).
     """
     removed = []
     labels = [LABEL] if run is None else [LABEL, f"{RUN_LABEL}={run}"]
@@ -935,9 +969,14 @@ def prune(
             continue
         if info.get("State") == "running" and not include_running:
             continue
-        with contextlib.suppress(Exception):
+        name = str((info.get("Names") or [info["Id"][:12]])[0]).lstrip("/")
+        try:
             client.api.remove_container(info["Id"], force=True, v=True)
-            removed.append(str((info.get("Names") or [info["Id"][:12]])[0]).lstrip("/"))
+        except Exception as exc:  # noqa: BLE001 - another run may have removed it meanwhile; the caller decides
+            if failed is not None and getattr(getattr(exc, "response", None), "status_code", None) != 404:
+                failed.append(f"{name}: {_daemon_reason(exc)}")
+            continue
+        removed.append(name)
     return removed
 
 

@@ -729,7 +729,7 @@ def reliability_doc(table: list[tuple[str, str, str, str, str, bool]], took: flo
         "192 random bits, so the suite guesses (refused), reuses its own token while joined (refused, "
         "recorded) and after its match ended (refused: the token died with the match). Nothing survives "
         "from one match to the next inside the sandbox (a fresh container and tmpfs per table).",
-        "- **Network.** Containers run with `network_mode=none`: the only interface is `lo`; the `network` "
+        "- **Network.** Containers run with networking disabled (no endpoint on any Docker network): the only interface is `lo`; the `network` "
         "bot connects to 127.0.0.1 only (the container's own loopback) and resolves no names.",
         "- **Referee health.** Each table runs its own referee in the tournament process; the test process "
         "finds their sockets through the mounts of the tournament's running containers and calls the "

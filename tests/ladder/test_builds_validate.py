@@ -11,6 +11,7 @@ under ``DIR/validation/v<id>/`` and named in the log.
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 import threading
 import time
@@ -147,6 +148,28 @@ def test_a_failed_validation_says_why_in_one_line_and_names_its_record(engine: A
     name = Path(outcome.validation_record).name
     assert f"the game's record: {outcome.validation_record}" in outcome.validation_log
     assert f"reproduce: python -m arena_sdk.testing bot.py --replay {name} --seat " in outcome.validation_log, outcome.validation_log
+
+
+def test_the_validation_game_plays_the_ladders_whole_time_control(engine: Any, tmp_path: Path):
+    """Issue 44: validation rebuilt the time control from 4 of its fields; the ladder's strikes were dropped.
+
+    With ``strikes = 1`` a seat's first strike forfeits the game; under the
+    default 3 (what validation used) the same bot only collected strikes.
+    """
+    config = ladder_config(tmp_path / "lad")
+    tc = dataclasses.replace(config.time_control, strikes_to_forfeit=1, offturn_free_s=7.0, offturn_share=0.5)
+    config = dataclasses.replace(config, time_control=tc)
+    illegal_bid = bot_source("ILLEGAL-BID").replace(
+        "class Marked(RandomBot):\n", "class Marked(RandomBot):\n    def bid(self, *a, **k):\n        return 99\n\n"
+    )
+    version = version_with(config, {"bot.py": illegal_bid})
+    outcome = build_and_validate(config, version, ladder_id=LADDER_ID, run_id=f"ladder-{LADDER_ID}",
+                                 on_phase=lambda phase, info: None, cancel=threading.Event(), client=engine)  # fmt: skip
+    assert not outcome.passed and outcome.reason is not None
+    assert outcome.reason.startswith("validation: forfeit:"), outcome.reason
+    assert outcome.validation_record is not None
+    record = json.loads((config.directory / outcome.validation_record).read_text())
+    assert record["result"]["forfeit"]["reason"] == "illegal", record["result"]
 
 
 def test_a_cancel_during_the_validation_game_ends_it_within_seconds_and_removes_its_containers(engine: Any, tmp_path: Path):

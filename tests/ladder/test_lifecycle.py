@@ -38,10 +38,28 @@ def test_the_table_allows_the_documented_way_and_nothing_else():
     for status in lifecycle.STATUSES:
         if status not in (FAILED, DISABLED):
             assert lifecycle.allowed(status, DISABLED), f"the organiser can disable a {status} version"
-        assert not lifecycle.allowed(DISABLED, status) and not lifecycle.allowed(FAILED, status), "final states"
+        assert not lifecycle.allowed(DISABLED, status), "disabled is final"
+        assert lifecycle.allowed(FAILED, status) == (status == QUEUED), "failed: only queued again (revalidation)"
     assert not lifecycle.allowed(QUEUED, ACTIVE) and not lifecycle.allowed(UPLOADING, ACTIVE), "no skipping the build"
     with pytest.raises(IllegalTransition, match="version x@1 is disabled: it cannot become validating"):
         lifecycle.check("x@1", DISABLED, VALIDATING)
+
+
+def test_the_organiser_revalidates_a_failed_version_and_nothing_else(store: LadderStore):
+    failed = store.transition(
+        new_version(store, QUEUED).id, FAILED, attempts=2, reason="validation could not be played: the platform failed it"
+    )
+    again = store.revalidate(failed.entry)
+    assert (again.status, again.attempts, again.reason) == (QUEUED, 0, "")
+    for status in (QUEUED, VALIDATING, DISABLED):
+        other = new_version(store, status)
+        if status == DISABLED:
+            other = store.transition(other.id, DISABLED)
+        with pytest.raises(LadderError, match=f"is {status}, not failed"):
+            store.revalidate(other.entry)
+        assert store.version(other.id).status == status, "nothing changed"
+    with pytest.raises(LadderError, match="no version"):
+        store.revalidate("nobody@9")
 
 
 def test_a_disable_during_a_build_is_not_undone_by_the_builder(store: LadderStore):

@@ -48,7 +48,7 @@ def test_a_refused_table_is_not_opened_nor_counted(tmp_path: Path):
     off = tables(tmp_path, enabled=False)
 
     async def attempt() -> None:
-        off.open("alpha", 0, [None, None, None, None])
+        await off.open("alpha", 0, [None, None, None, None])
 
     with pytest.raises(PracticeRefused, match="turned off"):
         asyncio.run(attempt())

@@ -5,7 +5,14 @@ A rehearsal restarted its own Docker daemon (11 s down) and the ladder voided
 was charged an attempt, and was given up after three.  A build started
 meanwhile would have failed the team's version.  Now the first such failure
 marks the engine down, the pair or build gets its attempt back, and nothing
-new starts until the engine answers a ping again.
+new starts until the engine starts a container again.
+
+The same for an engine that answers but starts nothing (CI met Docker 20.10's
+libnetwork deadlock: pings, ``version``, ``ps`` and ``create`` answered, no
+``start`` or removal ever did): here the daemon's runtime is a wrapper of runc
+that waits while a flag file exists, so every start, kill and removal hangs
+while the engine answers everything else, under a running ladder, then the
+flag goes.  The ladder's watch starts a container, so it sees the outage.
 
 Real parts: ``arena ladder serve`` on a Docker daemon of the test's own
 (never the machine's: its engine may be shared), stopped and started again.
@@ -13,9 +20,12 @@ Real parts: ``arena ladder serve`` on a Docker daemon of the test's own
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import sqlite3
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +33,7 @@ from docker_support import BASE_IMAGE, engine_or_skip
 from helpers import wait_until
 
 from arena.ladder.engine_watch import EngineWatch
+from arena.rehearse.bots import bot_source, tarball
 from arena.rehearse.docker_host import own_engine
 from arena.rehearse.faults import restart_daemon
 from arena.rehearse.own_faults import can_make_faults
@@ -31,6 +42,10 @@ from arena.rehearse.server import LadderProcess
 from arena.rehearse.teams import Team
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1800)]
+
+#: How long the engine starts nothing (seconds): the fault's length, not a bound on the ladder.  Long enough
+#: for a watch that only pings to let the new version's validation fail (its seats given up after 15 s each).
+WEDGE_S = 150.0
 
 
 def _one(directory: Path, name: str, query: str) -> list[tuple]:
@@ -42,17 +57,49 @@ def _done_pairs(directory: Path) -> int:
     return _one(directory, "results.sqlite", "SELECT COUNT(*) FROM pairs WHERE status='done'")[0][0]
 
 
-def test_an_engine_that_stops_for_a_while_voids_no_pair_and_fails_no_build(tmp_path: Path):
+def _wedge_runtime(folder: Path) -> tuple[Path, tuple[str, ...]]:
+    """A runtime that waits while ``folder/wedged`` exists, then is runc; its flag and the daemon's arguments."""
+    flag = folder / "wedged"
+    runtime = folder / "wedge-runc"
+    runc = shutil.which("runc") or "/usr/sbin/runc"
+    runtime.write_text(  # `--version` answers at once: `docker version` and `info` ask it (a wedged engine answers them)
+        f"#!/bin/sh\n[ \"$1\" = --version ] && exec {runc} --version\n"
+        f"while [ -e {flag} ]; do sleep 0.2; done\nexec {runc} \"$@\"\n"
+    )
+    runtime.chmod(0o755)
+    return flag, (f"--add-runtime=wedge={runtime}", "--default-runtime=wedge")
+
+
+@contextlib.contextmanager
+def _starts_nothing(flag: Path) -> Iterator[None]:
+    """For the block, the engine answers every call but starts, kills and removes no container."""
+    flag.touch()
+    try:
+        yield
+    finally:
+        flag.unlink()
+
+
+def _no_voids_and_no_failures(directory: Path) -> None:
+    voids = _one(directory, "results.sqlite", "SELECT seq, reason FROM pairs WHERE status='void'")
+    assert voids == [], voids
+    failed = _one(directory, "ladder.sqlite", "SELECT team, number, reason FROM versions WHERE status='failed'")
+    assert failed == [], failed
+
+
+def test_an_engine_that_stops_or_starts_nothing_voids_no_pair_and_fails_no_build(tmp_path: Path):
     engine_or_skip("the engine outage test").close()
     why_not = can_make_faults()
     if why_not is not None:  # as the platform-fault tests: never skipped in CI
         (pytest.fail if os.environ.get("CI") else pytest.skip)(why_not)
-    with own_engine(BASE_IMAGE) as daemon:
-        ladder = LadderProcess(tmp_path / "lad", env={"DOCKER_HOST": daemon.url})
+    flag, runtime_args = _wedge_runtime(tmp_path)
+    with own_engine(BASE_IMAGE, dockerd_args=runtime_args) as daemon:
+        # Engine calls bounded to 15 s (ARENA_DOCKER_TIMEOUT): a start the engine never answers fails sooner.
+        ladder = LadderProcess(tmp_path / "lad", env={"DOCKER_HOST": daemon.url, "ARENA_DOCKER_TIMEOUT": "15"})
         try:
             ladder.init({"submissions.validation_hands": "1", "time.move": "1.0", "time.bank": "4.0"},
                         base_image=BASE_IMAGE, max_hands=2)  # fmt: skip
-            teams = [Team(name, ladder.add_team(name), "") for name in ("alpha", "beta", "gamma")]
+            teams = [Team(name, ladder.add_team(name), "") for name in ("alpha", "beta", "gamma", "delta")]
             ladder.start()
             for team in teams:
                 team.url = ladder.url
@@ -73,12 +120,30 @@ def test_an_engine_that_stops_for_a_while_voids_no_pair_and_fails_no_build(tmp_p
                 ladder.directory, "ladder.sqlite", "SELECT status FROM versions WHERE team='gamma'")[0][0] == "active"
                 and _done_pairs(ladder.directory) >= before + 2)  # fmt: skip
             assert ladder.running, ladder.tail()
-            voids = _one(ladder.directory, "results.sqlite", "SELECT seq, reason FROM pairs WHERE status='void'")
-            assert voids == [], voids
-            failed = _one(ladder.directory, "ladder.sqlite", "SELECT team, number, reason FROM versions WHERE status='failed'")
-            assert failed == [], failed
+            _no_voids_and_no_failures(ladder.directory)
             log = ladder.log.read_text(errors="replace")
-            assert "the Docker engine does not answer" in log and "the Docker engine answers again" in log, log[-3000:]
+            assert "the Docker engine is not available" in log and "the Docker engine is available again" in log, log[-3000:]
+
+            # The engine answers pings but starts no container: a pair or a build meets it, the watch's start sees it.
+            told = log.count("the Docker engine is not available")
+            with _starts_nothing(flag):
+                began = time.monotonic()
+                # A Dockerfile with no RUN step: its build starts no container, so its validation meets the engine.
+                sent = teams[3].submit_archive(tarball({
+                    "bot.py": bot_source("random", 0.0),
+                    "Dockerfile": "ARG BOT_BASE\nFROM ${BOT_BASE}\nCOPY bot.py /bot/bot.py\n",
+                }), Upload(0.0, "honest", base="random"), 0.0)  # fmt: skip
+                assert sent.status == 201, sent
+                wait_until("the ladder sees the engine start nothing", lambda: ladder.log.read_text(
+                    errors="replace").count("the Docker engine is not available") > told, timeout=900)  # fmt: skip
+                time.sleep(max(0.0, WEDGE_S - (time.monotonic() - began)))  # the fault lasts WEDGE_S (see there)
+                _no_voids_and_no_failures(ladder.directory)
+            before = _done_pairs(ladder.directory)
+            wait_until("delta active and more pairs, with nobody's help", lambda: _one(
+                ladder.directory, "ladder.sqlite", "SELECT status FROM versions WHERE team='delta'")[0][0] == "active"
+                and _done_pairs(ladder.directory) >= before + 2, timeout=900)  # fmt: skip
+            assert ladder.running, ladder.tail()
+            _no_voids_and_no_failures(ladder.directory)
         finally:
             if ladder.running:
                 ladder.stop()
@@ -115,7 +180,7 @@ def test_the_watch_pings_with_a_growing_pause_and_tells_once_each_way():
     clock.now += 1.0
     assert watch.ready() and pings == [101.0, 103.0]
     assert watch.ready() and len(pings) == 2, "answering again: no more pings"
-    assert len(told) == 2 and "does not answer" in told[0] and "answers again (after 3 s)" in told[1]
+    assert len(told) == 2 and "is not available" in told[0] and "available again (after 3 s)" in told[1]
 
 
 def test_a_platform_error_is_an_outage_only_if_the_engine_does_not_answer():

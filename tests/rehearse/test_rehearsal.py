@@ -58,7 +58,7 @@ def test_a_short_term_with_kills_and_hostile_uploads_loses_nothing_and_leaves_no
     outcomes = {h["kind"]: h["outcome"] for h in report["hostile"]}
     assert len(report["hostile"]) == 4 and "uncontained" not in outcomes.values(), report["hostile"]
     assert all(outcomes[k] == "refused" for k in outcomes if k in REFUSED_KINDS), report["hostile"]
-    assert report["left_behind"] == {"containers": [], "temp_dirs": [], "tmp_files": [], "processes": []}
+    assert report["left_behind"] == {"containers": [], "images": [], "temp_dirs": [], "tmp_files": [], "processes": []}
 
     assert report["tau_over_time"], "τ was sampled during the term"
     truth = {t.name: t.strength for t in plan.teams}

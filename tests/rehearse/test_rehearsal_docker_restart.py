@@ -43,4 +43,4 @@ def test_a_term_whose_docker_daemon_restarts_and_disk_fills_loses_nothing_and_le
     assert (tmp_path / "lad" / "results.sqlite").is_file(), "the ladder's files are kept after its filesystem goes"
     assert report["pairs"]["done"] >= 4
     assert report["games"]["doubled"] == report["games"]["lost"] == report["games"]["records_unequal"] == []
-    assert report["left_behind"] == {"containers": [], "temp_dirs": [], "tmp_files": [], "processes": []}
+    assert report["left_behind"] == {"containers": [], "images": [], "temp_dirs": [], "tmp_files": [], "processes": []}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox.docker import LABEL, MATCH_LABEL, RUN_LABEL
+from arena.sandbox.docker import LABEL, MATCH_LABEL, NO_NETWORK, RUN_LABEL
 from arena.tournament import load_config, open_store
 from arena.tournament.runner import resolve_images, table_spec
 from arena.tournament.schedule import schedule, tables
@@ -111,7 +111,7 @@ def test_only_this_runs_leftovers_are_pruned(engine, tmp_path, monkeypatch):
             # Same tournament name, same table: only the run identity tells them apart.
             containers.append(
                 engine.containers.run(
-                    BASE_IMAGE, ["sleep", "300"], detach=True, network_mode="none",
+                    BASE_IMAGE, ["sleep", "300"], detach=True, **NO_NETWORK,
                     labels={LABEL: "1", RUN_LABEL: run, MATCH_LABEL: "same/p000-t1"},
                 )  # fmt: skip
             )

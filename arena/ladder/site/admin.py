@@ -58,7 +58,8 @@ def admin_page(site: SiteDep, who: Who) -> Response:
     teams = site.store.teams()
     return site.page("admin.html", who, teams=teams, pending=[t for t in teams if t.pending],
                      members={t.name: site.store.members(t.name) for t in teams},
-                     versions=[site.version_private(v) for v in site.store.versions()], paused=site.store.paused)  # fmt: skip
+                     versions=[site.version_private(v) for v in site.store.versions()], paused=site.store.paused,
+                     engine_down=site.state().engine_down)  # fmt: skip
 
 
 @router.post("/admin/{action}")

@@ -21,7 +21,8 @@ def api_leaderboard(site: SiteDep) -> JSONResponse:
     """Active versions, best first: rank, team, version, Elo and 95% interval, pairs, points per table-hand."""
     state = site.state()
     return JSONResponse({"ladder": site.settings.name, "paused": site.store.paused, "standings": site.leaderboard(),
-                         "in_play": [list(p) for p in state.in_play], "building": state.building})  # fmt: skip
+                         "in_play": [list(p) for p in state.in_play], "building": state.building,
+                         "engine_waiting": state.engine_down is not None})  # fmt: skip
 
 
 @router.get("/teams/{team}")

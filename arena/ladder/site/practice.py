@@ -137,7 +137,7 @@ async def open_practice(
             )
         bots.append(SeatBot(entry, found.image_id))
     try:
-        opened = practice.open(who.team, seat, bots)  # on the event loop: the table's match starts on it
+        opened = await practice.open(who.team, seat, bots)  # its row in a thread; its match starts on this loop
     except PracticeRefused as exc:
         return await run_in_threadpool(_me_with, site, who, str(exc), 409)
     return RedirectResponse(f"/practice/{opened.key}", status_code=303)

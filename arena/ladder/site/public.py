@@ -20,6 +20,7 @@ def home(site: SiteDep, who: Who) -> HTMLResponse:
     state = site.state()
     return site.page("leaderboard.html", who, rows=site.leaderboard(), games=site.recent_games(15),
                      paused=site.store.paused, building=state.building, in_play=state.in_play,
+                     engine_down=state.engine_down is not None,
                      live=state.live.games() if state.live is not None else [],
                      refresh=REFRESH_S, **calendar_view(site))  # fmt: skip
 
