@@ -40,7 +40,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 #: Seconds each module took in a measured run (the fallback when this machine has no run of its own cached).
-MEASURED = HERE / "module_seconds.json"
+MEASURED = Path(os.environ.get("ARENA_TEST_MODULE_SECONDS", HERE / "module_seconds.json"))
 #: Where the last run's module times are kept in pytest's cache.
 CACHE_KEY = "arena/module-seconds"
 #: A module never measured counts as this many seconds.
