@@ -101,9 +101,14 @@ class _Said:
         self.lines: list[str] = []
         self.log: list[tuple[str, Any]] = []
         self.on_worker = False
+        self.worker = "this run"
+        self.workers = 1
 
     def begin(self, item: pytest.Item) -> None:
         self.lines, self.log, self.on_worker = [], [], is_worker(item.config)
+        # From the worker's own input, not the environment: a pytest a test starts inherits a worker's.
+        workerinput = getattr(item.config, "workerinput", {})
+        self.worker, self.workers = workerinput.get("workerid", "this run"), int(workerinput.get("workercount", 1))
 
     def note(self, kind: str, value: Any) -> None:
         """One entry of :data:`LOG` (``restarts``, ``reruns``, ``wedged_unrestarted``)."""
@@ -116,11 +121,6 @@ class _Said:
 
 
 _said = _Said()
-
-
-def worker_name() -> str:
-    """``gw1`` on a worker of ``pytest -n``, else ``this run``."""
-    return os.environ.get("PYTEST_XDIST_WORKER") or "this run"
 
 
 def restarts() -> list[dict[str, Any]]:
@@ -285,10 +285,10 @@ def _after_a_wedge(
             return reports
         else:
             said = restart_engine()
-            record_restart({"at": time.time(), "by": worker_name(), "after": item.nodeid, "said": said})
+            record_restart({"at": time.time(), "by": _said.worker, "after": item.nodeid, "said": said})
             _said.note("restarts", f"after {item.nodeid}: {said}")
             _say(item, f"  engine restarted (goroutines kept in /var/log/arena): {said}; the test runs again")
-            if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+            if _said.workers > 1:
                 _say(item, "  the other workers' tests under way met the restart: each that failed runs again, said so")
     return _run_again(item, nextitem)
 
