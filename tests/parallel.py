@@ -175,13 +175,13 @@ def record_module_seconds(config: pytest.Config, durations: dict[str, float]) ->
 # ------------------------------------------------------------------------- the scheduler
 
 
-def _scheduler_base() -> type:
+try:
     from xdist.scheduler import LoadScopeScheduling
+except ImportError:  # an older venv without pytest-xdist: a run without -n needs nothing of it
+    LoadScopeScheduling = object
 
-    return LoadScopeScheduling
 
-
-class ArenaScheduling(_scheduler_base()):  # type: ignore[misc]
+class ArenaScheduling(LoadScopeScheduling):  # type: ignore[misc,valid-type]
     """Whole modules to workers, longest first; the ``alone`` tests last, on one worker with no other busy.
 
     A worker is sent a new module when it has two tests or fewer left (as
@@ -194,9 +194,11 @@ class ArenaScheduling(_scheduler_base()):  # type: ignore[misc]
         super().__init__(config, log)
         self.alone_queue: OrderedDict[str, dict[str, bool]] = OrderedDict()
         self.alone_node: Any = None
+        self.alone_ids: set[str] = set()
 
     def _split_scope(self, nodeid: str) -> str:
-        return module_of(nodeid)
+        """A module; its alone tests are a unit of their own (a worker may still hold the module's last test)."""
+        return module_of(nodeid) + ("@alone" if nodeid in self.alone_ids else "")
 
     @property
     def tests_finished(self) -> bool:
@@ -216,12 +218,11 @@ class ArenaScheduling(_scheduler_base()):  # type: ignore[misc]
             self.log("**Different tests collected, aborting run**")
             return
         self.collection = list(next(iter(self.registered_collections.values())))
-        alone = alone_tests()
+        self.alone_ids = alone_tests() & set(self.collection)
         units: dict[str, dict[str, bool]] = {}
         for nodeid in self.collection:
-            scope = self._split_scope(nodeid)
-            queue = self.alone_queue if nodeid in alone else units
-            queue.setdefault(scope, {})[nodeid] = False
+            queue = self.alone_queue if nodeid in self.alone_ids else units
+            queue.setdefault(self._split_scope(nodeid), {})[nodeid] = False
         weights = module_seconds(self.config)
         for scope in sorted(units, key=lambda s: -weights.get(s, UNKNOWN_SECONDS)):
             self.workqueue[scope] = units[scope]

@@ -40,15 +40,16 @@ def logged(request):
         log.write(json.dumps(line) + "\\n")
 '''
 
+#: Written (and collected) in an order other than the longest-first one the scheduler must deal them in.
 MODULES = {
     "test_light.py": LOGGED + "\n\ndef test_one():\n    pass\n\n\ndef test_two():\n    pass\n",
-    "test_heavy.py": LOGGED + "\n\ndef test_one():\n    pass\n\n\ndef test_two():\n    pass\n\n\ndef test_three():\n    pass\n",
     "test_middle.py": LOGGED + (
         "\n\ndef test_one():\n    pass\n\n\n@pytest.mark.alone('measures the machine')\ndef test_measures():\n    pass\n"
         "\n\ndef test_two():\n    pass\n"
     ),
     "test_loads.py": LOGGED.replace("import pytest\n", "import pytest\n\npytestmark = pytest.mark.alone('loads the machine')\n")
     + "\n\ndef test_one():\n    pass\n\n\ndef test_two():\n    pass\n",
+    "test_heavy.py": LOGGED + "\n\ndef test_one():\n    pass\n\n\ndef test_two():\n    pass\n\n\ndef test_three():\n    pass\n",
 }
 SECONDS = {"test_light.py": 1.0, "test_heavy.py": 100.0, "test_middle.py": 50.0, "test_loads.py": 500.0}
 
