@@ -282,10 +282,13 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 
 def _save_measured(cache_dir: Path, out: Path = MEASURED) -> int:
-    """Write the cached module times of the last full run to the measured table; how many modules."""
-    cached = json.loads((cache_dir / "v" / "arena" / "module-seconds").read_text())
-    write_json(out, dict(sorted(cached.items())))
-    return len(cached)
+    """Merge the cached module times of this machine's runs into the measured table; how many modules it has."""
+    table: dict[str, float] = {}
+    with contextlib.suppress(OSError, ValueError):
+        table.update(json.loads(out.read_text()))
+    table.update(json.loads((cache_dir / "v" / "arena" / "module-seconds").read_text()))
+    write_json(out, dict(sorted(table.items())))
+    return len(table)
 
 
 if __name__ == "__main__":  # python tests/parallel.py: the last run's times become the measured table
