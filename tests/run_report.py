@@ -229,6 +229,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     for line in summary_lines():
         write(f"== engine guard: {line}")
     slowest = sorted(_state.durations.items(), key=lambda kv: -kv[1])[:SLOWEST]
-    write("== slowest: " + ", ".join(f"{nodeid.rsplit('::', 1)[-1][:50]} {seconds:.0f} s" for nodeid, seconds in slowest))
+    if slowest:  # (none when nothing ran: --collect-only)
+        write("== slowest: " + ", ".join(f"{nodeid.rsplit('::', 1)[-1][:50]} {seconds:.0f} s" for nodeid, seconds in slowest))
     for failure in _state.failures:
         write(f"== failed: {failure}")
