@@ -94,9 +94,7 @@ class UndoBook:
 
 def restore_state(state: GameState, saved: GameState) -> None:
     """Make ``state`` (the loop's own object, which others hold) the same as ``saved``; ``saved`` is kept."""
-    copy = saved.clone()
-    for name in GameState.__slots__:
-        setattr(state, name, getattr(copy, name))
+    state.restore(saved)
 
 
 __all__ = ["RewindPoint", "UndoBook", "restore_state"]
