@@ -44,6 +44,13 @@ def own_containers(client: Any, **filters: Any) -> list[dict[str, Any]]:
 REMOVE_OWN_S = 60.0
 
 
+def _described(info: dict[str, Any]) -> str:
+    """A leftover named so that a failure says whose it was: name, image, state and the arena's labels."""
+    name = str((info.get("Names") or [info["Id"][:12]])[0]).lstrip("/")
+    labels = {k: v for k, v in (info.get("Labels") or {}).items() if k.startswith("arena.") and k != TEST_LABEL}
+    return f"{name} ({info.get('Image', '?')}, {info.get('State', '?')}, {labels})"
+
+
 def remove_own(client: Any, within: float = REMOVE_OWN_S) -> list[str]:
     """Remove this test run's containers (and their volumes) at once; returns their names.
 
@@ -55,7 +62,7 @@ def remove_own(client: Any, within: float = REMOVE_OWN_S) -> list[str]:
         found = own_containers(client)
     except Exception:  # noqa: BLE001 - an engine that cannot list them: nothing to name
         return []
-    names = [str((info.get("Names") or [info["Id"][:12]])[0]).lstrip("/") for info in found]
+    names = [_described(info) for info in found]
 
     def remove(container_id: str) -> None:
         with contextlib.suppress(Exception):

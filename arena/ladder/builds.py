@@ -187,6 +187,7 @@ def build_and_validate(
             base_image=config.submissions.base_image, client=client, on_line=lambda line: log.write(line + "\n"),
             limits=dir_limits(config), build_limits=config.submissions.build_limits, cancel=cancel,
             scratch=config.directory / "tmp",  # emptied when the server starts (a kill mid-build leaves nothing)
+            run_labels={RUN_LABEL: run_id},  # a server killed mid-build: its next start prunes the build's holder
         )  # fmt: skip
     except BuildInterrupted as exc:
         if exc.reason == "cancelled":

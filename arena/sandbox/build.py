@@ -382,12 +382,15 @@ def build_image(
     build_limits: BuildLimits | None = None,
     cancel: threading.Event | None = None,
     scratch: Path | None = None,
+    run_labels: Mapping[str, str] | None = None,
 ) -> BuiltImage:
     """Build the image of the bot in ``source`` offline; returns its ID.
 
     The build context is copied into a new directory under ``scratch`` (the
     system's temporary directory by default; a server passes one of its own,
     which it empties when it starts: a kill -9 mid-build leaves nothing behind).
+``run_labels`` go on the build's network holder (a server's ``arena.run``):
+the run's next start prune removes the holder of a build killed with it.
 
     Without a Dockerfile, ``source`` needs ``bot.py`` and is built with
     :data:`DEFAULT_DOCKERFILE` on the bot base image ``bot_base`` (made first
@@ -454,7 +457,7 @@ def build_image(
         built = _docker_build(
             client, context, tag=tag, what=str(source), on_line=on_line, buildargs=buildargs,
             holder_image=str(base.id), labels={**env_labels(), LABEL: "1", BUILD_LABEL: source.name},
-            limits=build_limits, cancel=cancel,
+            limits=build_limits, cancel=cancel, run_labels=run_labels,
         )  # fmt: skip
     finally:
         remove_tree(tmp, ignore_errors=True)  # a copy of a submission: never removed recursively
@@ -473,6 +476,7 @@ def _docker_build(
     holder_image: str,
     limits: BuildLimits | None = None,
     cancel: threading.Event | None = None,
+    run_labels: Mapping[str, str] | None = None,
 ) -> BuiltImage:
     """Run one offline build of ``context`` under ``limits``; a failure raises BuildError with the log's tail.
 
@@ -485,7 +489,9 @@ def _docker_build(
     """
     limits = limits or BuildLimits()
     try:
-        with build_network(client, holder_image, on_note=on_line, timeout_s=limits.timeout_s) as network_mode:
+        with build_network(
+            client, holder_image, on_note=on_line, timeout_s=limits.timeout_s, labels=run_labels
+        ) as network_mode:
             result = run_build(
                 client, context, tag=tag, buildargs=buildargs, labels=labels, limits=limits,
                 keep_chars=LOG_KEEP_CHARS, on_line=on_line, cancel=cancel, network_mode=network_mode,

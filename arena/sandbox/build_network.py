@@ -21,7 +21,7 @@ An engine that does not start the holder in time (a wedged one) raises
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from arena.sandbox.docker import LABEL, NO_NETWORK, DockerUnavailable, env_labels
@@ -64,18 +64,20 @@ def holder_settings(image: str, labels: dict[str, str], lifetime_s: int = HOLDER
 
 @contextlib.contextmanager
 def build_network(
-    client: Any, image: str, on_note: Callable[[str], None] | None = None, *, timeout_s: float | None = None
+    client: Any, image: str, on_note: Callable[[str], None] | None = None, *, timeout_s: float | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> Iterator[str]:
     """The ``networkmode`` for one build whose steps run on ``image``: ``container:<holder>``.
 
     The holder is removed when the block ends, however it ends; a builder
     killed meanwhile leaves one that ends by itself ``HOLDER_MARGIN_S`` after
     the build's ``timeout_s`` would have.  If it cannot start, ``"none"`` is
-    yielded and ``on_note`` (if given) is told why.
+    yielded and ``on_note`` (if given) is told why.  ``labels`` go on the
+    holder too (a run's ``arena.run``: the run's next start prune finds it).
     """
     import docker.errors
 
-    settings = holder_settings(image, {}, holder_lifetime(timeout_s))
+    settings = holder_settings(image, dict(labels or {}), holder_lifetime(timeout_s))
     settings.pop("detach")
     holder = None
     try:

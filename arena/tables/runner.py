@@ -178,11 +178,16 @@ class Runner:
         return RunOutcome(self.interrupted)
 
     async def _prune_at_start(self) -> None:
-        """The leftovers of an earlier run of this one, before anything plays: an engine error there ends the run.
+        """The leftovers of an earlier run of this one (containers, half-written records), before anything plays.
+
+        An engine error there ends the run.
 
         The prune raises :class:`~arena.errors.ArenaError` (one line) when it
         cannot do its work: nothing is started, and the end's prune is not tried.
         """
+        # The runner is its directory's one writer (the caller holds its lock): a temporary
+        # record there is a killed run's, never put in place; it goes before anything is written.
+        await trio.to_thread.run_sync(self.ledger.remove_leftovers)
         if self.prune is None:
             return
         try:
