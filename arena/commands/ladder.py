@@ -23,9 +23,9 @@ from arena.commands.common import console, err_console, fail, print_json
 from arena.commands.options import PresetOption, SetOption, warn_if_oversubscribed
 from arena.errors import ArenaError
 from arena.ladder.config import CONFIG_NAME, LadderConfig, load_ladder_config, template
-from arena.ladder.export import ladder_standings
-from arena.ladder.paths import source_dir
-from arena.ladder.sizes import mib
+from arena.ladder.course.export import ladder_standings
+from arena.ladder.common.paths import source_dir
+from arena.ladder.site.sizes import mib
 from arena.ladder.store import UPLOADING, LadderStore, token_hash
 from arena.sandbox.build import DEFAULT_BASE_IMAGE
 from arena.sandbox.tree import remove_tree
@@ -142,7 +142,7 @@ def admin_rotate_token(
     """
     import os
 
-    from arena.ladder.admin_token import rotate_admin_token
+    from arena.ladder.teams.admin_token import rotate_admin_token
     from arena.ladder.store import new_token
 
     _, store = _open(directory)
@@ -290,15 +290,15 @@ def serve(
     import trio
     import uvicorn
 
-    from arena.ladder import http_server
-    from arena.ladder.scratch import private_temp_dir
+    from arena.ladder.site import http_server
+    from arena.ladder.common.scratch import private_temp_dir
     from arena.ladder.service import LadderService, open_results
-    from arena.ladder.web import create_app, wrap
+    from arena.ladder.site.app import create_app, wrap
     from arena.tables.players import LocalTables, TablePlayer
 
     config, store = _open(directory)
     _recover_uploads(config, store)
-    private_temp_dir(store.meta()["ladder_id"])  # its tables' temp files, removed at exit: arena.ladder.scratch
+    private_temp_dir(store.meta()["ladder_id"])  # its tables' temp files, removed at exit: arena.ladder.common.scratch
     results = open_results(config, store.meta()["ladder_id"])
     player: TablePlayer
     if scheduler is not None:

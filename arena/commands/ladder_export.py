@@ -44,7 +44,7 @@ def export_command(
     Read from the stores (fine while the server runs), by the same definition as the site and `arena ladder show`. With neither option, CSV to standard output.
     With --final: the final table frozen after the deadline (refused before), one row per member, e-mail first, with a grade column (docs/ladder.md, "Running a course").
     """
-    from arena.ladder import export as ex
+    from arena.ladder.course import export as ex
 
     if csv_path is None and json_path is None and canvas_path is None:
         csv_path = Path("-")

@@ -15,11 +15,11 @@ from typing import Any
 
 from arena_sdk.engine import RulesError, Ruleset, resolve_ruleset
 
-from arena.ladder import paths
-from arena.ladder.calendar import Calendar, parse_instant
-from arena.ladder.grades import GradeBands, parse_bands
-from arena.ladder.matchmaking import Settings as MatchmakingSettings
-from arena.ladder.roster import ROSTER_TEMPLATE, RosterError, RosterSettings, parse_roster_settings
+from arena.ladder.common import paths
+from arena.ladder.course.calendar import Calendar, parse_instant
+from arena.ladder.course.grades import GradeBands, parse_bands
+from arena.ladder.games.matchmaking import Settings as MatchmakingSettings
+from arena.ladder.teams.roster import ROSTER_TEMPLATE, RosterError, RosterSettings, parse_roster_settings
 from arena.match import TimeControl
 from arena.match.spec import check_seconds, default_hard_cap
 from arena.sandbox.bot_dir import parse_size
@@ -46,7 +46,7 @@ _SECTIONS: dict[str, set[str]] = {
         "max_connections", "shutdown_timeout",
     },
     "roster": {field.name for field in dataclasses.fields(RosterSettings)},
-    # A course's calendar and grades (arena.ladder.calendar, arena.ladder.grades): see _calendar below.
+    # A course's calendar and grades (arena.ladder.course.calendar, arena.ladder.course.grades): see _calendar below.
     "schedule": {"opens", "deadline", "final_until", "after_deadline"},
     "final": {"choose_from", "los", "resolution"},
     "grades": {"bands", "missing"},
@@ -112,7 +112,7 @@ class ServerSettings:
     """Seconds requests in flight get to finish when the server stops (then they are cut)."""
 
 
-# ------------------------------------------------------------ [play]: practice tables on the site (arena.ladder.practice)
+# ------------------------------------------------------------ [play]: practice tables on the site (arena.ladder.games.practice)
 
 _SECTIONS["play"] = {"enabled", "tables", "per_team_per_day"}
 
@@ -423,14 +423,14 @@ def load_ladder_config(directory: Path) -> LadderConfig:
 
 
 def _roster_settings(table: dict[str, Any]) -> RosterSettings:
-    """``[roster]`` (arena.ladder.roster); :class:`ConfigError` (one line) for a bad value."""
+    """``[roster]`` (arena.ladder.teams.roster); :class:`ConfigError` (one line) for a bad value."""
     try:
         return parse_roster_settings(table)
     except RosterError as exc:
         raise ConfigError(str(exc)) from None
 
 
-# ------------------------------------------------------------ a course's calendar and grades (arena.ladder.calendar)
+# ------------------------------------------------------------ a course's calendar and grades (arena.ladder.course.calendar)
 
 
 def _calendar(data: dict[str, Any]) -> Calendar:
@@ -464,7 +464,7 @@ def _grades(data: dict[str, Any]) -> GradeBands:
 
 
 def parse_matchmaking(table: dict[str, Any]) -> MatchmakingSettings:
-    """``[matchmaking]``: every :class:`~arena.ladder.matchmaking.Settings` field, by its type.
+    """``[matchmaking]``: every :class:`~arena.ladder.games.matchmaking.Settings` field, by its type.
 
     Unknown keys were refused before (``_check_keys``); a value of the wrong type or out
     of range is one :class:`ConfigError` line naming the key.

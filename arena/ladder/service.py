@@ -11,15 +11,15 @@ compare-and-set :meth:`~arena.ladder.store.LadderStore.transition`.
 What is the ladder's own:
 
 - which pair next: one left unfinished (its missing tables only), else
-  :func:`arena.ladder.matchmaking.next_pairing` over the current standings;
-- the standings, kept game by game (:class:`~arena.ladder.standings.StandingsBook`),
+  :func:`arena.ladder.games.matchmaking.next_pairing` over the current standings;
+- the standings, kept game by game (:class:`~arena.ladder.games.standings.StandingsBook`),
   with a history row per version after every pair;
 - a newly active version that loses its first games by crash or forfeit is
   suspended and its team's previous good version restored;
-- builds, as side work of the loop (:class:`~arena.ladder.build_queue.BuildQueue`);
-- the course's calendar (:mod:`arena.ladder.calendar`): the phase is asked of the
+- builds, as side work of the loop (:class:`~arena.ladder.versions.build_queue.BuildQueue`);
+- the course's calendar (:mod:`arena.ladder.course.calendar`): the phase is asked of the
   clock before every pick; after the deadline the final versions are fixed (once,
-  stored) and only they play, in the final evaluation's order (:mod:`arena.ladder.final`),
+  stored) and only they play, in the final evaluation's order (:mod:`arena.ladder.course.final`),
   until every neighbour pair is separated or tied or ``final_until`` passes; then the
   final table is stored and nothing more plays.  Each phase change is a console line.
 
@@ -41,18 +41,18 @@ from collections.abc import Callable, Mapping
 
 import trio
 
-from arena.ladder import final
-from arena.ladder.build_queue import BuildQueue
-from arena.ladder.calendar import BEFORE, FINAL, FROZEN, OPEN, Clock, countdown, iso, phase, utc_now
+from arena.ladder.course import final
+from arena.ladder.versions.build_queue import BuildQueue
+from arena.ladder.course.calendar import BEFORE, FINAL, FROZEN, OPEN, Clock, countdown, iso, phase, utc_now
 from arena.ladder.config import LadderConfig
-from arena.ladder.engine_watch import CHECK_S, EngineWatch
-from arena.ladder.export import ladder_book
-from arena.ladder.final_store import FinalStore
-from arena.ladder.lifecycle import ACTIVE, QUEUED, RETIRED, IllegalTransition
-from arena.ladder.live import LiveGames
-from arena.ladder.matchmaking import Standing as MatchStanding
-from arena.ladder.matchmaking import next_pairing
-from arena.ladder.state import CLUSTER_FORMAT, LadderState, game_ids, pair_cluster
+from arena.ladder.common.engine_watch import CHECK_S, EngineWatch
+from arena.ladder.course.export import ladder_book
+from arena.ladder.course.final_store import FinalStore
+from arena.ladder.versions.lifecycle import ACTIVE, QUEUED, RETIRED, IllegalTransition
+from arena.ladder.games.live import LiveGames
+from arena.ladder.games.matchmaking import Standing as MatchStanding
+from arena.ladder.games.matchmaking import next_pairing
+from arena.ladder.games.state import CLUSTER_FORMAT, LadderState, game_ids, pair_cluster
 from arena.ladder.store import LadderStore, Version
 from arena.match.seeds import bot_seed_key, derive_seed
 from arena.referee.botspec import BotSpec
@@ -120,7 +120,7 @@ class LadderService:
         self.secret = results.secret
         self.ledger = Ledger(results, config.directory, ruleset_hash=config.rules.hash)
         self.stop = threading.Event()
-        #: Whether the Docker engine starts containers (arena.ladder.engine_watch): nothing starts while it cannot.
+        #: Whether the Docker engine starts containers (arena.ladder.common.engine_watch): nothing starts while it cannot.
         self.engine = EngineWatch(
             lambda text: self.on_event(LadderEvent("failure", text)),
             probe=prober(config.submissions.base_image, labels={RUN_LABEL: self.run_id}),
@@ -133,7 +133,7 @@ class LadderService:
         )  # fmt: skip
         #: Pairs in play: seq -> (first, second).
         self.busy: dict[int, tuple[str, str]] = {}
-        #: The games in play as spectators see them (arena.ladder.live): the site reads it through the state.
+        #: The games in play as spectators see them (arena.ladder.games.live): the site reads it through the state.
         self.live_games = LiveGames(config.rules.players, self.stop)
         self.state = LadderState(live=self.live_games)
         _move_legacy_pairs(store, results)

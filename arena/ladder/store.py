@@ -6,7 +6,7 @@ ladder too).  The web server and the ladder loop both write here, each in
 short transactions on its own thread's connection (SQLite serialises them; a
 busy timeout covers the wait; a connection shared by two threads would let one
 thread's statements fall inside the other's transaction).  A version's status
-moves only as :mod:`arena.ladder.lifecycle` allows, compare-and-set.
+moves only as :mod:`arena.ladder.versions.lifecycle` allows, compare-and-set.
 
 Tokens are never stored: only their SHA-256 (a token is 192 random bits, so
 a plain hash cannot be searched), compared in constant time.
@@ -27,7 +27,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.results.store import write_transaction
 from arena.results.threads import PerThread
-from arena.ladder.lifecycle import (
+from arena.ladder.versions.lifecycle import (
     ACTIVE,
     BUILDING,
     DISABLED,
@@ -454,7 +454,7 @@ class LadderStore:
 
         All or nothing: a member that exists already (added meanwhile) is a
         :class:`LadderError` and nothing is written.  The rows are checked
-        beforehand by :mod:`arena.ladder.roster`.  A team made here has a shared
+        beforehand by :mod:`arena.ladder.teams.roster`.  A team made here has a shared
         token nobody knows (its members sign in with their own).
         """
         stamp = now()

@@ -17,7 +17,7 @@ import pytest
 from docker_support import engine_or_skip
 from ladder_support import Ladder, bot_source, cli, served, tarball
 
-from arena.ladder.build_queue import next_to_build
+from arena.ladder.versions.build_queue import next_to_build
 from arena.ladder.store import Version
 
 

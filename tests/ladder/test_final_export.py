@@ -13,7 +13,7 @@ from pathlib import Path
 from calendar_support import frozen_ladder, set_keys
 from site_support import SyntheticLadder
 
-from arena.ladder.export import CANVAS_COLUMNS, FINAL_COLUMNS, final_export, final_to_csv, members_of
+from arena.ladder.course.export import CANVAS_COLUMNS, FINAL_COLUMNS, final_export, final_to_csv, members_of
 
 ARENA = str(Path(sys.executable).with_name("arena"))
 

@@ -19,7 +19,7 @@ import pytest
 from docker_support import engine_or_skip
 from ladder_support import Ladder, bot_source, served, tarball
 
-from arena.ladder.builds import MAX_ATTEMPTS
+from arena.ladder.versions.builds import MAX_ATTEMPTS
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1200)]
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from ladder_support import cli
 
-from arena.ladder.roster import RosterError, read_roster_settings, set_join_code
+from arena.ladder.teams.roster import RosterError, read_roster_settings, set_join_code
 from arena.ladder.store import LadderStore
 
 GOOD = "team,member,email\nred,Ann Lee,ann@uni.example\nred,Bob,bob@uni.example\nblue,Cy <3,cy@uni.example\n"

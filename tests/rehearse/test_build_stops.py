@@ -18,7 +18,7 @@ import pytest
 from docker_support import BASE_IMAGE, engine_or_skip
 from helpers import wait_until
 
-from arena.ladder.builds import MAX_ATTEMPTS
+from arena.ladder.versions.builds import MAX_ATTEMPTS
 from arena.rehearse.bots import bot_source, tarball
 from arena.rehearse.faults import in_progress
 from arena.rehearse.plan import Upload

@@ -1,4 +1,4 @@
-"""The ladder's web site as routers, one per audience (assembled by :func:`arena.ladder.web.create_app`).
+"""The ladder's web site as routers, one per audience (assembled by :func:`arena.ladder.site.app.create_app`).
 
 - :mod:`.public`: the leaderboard, team pages, replays (anyone);
 - :mod:`.team`: a signed-in team's own page, its bots' logs, its validation records;

@@ -1,7 +1,7 @@
 """The JSON API under ``/api/`` (docs/ladder.md, "The API"; the schema is ``/openapi.json``).
 
 The upload (``POST /api/submissions``) is assembled with the sign-in in
-:mod:`arena.ladder.web`: it reads the request body itself.
+:mod:`arena.ladder.site.app`: it reads the request body itself.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every function here that reads a store is called from a plain ``def``
 endpoint (Starlette's thread pool): the stores hand each thread its own
-connection (:class:`~arena.ladder.queries.PerThread`), so no request waits on
+connection (:class:`~arena.ladder.site.queries.PerThread`), so no request waits on
 another's transaction and none holds the event loop.
 """
 
@@ -15,12 +15,12 @@ from typing import Annotated, Any, cast
 from fastapi import Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
-from arena.ladder.paths import record_path, seat_log_path, validation_records
-from arena.ladder.queries import PLOT_POINTS, GameSummary, PerThread, Reads
+from arena.ladder.common.paths import record_path, seat_log_path, validation_records
+from arena.ladder.site.queries import PLOT_POINTS, GameSummary, PerThread, Reads
 from arena.ladder.site.settings import SiteSettings
-from arena.ladder.sizes import mib
-from arena.ladder.state import GAME_ID, LadderState
-from arena.ladder.final_store import FinalStore
+from arena.ladder.site.sizes import mib
+from arena.ladder.games.state import GAME_ID, LadderState
+from arena.ladder.course.final_store import FinalStore
 from arena.ladder.store import ACTIVE, DISABLED, RETIRED, LadderStore, Team, Version
 from arena.publish.templating import add_templates
 
@@ -36,7 +36,7 @@ REPLAY_CSP = PAGE_CSP.replace("style-src 'self';", "script-src 'self'; style-src
 #: Seconds between the leaderboard's reloads (a ``<meta http-equiv="refresh">``: no script needed).
 REFRESH_S = 30
 
-_ENV = add_templates("ladder", "arena.ladder")
+_ENV = add_templates("ladder", "arena.ladder.site")
 _ENV.filters.setdefault("per_hand", lambda v: "–" if v is None else f"{v:+.1f}")
 _ENV.filters.setdefault("mib", mib)
 
@@ -83,7 +83,7 @@ class Site:
         self.reads = Reads(self.settings.results_path, ladder_path)
         #: The calendar's stored facts: final versions, selections, the live and the frozen final table.
         self.finals = FinalStore(ladder_path)
-        #: The practice tables (arena.ladder.practice), when the site serves a whole ladder; set by the app.
+        #: The practice tables (arena.ladder.games.practice), when the site serves a whole ladder; set by the app.
         self.practice: Any = None
 
     def close(self) -> None:

@@ -11,8 +11,8 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from arena.ladder import paths
-from arena.ladder.calendar import Calendar
+from arena.ladder.common import paths
+from arena.ladder.course.calendar import Calendar
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,8 +14,8 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the standings module loads the ratings' numbers; the site only reads the values
-    from arena.ladder.live import LiveGames
-    from arena.ladder.standings import Standing
+    from arena.ladder.games.live import LiveGames
+    from arena.ladder.games.standings import Standing
 
 #: The ids of the ladder's games (:func:`game_ids`): anything else is a 404.
 GAME_ID = re.compile(r"L\d{7}-t[12]")

@@ -225,7 +225,7 @@ def difference_sds(
     From the information model (module docstring), scaled to the reported intervals: what
     rule 4's ``"order"`` separation uses. Unlike ``sqrt(se_a² + se_b²)`` it counts what
     two versions' own games against each other tell about their difference (the final
-    evaluation's verdicts, :mod:`arena.ladder.final`, use it).
+    evaluation's verdicts, :mod:`arena.ladder.course.final`, use it).
     """
     pool = sorted(standings, key=lambda s: s.name)
     index = {s.name: i for i, s in enumerate(pool)}

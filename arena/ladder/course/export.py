@@ -3,7 +3,7 @@
 ``arena ladder export DIR --csv FILE --json FILE`` (:mod:`arena.commands.ladder_export`)
 writes what :func:`export` returns. It reads ``DIR``'s two stores directly (read-only;
 fine while the server runs) and uses the standings' one definition
-(:mod:`arena.ladder.standings`): every stored game, voided pairs out, the listed rows
+(:mod:`arena.ladder.games.standings`): every stored game, voided pairs out, the listed rows
 the active versions of enabled teams. The columns and the JSON schema are in
 docs/ladder.md ("Standings and grading").
 """
@@ -23,8 +23,8 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.ladder.config import load_ladder_config
-from arena.ladder.standings import Standing, StandingsBook
-from arena.ladder.state import pair_cluster
+from arena.ladder.games.standings import Standing, StandingsBook
+from arena.ladder.games.state import pair_cluster
 from arena.ladder.store import LadderStore
 from arena.results.store import ResultsStore, StoredGame
 
@@ -241,9 +241,9 @@ def final_export(directory: Path) -> FinalExport:
 
     Raises :class:`NotFrozen` (one line, with the phase and its dates) before the table is stored.
     """
-    from arena.ladder.calendar import iso, phase, utc_now
-    from arena.ladder.final import FinalTable
-    from arena.ladder.final_store import FinalStore
+    from arena.ladder.course.calendar import iso, phase, utc_now
+    from arena.ladder.course.final import FinalTable
+    from arena.ladder.course.final_store import FinalStore
 
     config = load_ladder_config(directory)
     store = LadderStore(config.ladder_path)

@@ -15,7 +15,7 @@ worker threads (a store waiting for its lock never stalls the site).  It is boun
 When the ladder stops (Ctrl-C, SIGTERM) every practice table is cancelled:
 its bots are stopped and removed, its row says ``stopped``.
 
-Practice games go to their own store (:mod:`arena.ladder.practice_store`,
+Practice games go to their own store (:mod:`arena.ladder.games.practice_store`,
 ``DIR/practice.sqlite``) and their records under ``DIR/practice/TABLE/``:
 nothing the ratings or the standings read.
 """
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.ladder.practice_store import PracticeStore
+from arena.ladder.games.practice_store import PracticeStore
 from arena.play.table import PlayTable, TableConfig, person_time_control
 from arena.referee.botspec import BotSpec
 from arena.sandbox.docker import RUN_LABEL

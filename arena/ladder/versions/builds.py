@@ -39,8 +39,8 @@ from typing import Any
 from arena_sdk.engine import seat_name
 
 from arena.ladder.config import LadderConfig
-from arena.ladder.lifecycle import DISABLED, FAILED, SUSPENDED
-from arena.ladder.paths import source_dir, validation_dir
+from arena.ladder.versions.lifecycle import DISABLED, FAILED, SUSPENDED
+from arena.ladder.common.paths import source_dir, validation_dir
 from arena.ladder.store import Version
 from arena.match import GameOutcome, MatchSpec, game_seeds
 from arena.match.output import reproduce_command, struck_decisions, write_record
@@ -237,7 +237,7 @@ class _PlatformFault(Exception):
 def validate(config: LadderConfig, image: str, version: Version, *, run_id: str, cancel: threading.Event) -> Validation:
     """Play a short game of ``image`` against itself in the sandbox, its containers under ``run_id``.
 
-    The record goes to ``DIR/validation/v<version id>/`` (:func:`arena.ladder.paths.validation_dir`).  Raises :class:`BuildCancelled`
+    The record goes to ``DIR/validation/v<version id>/`` (:func:`arena.ladder.common.paths.validation_dir`).  Raises :class:`BuildCancelled`
     when ``cancel`` is set (the game's containers removed).  A game the platform failed (a seat the engine
     could not start, a void) is never charged to the team: :class:`EngineDown` while the engine cannot start
     a container (the version is validated again once it can), else the game is played again; a platform

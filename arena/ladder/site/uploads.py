@@ -33,7 +33,7 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
-from arena.ladder.calendar import Calendar, upload_refusal, utc_now
+from arena.ladder.course.calendar import Calendar, upload_refusal, utc_now
 from arena.ladder.store import FAILED, QUEUED, IllegalTransition, LadderError, LadderStore, Version
 from arena.sandbox.bot_dir import BotDirError, DirLimits, extract_tar
 from arena.sandbox.tree import remove_tree

@@ -1,6 +1,6 @@
 """The ladder's builds, as side work of its run loop: queued versions built ``builders`` at a time.
 
-A build runs in a worker thread (:func:`arena.ladder.builds.build_and_validate`:
+A build runs in a worker thread (:func:`arena.ladder.versions.builds.build_and_validate`:
 Docker's SDK is synchronous) and never touches the stores: what it finds (its
 phases, its outcome) is handed back to the coordinator's trio thread, which
 writes it, compare-and-set (:meth:`~arena.ladder.store.LadderStore.transition`),
@@ -12,7 +12,7 @@ cancel), and a build still running in Docker is abandoned and queued again,
 its attempt given back (a stop on purpose, Ctrl-C or SIGTERM, is not the
 build's fault: as for pairs, only starts cut by a kill count).  A build or
 validation that meets no Docker engine is queued again with its attempt given
-back, and no build starts until the engine answers (arena.ladder.engine_watch).
+back, and no build starts until the engine answers (arena.ladder.common.engine_watch).
 
 The builders are shared in turn across teams (:func:`next_to_build`), not
 first come first served: a team with a build running gets another builder
@@ -31,10 +31,10 @@ from typing import Any
 
 import trio
 
-from arena.ladder import builds
+from arena.ladder.versions import builds
 from arena.ladder.config import LadderConfig
-from arena.ladder.engine_watch import EngineWatch
-from arena.ladder.lifecycle import BUILDING, FAILED, QUEUED, VALIDATING, IllegalTransition
+from arena.ladder.common.engine_watch import EngineWatch
+from arena.ladder.versions.lifecycle import BUILDING, FAILED, QUEUED, VALIDATING, IllegalTransition
 from arena.ladder.store import LadderStore, Version
 
 log = logging.getLogger("arena.ladder")

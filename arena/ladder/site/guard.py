@@ -19,7 +19,7 @@
 
 The site's own origin is the request's scheme and ``Host``: behind the TLS
 proxy the scheme is the one the proxy forwards (``X-Forwarded-Proto``,
-believed only from ``[server] trusted_proxies``; see :mod:`arena.ladder.http_server`).
+believed only from ``[server] trusted_proxies``; see :mod:`arena.ladder.site.http_server`).
 """
 
 from __future__ import annotations

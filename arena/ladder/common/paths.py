@@ -42,7 +42,7 @@ def ladder_store(directory: Path) -> Path:
 
 
 def practice_store(directory: Path) -> Path:
-    """The practice tables' games (:mod:`arena.ladder.practice_store`), apart from the rated ones: the
+    """The practice tables' games (:mod:`arena.ladder.games.practice_store`), apart from the rated ones: the
     ratings and standings never open it; a practice table's records are under ``DIR/practice/TABLE/``."""
     return directory / "practice.sqlite"
 

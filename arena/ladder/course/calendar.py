@@ -12,7 +12,7 @@ server restarted in any phase is in that phase at once:
 - ``before``: ``opens`` is set and not reached: uploads are refused with the time;
 - ``open``: uploads are taken, the ladder plays as always;
 - ``final``: ``deadline`` passed: uploads are refused, only the final versions play
-  (the final evaluation, :mod:`arena.ladder.final`);
+  (the final evaluation, :mod:`arena.ladder.course.final`);
 - ``frozen``: ``final_until`` passed, or the final evaluation settled every adjacent
   pair: nothing plays, the final table is stored and does not change.
 

@@ -17,7 +17,7 @@ Everything a team controls (names, notes, logs) is escaped by the templates
 Content-Security-Policy (no inline script, nothing from elsewhere); the
 session cookie is ``HttpOnly`` and ``SameSite=Strict``, and every
 state-changing request with a cookie, and every sign-in, must come from the
-site's own origin (:mod:`arena.ladder.guard`, applied by :func:`wrap`).  A
+site's own origin (:mod:`arena.ladder.site.guard`, applied by :func:`wrap`).  A
 team asking for another team's private page or log gets 404, the same answer
 as for something that does not exist.
 """
@@ -37,8 +37,8 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp
 
-from arena.ladder.guard import BodyLimit, OriginCheck, SecurityHeaders
-from arena.ladder.paths import source_dir
+from arena.ladder.site.guard import BodyLimit, OriginCheck, SecurityHeaders
+from arena.ladder.common.paths import source_dir
 from arena.ladder.site.admin import router as admin_router
 from arena.ladder.site.api import router as api_router
 from arena.ladder.site.final import router as final_router
@@ -49,11 +49,11 @@ from arena.ladder.site.live import router as live_router
 from arena.ladder.site.practice import install as install_practice
 from arena.ladder.site.public import router as public_router
 from arena.ladder.site.team import router as team_router
-from arena.ladder.state import LadderState
+from arena.ladder.games.state import LadderState
 from arena.ladder.store import (
     Version,
 )
-from arena.ladder.uploads import FORM_SLACK, OPENAPI_BODY, receive_upload
+from arena.ladder.site.uploads import FORM_SLACK, OPENAPI_BODY, receive_upload
 from arena.results.store import DiskFull, out_of_space
 
 if TYPE_CHECKING:  # the configuration's module loads the tournament's parsers (and with them the referee)
@@ -72,7 +72,7 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
     site's part of it (:class:`~arena.ladder.site.settings.SiteSettings`).
     """
     site = Site(config, state)
-    store = site.store  # each thread's own connection (arena.ladder.queries.PerThread)
+    store = site.store  # each thread's own connection (arena.ladder.site.queries.PerThread)
     app = FastAPI(
         title=f"Spades arena ladder: {site.settings.name}",
         description="The ladder's JSON API (docs/ladder.md). Team calls take `Authorization: Bearer TEAM_TOKEN`.",
@@ -87,7 +87,7 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
     app.add_exception_handler(DiskFull, disk_full)
     app.add_exception_handler(OSError, disk_full)
     # The ladder's stylesheet and the replay viewer's script and style (arena.publish's assets), the table page's (arena.play).
-    app.mount("/static", StaticFiles(packages=[("arena.ladder", "static"), ("arena.publish", "assets"), ("arena.play", "static")]), name="static")
+    app.mount("/static", StaticFiles(packages=[("arena.ladder.site", "static"), ("arena.publish", "assets"), ("arena.play", "static")]), name="static")
 
     page = site.page
     version_private = site.version_private
@@ -95,7 +95,7 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
     # ------------------------------------------------------------ what reads a body or sets a cookie
 
     async def submit(request: Request, who: Viewer) -> Version:
-        """A team's upload (arena.ladder.uploads): the team is known before a byte of the body is read."""
+        """A team's upload (arena.ladder.site.uploads): the team is known before a byte of the body is read."""
         if who.team is None:
             raise HTTPException(401, "sign in with your team's token", headers={"Connection": "close"})
         team = await run_in_threadpool(store.team, who.team)
@@ -177,7 +177,7 @@ async def disk_full(request: Request, exc: Exception) -> Response:
 
 
 def wrap(app: FastAPI, config: "LadderConfig") -> ASGIApp:
-    """The app behind its guards (arena.ladder.guard), outermost first.
+    """The app behind its guards (arena.ladder.site.guard), outermost first.
 
     Security headers on every answer (the guards' refusals too); the Origin
     check of state-changing requests; the body limit (the upload cap plus

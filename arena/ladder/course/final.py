@@ -1,6 +1,6 @@
 """The final evaluation: which versions are final, which neighbours are settled, which pair to play next.
 
-After the deadline (:mod:`arena.ladder.calendar`) only the final versions play.
+After the deadline (:mod:`arena.ladder.course.calendar`) only the final versions play.
 
 **Final versions.**  A team's final version is the version it selected among its last
 ``[final] choose_from`` ranked versions (when the knob is on and it selected one), else
@@ -11,7 +11,7 @@ fixes the same versions when it starts; a build that finished after the deadline
 does not count.
 
 **Settled neighbours.**  The final table is the standings of the final versions (the
-ladder's one definition, :mod:`arena.ladder.standings`: every stored game counts,
+ladder's one definition, :mod:`arena.ladder.games.standings`: every stored game counts,
 before and after the deadline).  For each pair of neighbours, upper ``a`` and lower
 ``b``, with ``sd`` the standard deviation (Elo) of their rating difference:
 
@@ -23,7 +23,7 @@ before and after the deadline).  For each pair of neighbours, upper ``a`` and lo
 - **open** otherwise.
 
 ``sd`` comes from the matchmaking's information model over the pairs played, scaled to
-the reported intervals (:func:`arena.ladder.matchmaking.difference_sds`, what its
+the reported intervals (:func:`arena.ladder.games.matchmaking.difference_sds`, what its
 ``"order"`` separation uses): it counts what two neighbours' own games against each
 other tell about their difference.  ``sqrt(se_a² + se_b²)`` from the two intervals (the
 fallback with no pair counts) ignores that: two equal versions would need every
@@ -43,11 +43,11 @@ import datetime
 import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
-from arena.ladder.calendar import Calendar, parse_instant
-from arena.ladder.lifecycle import ACTIVE, RETIRED
-from arena.ladder.matchmaking import Standing as MatchStanding
-from arena.ladder.matchmaking import difference_sds
-from arena.ladder.standings import Standing
+from arena.ladder.course.calendar import Calendar, parse_instant
+from arena.ladder.versions.lifecycle import ACTIVE, RETIRED
+from arena.ladder.games.matchmaking import Standing as MatchStanding
+from arena.ladder.games.matchmaking import difference_sds
+from arena.ladder.games.standings import Standing
 from arena.ladder.store import LadderStore, Version
 
 #: z of the two-sided 95% interval (the intervals the standings report).
@@ -171,7 +171,7 @@ def verdicts(
 
     ``played`` (``{frozenset({a, b}): pairs}``, every version's): the differences' spread
     comes from the matchmaking's information model over those pairs
-    (:func:`arena.ladder.matchmaking.difference_sds`), which counts what two neighbours'
+    (:func:`arena.ladder.games.matchmaking.difference_sds`), which counts what two neighbours'
     own games tell; without it, from the two intervals as if independent (wider).
     """
     rated = [r for r in rows if r.elo is not None and r.low is not None and r.high is not None]

@@ -52,7 +52,7 @@ class FinalVersion:
 
 @dataclasses.dataclass(frozen=True)
 class Frozen:
-    """The stored final table: when and why it froze, and its body (:meth:`arena.ladder.final.FinalTable.to_dict`)."""
+    """The stored final table: when and why it froze, and its body (:meth:`arena.ladder.course.final.FinalTable.to_dict`)."""
 
     frozen_at: str
     reason: str
