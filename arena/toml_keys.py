@@ -56,4 +56,14 @@ def kind_name(kind: type | tuple[type, ...]) -> str:
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 
-__all__ = ["REQUIRED", "ConfigError", "check_keys", "kind_name", "read_key"]
+def toml_value(value: Any) -> str:
+    """``value`` as TOML text, for the files the arena writes: ``true``, ``40``, ``"text"`` (quotes escaped)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{text}"'
+
+
+__all__ = ["REQUIRED", "ConfigError", "check_keys", "kind_name", "read_key", "toml_value"]

@@ -107,7 +107,7 @@ def serve(directory: Path, port: int) -> None:
     try:
         from arena.ladder.games.state import LadderState  # this tree
     except ImportError:
-        from arena.ladder.service import LadderState  # main
+        from arena.ladder.games.state import LadderState  # main
     state = LadderState(tuple(standings(results.games(), [v.entry for v in store.active_versions()])))
     store.close()
     results.close()

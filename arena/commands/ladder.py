@@ -23,10 +23,13 @@ from arena.commands.common import console, err_console, fail, print_json
 from arena.commands.options import PresetOption, SetOption, warn_if_oversubscribed
 from arena.errors import ArenaError
 from arena.ladder.config import CONFIG_NAME, LadderConfig, load_ladder_config, template
-from arena.ladder.course.export import ladder_standings
+from arena.ladder.games.leaderboard import ladder_standings
 from arena.ladder.common.paths import source_dir
+from arena.ladder.site.settings import DEFAULT_HOST, DEFAULT_PORT  # (the help texts name them)
 from arena.ladder.site.sizes import mib
-from arena.ladder.store import UPLOADING, LadderStore, token_hash
+from arena.ladder.store import LadderStore
+from arena.ladder.teams.store import token_hash
+from arena.ladder.versions.lifecycle import UPLOADING
 from arena.sandbox.build import DEFAULT_BASE_IMAGE
 from arena.sandbox.tree import remove_tree
 from arena.text import safe_text
@@ -39,8 +42,6 @@ app.add_typer(admin_app, name="admin")
 
 T = TypeVar("T")
 
-#: The ``[server]`` address ``arena ladder init`` writes (the help texts name it; a test compares them).
-DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
 
 DirArgument = Annotated[Path, typer.Argument(help="The ladder directory (made by arena ladder init).")]
 NameArgument = Annotated[str, typer.Argument(help="The team's name: 1-40 letters, digits, '.', '_' or '-'.")]
@@ -143,7 +144,7 @@ def admin_rotate_token(
     import os
 
     from arena.ladder.teams.admin_token import rotate_admin_token
-    from arena.ladder.store import new_token
+    from arena.ladder.teams.store import new_token
 
     _, store = _open(directory)
     try:

@@ -25,8 +25,11 @@ from ladder_support import cli, token_of
 from arena.ladder.config import LadderConfig, load_ladder_config
 from arena.ladder.common.paths import record_path, validation_dir
 from arena.ladder.games.standings import standings
-from arena.ladder.games.state import LadderState, game_ids
-from arena.ladder.store import ACTIVE, QUEUED, LadderStore, Version
+from arena.ladder.games.ids import game_ids
+from arena.ladder.games.state import LadderState
+from arena.ladder.store import LadderStore
+from arena.ladder.versions.lifecycle import ACTIVE, QUEUED
+from arena.ladder.versions.store import Version
 from arena.results.store import ResultsStore, StoredGame
 
 

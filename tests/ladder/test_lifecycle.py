@@ -11,7 +11,8 @@ from arena.ladder.versions import lifecycle
 from arena.ladder.versions.lifecycle import (
     ACTIVE, BUILDING, DISABLED, FAILED, QUEUED, RETIRED, SUSPENDED, UPLOADING, VALIDATING, IllegalTransition,
 )  # fmt: skip
-from arena.ladder.store import LadderError, LadderStore
+from arena.ladder.common.ladder_db import LadderError
+from arena.ladder.store import LadderStore
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from ladder_support import Ladder, bot_source, cli, served, tarball
 
 from arena.ladder.versions import builds
 from arena.ladder.config import CONFIG_NAME, load_ladder_config, template
-from arena.ladder.store import Version
+from arena.ladder.versions.store import Version
 from arena.sandbox.docker import SeatStartError
 
 

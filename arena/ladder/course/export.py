@@ -1,32 +1,32 @@
 """The ladder's leaderboard for grading: one table, from the stores, at a timestamp.
 
 ``arena ladder export DIR --csv FILE --json FILE`` (:mod:`arena.commands.ladder_export`)
-writes what :func:`export` returns. It reads ``DIR``'s two stores directly (read-only;
+writes what :func:`export` returns. It reads the ladder's two stores directly (read-only;
 fine while the server runs) and uses the standings' one definition
-(:mod:`arena.ladder.games.standings`): every stored game, voided pairs out, the listed rows
+(:mod:`arena.ladder.games.leaderboard`): every stored game, voided pairs out, the listed rows
 the active versions of enabled teams. The columns and the JSON schema are in
-docs/ladder.md ("Standings and grading").
+docs/ladder.md ("Standings and grading").  Both exports take the ladder's
+configuration (:class:`Course`: a ``LadderConfig`` is one), loaded by the caller.
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import dataclasses
 import datetime
 import io
 import json
-import sqlite3
-from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from arena.errors import ArenaError
-from arena.ladder.config import load_ladder_config
-from arena.ladder.games.standings import Standing, StandingsBook
-from arena.ladder.games.state import pair_cluster
+from arena.ladder.course.calendar import Calendar, iso, phase, utc_now
+from arena.ladder.course.final import FinalTable
+from arena.ladder.course.final_store import FinalStore
+from arena.ladder.course.grades import GradeBands
+from arena.ladder.games.leaderboard import ladder_book
 from arena.ladder.store import LadderStore
-from arena.results.store import ResultsStore, StoredGame
+from arena.results.store import ResultsStore
 
 #: The export's format version (the JSON's ``format``): a change of columns changes it.
 FORMAT = 1
@@ -37,41 +37,21 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def voided_clusters(store: LadderStore, results: ResultsStore) -> set[str]:
-    """The clusters of the pairs the ladder gave up (void or abandoned): their stored halves leave the fit.
+class Course(Protocol):
+    """What the exports read of a ladder's configuration (:class:`arena.ladder.config.LadderConfig` is one)."""
 
-    The run's ledger keeps them in ``results.sqlite``; a ladder from before it kept its
-    pairs in ``ladder.sqlite``, whose voided ones count too.
-    """
-    rows = store.db.execute("SELECT seq FROM pairs WHERE status IN ('void', 'abandoned')").fetchall()
-    found = {pair_cluster(int(seq)) for (seq,) in rows}
-    with contextlib.suppress(sqlite3.OperationalError):  # a results store from before the ledger, read-only
-        found |= results.void_clusters()
-    return found
-
-
-def ladder_book(
-    store: LadderStore, results: ResultsStore, games: Iterable[StoredGame], expunged: Iterable[str] = ()
-) -> StandingsBook:
-    """The standings' counts for a ladder: ``games`` with the ladder's voided pairs excluded.
-
-    A pair complete is folded into its versions' sums and forgotten (the book's memory
-    does not grow with the games); a pair voided later is read back from ``results``.
-    """
-
-    def pair_games(cluster: str) -> list[StoredGame]:
-        return [g for g in (results.game(f"{cluster}-t{table}") for table in (1, 2)) if g is not None]
-
-    return StandingsBook(games, excluded_clusters=voided_clusters(store, results), expunged=expunged,
-                         cluster_games=pair_games)  # fmt: skip
-
-
-def ladder_standings(
-    store: LadderStore, results: ResultsStore, games: Iterable[StoredGame], expunged: Iterable[str] = ()
-) -> list[Standing]:
-    """The ladder's leaderboard (what the site, ``arena ladder show`` and the export show)."""
-    listed = [v.entry for v in store.active_versions()]
-    return ladder_book(store, results, games, expunged).standings(listed)
+    @property
+    def directory(self) -> Path: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def ladder_path(self) -> Path: ...
+    @property
+    def results_path(self) -> Path: ...
+    @property
+    def calendar(self) -> Calendar: ...
+    @property
+    def grades(self) -> GradeBands: ...
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,12 +93,8 @@ class Export:
         }
 
 
-def export(directory: Path, *, at: datetime.datetime | None = None) -> Export:
-    """The leaderboard of the ladder in ``directory``, from its stores (read only).
-
-    Raises an :class:`~arena.errors.ArenaError` (one line) for a directory that is not a ladder.
-    """
-    config = load_ladder_config(directory)
+def export(config: Course, *, at: datetime.datetime | None = None) -> Export:
+    """The leaderboard of the ladder ``config`` describes, from its stores (read only)."""
     stamp = (at or datetime.datetime.now(datetime.UTC)).astimezone(datetime.UTC).isoformat(timespec="seconds")
     store = LadderStore(config.ladder_path)
     try:
@@ -236,16 +212,11 @@ class FinalExport:
         }  # fmt: skip
 
 
-def final_export(directory: Path) -> FinalExport:
-    """The frozen final table of the ladder in ``directory`` with each team's members and grade.
+def final_export(config: Course) -> FinalExport:
+    """The frozen final table of the ladder ``config`` describes, with each team's members and grade.
 
     Raises :class:`NotFrozen` (one line, with the phase and its dates) before the table is stored.
     """
-    from arena.ladder.course.calendar import iso, phase, utc_now
-    from arena.ladder.course.final import FinalTable
-    from arena.ladder.course.final_store import FinalStore
-
-    config = load_ladder_config(directory)
     store = LadderStore(config.ladder_path)
     finals = FinalStore(config.ladder_path)
     try:
@@ -255,7 +226,7 @@ def final_export(directory: Path) -> FinalExport:
             now = phase(utc_now(), cal)
             when = f"; the final evaluation ends by {iso(cal.final_until)}" if cal.final_until else ""
             dated = f" (deadline {iso(cal.deadline)}{when})" if cal.deadline else " (ladder.toml sets no deadline)"
-            raise NotFrozen(f"the final table of {directory} is not frozen yet: the ladder is {now}{dated}")
+            raise NotFrozen(f"the final table of {config.directory} is not frozen yet: the ladder is {now}{dated}")
         table = FinalTable.from_dict(frozen.body)
         ranked = sum(1 for r in table.rows if r.rank is not None)
         placed = {r.team for r in table.rows}
@@ -314,6 +285,7 @@ def final_to_json(table: FinalExport) -> str:
 __all__ = [
     "CANVAS_COLUMNS",
     "COLUMNS",
+    "Course",
     "FINAL_COLUMNS",
     "FORMAT",
     "Export",
@@ -326,10 +298,6 @@ __all__ = [
     "members_of",
     "Row",
     "export",
-    "ladder_book",
-    "ladder_standings",
-    "pair_cluster",
     "to_csv",
     "to_json",
-    "voided_clusters",
 ]

@@ -48,7 +48,8 @@ from arena.ladder.versions.lifecycle import ACTIVE, RETIRED
 from arena.ladder.games.matchmaking import Standing as MatchStanding
 from arena.ladder.games.matchmaking import difference_sds
 from arena.ladder.games.standings import Standing
-from arena.ladder.store import LadderStore, Version
+from arena.ladder.store import LadderStore
+from arena.ladder.versions.store import Version
 
 #: z of the two-sided 95% interval (the intervals the standings report).
 Z95 = 1.959963984540054

@@ -1,7 +1,7 @@
 """What the final evaluation keeps in ``ladder.sqlite``: teams' selections, the final versions, the frozen table.
 
-Its own tables, made by this module on the ladder store's file (WAL, short
-transactions, one connection per thread, like :class:`~arena.ladder.store.LadderStore`):
+Its own tables on the ladder store's file (:class:`~arena.ladder.common.ladder_db.LadderDatabase`:
+WAL, short transactions, one connection per thread):
 
 - ``final_choices``: the version a team selected for its final (``[final] choose_from``),
   replaced by a later selection, read once at the deadline;
@@ -17,15 +17,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sqlite3
 from collections.abc import Mapping
-from contextlib import AbstractContextManager, suppress
-from pathlib import Path
 from typing import Any
 
-from arena.ladder.store import LadderError
-from arena.results.store import write_transaction
-from arena.results.threads import PerThread
+from arena.ladder.common.ladder_db import LadderDatabase
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS final_choices (team TEXT PRIMARY KEY, entry TEXT NOT NULL, at TEXT NOT NULL);
@@ -59,37 +54,16 @@ class Frozen:
     body: dict[str, Any]
 
 
-class FinalStore:
+class FinalStore(LadderDatabase):
     """The final evaluation's tables on ``ladder.sqlite`` (see the module docstring)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._connections: PerThread[sqlite3.Connection] = PerThread(self._connect, _close_quietly)
-        try:
-            self.db.executescript(SCHEMA)
-        except sqlite3.Error as exc:
-            raise LadderError(f"cannot open {path}: {exc}") from None
-
-    @property
-    def db(self) -> sqlite3.Connection:
-        return self._connections.get()
-
-    def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
-        db.execute("PRAGMA synchronous=FULL")
-        return db
-
-    def close(self) -> None:
-        self._connections.close_all()
-
-    def _transaction(self) -> AbstractContextManager[sqlite3.Connection]:
-        return write_transaction(self.db, self.path)
+    SCHEMA = SCHEMA
 
     # ------------------------------------------------------------ selections
 
     def choose(self, team: str, entry: str, at: str) -> None:
         """``team`` selects ``entry`` as its final version (the caller checked it may)."""
-        with self._transaction() as db:
+        with self.transaction() as db:
             db.execute("INSERT OR REPLACE INTO final_choices(team, entry, at) VALUES (?, ?, ?)", (team, entry, at))
 
     def choices(self) -> dict[str, str]:
@@ -104,7 +78,7 @@ class FinalStore:
         Returns the stored final versions and whether this call fixed them (False: an
         earlier start did, and its versions are returned unchanged).
         """
-        with self._transaction() as db:
+        with self.transaction() as db:
             if db.execute("SELECT 1 FROM final_fixed").fetchone() is None:
                 db.executemany(
                     "INSERT OR REPLACE INTO final_versions(team, entry, how) VALUES (?, ?, ?)",
@@ -128,7 +102,7 @@ class FinalStore:
 
     def set_live(self, body: Mapping[str, Any]) -> None:
         """The final table as it stands now (during the final evaluation)."""
-        with self._transaction() as db:
+        with self.transaction() as db:
             db.execute("INSERT OR REPLACE INTO final_live(id, body) VALUES (1, ?)", (json.dumps(body),))
 
     def live(self) -> dict[str, Any] | None:
@@ -138,7 +112,7 @@ class FinalStore:
 
     def freeze(self, frozen_at: str, reason: str, body: Mapping[str, Any]) -> tuple[Frozen, bool]:
         """Store the final table unless one is stored; the stored one (the first always wins) and whether this call stored it."""
-        with self._transaction() as db:
+        with self.transaction() as db:
             made = db.execute(
                 "INSERT OR IGNORE INTO final_table(id, frozen_at, reason, body) VALUES (1, ?, ?, ?)",
                 (frozen_at, reason, json.dumps(body)),
@@ -151,11 +125,6 @@ class FinalStore:
         """The frozen final table, or None while the final evaluation has not ended."""
         row = self.db.execute("SELECT frozen_at, reason, body FROM final_table WHERE id=1").fetchone()
         return None if row is None else Frozen(row[0], row[1], json.loads(row[2]))
-
-
-def _close_quietly(db: sqlite3.Connection) -> None:
-    with suppress(sqlite3.Error):
-        db.close()
 
 
 __all__ = ["FinalStore", "FinalVersion", "Frozen"]

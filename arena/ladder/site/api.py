@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 
 from arena.ladder.site.admin import disable_version, set_paused, set_team_disabled
 from arena.ladder.site.context import SiteDep, Who, admin_only, team_only
-from arena.ladder.store import DISABLED
+from arena.ladder.versions.lifecycle import DISABLED
 
 router = APIRouter(prefix="/api")
 

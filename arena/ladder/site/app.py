@@ -24,7 +24,7 @@ as for something that does not exist.
 
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from fastapi import FastAPI, Form, HTTPException, Request
 from fastapi.responses import (
@@ -47,17 +47,13 @@ from arena.ladder.site.join import SIGN_UP_PATHS, JoinGuard
 from arena.ladder.site.join import router as join_router
 from arena.ladder.site.live import router as live_router
 from arena.ladder.site.practice import install as install_practice
+from arena.ladder.site.practice import panel as practice_panel
 from arena.ladder.site.public import router as public_router
 from arena.ladder.site.team import router as team_router
 from arena.ladder.games.state import LadderState
-from arena.ladder.store import (
-    Version,
-)
-from arena.ladder.site.uploads import FORM_SLACK, OPENAPI_BODY, receive_upload
+from arena.ladder.versions.store import Version
+from arena.ladder.site.uploads import FORM_SLACK, OPENAPI_BODY, UploadSettings, receive_upload
 from arena.results.store import DiskFull, out_of_space
-
-if TYPE_CHECKING:  # the configuration's module loads the tournament's parsers (and with them the referee)
-    from arena.ladder.config import LadderConfig
 
 #: Bytes the body of any other request may have (a sign-in or an admin form).
 SMALL_BODY = 64 * 1024
@@ -72,7 +68,6 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
     site's part of it (:class:`~arena.ladder.site.settings.SiteSettings`).
     """
     site = Site(config, state)
-    store = site.store  # each thread's own connection (arena.ladder.site.queries.PerThread)
     app = FastAPI(
         title=f"Spades arena ladder: {site.settings.name}",
         description="The ladder's JSON API (docs/ladder.md). Team calls take `Authorization: Bearer TEAM_TOKEN`.",
@@ -84,15 +79,19 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
     for router in (public_router, team_router, admin_router, api_router, join_router, final_router, live_router):
         app.include_router(router)
     install_practice(app, site, config)  # practice tables (arena.ladder.site.practice)
+    site.practice_panel = lambda team: practice_panel(site, team)  # /me's practice section
     app.add_exception_handler(DiskFull, disk_full)
     app.add_exception_handler(OSError, disk_full)
     # The ladder's stylesheet and the replay viewer's script and style (arena.publish's assets), the table page's (arena.play).
     app.mount("/static", StaticFiles(packages=[("arena.ladder.site", "static"), ("arena.publish", "assets"), ("arena.play", "static")]), name="static")
+    _add_uploads(app, site, config)
+    _add_sign_in(app, site)
+    return app
 
-    page = site.page
-    version_private = site.version_private
 
-    # ------------------------------------------------------------ what reads a body or sets a cookie
+def _add_uploads(app: FastAPI, site: Site, config: UploadSettings) -> None:
+    """The two upload routes (the API's and the team page's form): they read a body of their own."""
+    store = site.store  # each thread's own connection (arena.ladder.site.queries.PerThread)
 
     async def submit(request: Request, who: Viewer) -> Version:
         """A team's upload (arena.ladder.site.uploads): the team is known before a byte of the body is read."""
@@ -109,11 +108,26 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
     async def api_submit(request: Request, who: Who) -> JSONResponse:
         """Upload a bot directory as a tar archive (multipart `bot`, and a `note`): built, validated, then ranked."""
         version = await submit(request, who)
-        return JSONResponse(version_private(version), status_code=201)
+        return JSONResponse(site.version_private(version), status_code=201)
+
+    @app.post("/me/submit", include_in_schema=False)
+    async def me_submit(request: Request, who: Who) -> Response:
+        if who.team is None:
+            return RedirectResponse("/signin", status_code=303, headers={"Connection": "close"})  # body unread
+        try:
+            await submit(request, who)
+        except HTTPException as exc:
+            return await run_in_threadpool(submit_refused, site, who, exc)  # it reads the stores: never on the loop
+        return RedirectResponse("/me", status_code=303)
+
+
+def _add_sign_in(app: FastAPI, site: Site) -> None:
+    """Sign-in and sign-out: the routes that set or clear the session cookie."""
+    store = site.store
 
     @app.get("/signin", response_class=HTMLResponse, include_in_schema=False)
     async def signin_page(who: Who) -> HTMLResponse:
-        return page("signin.html", who, error=None)
+        return site.page("signin.html", who, error=None)
 
     @app.post("/signin", include_in_schema=False)
     def signin(request: Request, token: Annotated[str, Form()]) -> Response:  # a thread: its writes may wait
@@ -123,7 +137,7 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
         else:
             identity = store.identify(token)  # the team's shared token, or one member's own
             if identity is None:
-                return page("signin.html", Viewer(), error="That token is not a team's or a member's (or it was rotated or revoked).")
+                return site.page("signin.html", Viewer(), error="That token is not a team's or a member's (or it was rotated or revoked).")
             member_id = identity.member.id if identity.member else None
             session, where = store.new_session(identity.team.name, False, member_id), "/me"
         response = RedirectResponse(where, status_code=303)
@@ -139,18 +153,6 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
         response = RedirectResponse("/", status_code=303)
         response.delete_cookie(COOKIE, path="/")
         return response
-
-    @app.post("/me/submit", include_in_schema=False)
-    async def me_submit(request: Request, who: Who) -> Response:
-        if who.team is None:
-            return RedirectResponse("/signin", status_code=303, headers={"Connection": "close"})  # body unread
-        try:
-            await submit(request, who)
-        except HTTPException as exc:
-            return await run_in_threadpool(submit_refused, site, who, exc)  # it reads the stores: never on the loop
-        return RedirectResponse("/me", status_code=303)
-
-    return app
 
 
 def submit_refused(site: Site, who: Viewer, exc: HTTPException) -> Response:
@@ -176,7 +178,7 @@ async def disk_full(request: Request, exc: Exception) -> Response:
     return JSONResponse({"detail": DISK_FULL}, status_code=503, headers={"Retry-After": "60", "Connection": "close"})
 
 
-def wrap(app: FastAPI, config: "LadderConfig") -> ASGIApp:
+def wrap(app: FastAPI, config: UploadSettings) -> ASGIApp:
     """The app behind its guards (arena.ladder.site.guard), outermost first.
 
     Security headers on every answer (the guards' refusals too); the Origin

@@ -25,7 +25,6 @@ believed only from ``[server] trusted_proxies``; see :mod:`arena.ladder.site.htt
 from __future__ import annotations
 
 import json
-from functools import cache
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -46,17 +45,6 @@ FIXED_HEADERS = (
     (b"cross-origin-opener-policy", b"same-origin"),
 )
 DEFAULT_PORTS = {"http": 80, "https": 443}
-
-
-@cache
-def replay_csp() -> str:
-    """The replay page's policy as a header: its viewer's script by hash, inline style, never framed."""
-    from arena.publish.templating import asset_sha256
-
-    return (
-        f"default-src 'none'; script-src {asset_sha256('replay.js')}; style-src 'unsafe-inline'; "
-        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-    )
 
 
 def _origin_of(url: str) -> tuple[str, str, int] | None:
@@ -233,5 +221,5 @@ class SecurityHeaders:
 
 
 __all__ = [
-    "PAGE_CSP", "BodyLimit", "OriginCheck", "SecurityHeaders", "own_origin", "refuse", "replay_csp", "request_origin",
+    "PAGE_CSP", "BodyLimit", "OriginCheck", "SecurityHeaders", "own_origin", "refuse", "request_origin",
 ]  # fmt: skip

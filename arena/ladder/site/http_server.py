@@ -51,7 +51,7 @@ from uvicorn._compat import asyncio_run
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.server import Server
 
-from arena.ladder.config import ServerSettings
+from arena.ladder.site.settings import ServerSettings
 
 #: Descriptors kept for everything but the site's connections (stores, Docker, tables, logs).
 FD_RESERVE = 96

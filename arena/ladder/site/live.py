@@ -23,7 +23,7 @@ from fastapi.responses import HTMLResponse, StreamingResponse
 
 from arena.ladder.games.live import MAX_SPECTATORS
 from arena.ladder.site.context import SiteDep, Who, side_of_seat
-from arena.ladder.games.state import GAME_ID
+from arena.ladder.games.ids import GAME_ID
 
 if TYPE_CHECKING:
     from arena.ladder.games.live import LiveGames

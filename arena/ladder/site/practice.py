@@ -25,7 +25,7 @@ from starlette.requests import HTTPConnection
 
 from arena.ladder.site.guard import own_origin, request_origin
 from arena.ladder.site.context import REPLAY_CSP, Site, SiteDep, Who, viewer
-from arena.ladder.store import ACTIVE
+from arena.ladder.versions.lifecycle import ACTIVE
 
 if TYPE_CHECKING:  # the tables load the referee and gRPC: only a whole ladder (serve) has them, not the site alone
     from arena.ladder.games.practice import PracticeTables

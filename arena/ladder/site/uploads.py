@@ -25,7 +25,7 @@ import functools
 import secrets
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from fastapi import HTTPException, Request
 from python_multipart.exceptions import MultipartParseError
@@ -34,12 +34,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
 from arena.ladder.course.calendar import Calendar, upload_refusal, utc_now
-from arena.ladder.store import FAILED, QUEUED, IllegalTransition, LadderError, LadderStore, Version
+from arena.ladder.common.ladder_db import LadderError
+from arena.ladder.store import LadderStore
+from arena.ladder.versions.lifecycle import FAILED, QUEUED, IllegalTransition
+from arena.ladder.versions.store import Version
 from arena.sandbox.bot_dir import BotDirError, DirLimits, extract_tar
 from arena.sandbox.tree import remove_tree
-
-if TYPE_CHECKING:  # the site is imported without the loop's modules (config reaches the referee)
-    from arena.ladder.config import LadderConfig
 
 #: Characters a version's note may have.
 NOTE_CHARS = 500
@@ -75,11 +75,21 @@ class _Limits(Protocol):
     def max_bytes(self) -> int: ...
     @property
     def max_files(self) -> int: ...
+    @property
+    def daily_quota(self) -> int: ...
 
 
 class _HasSubmissions(Protocol):
     @property
     def submissions(self) -> _Limits: ...
+
+
+class UploadSettings(_HasSubmissions, Protocol):
+    """What an upload reads of the ladder's settings (a ``LadderConfig`` or the site's ``SiteSettings``;
+    a ``calendar`` too when it has one)."""
+
+    @property
+    def directory(self) -> Path: ...
 
 
 def unpack(config: _HasSubmissions, archive: Path, dest: Path) -> None:
@@ -186,7 +196,7 @@ async def _receive(request: Request, archive: Path, max_bytes: int) -> str:
 
 
 async def receive_upload(
-    request: Request, config: LadderConfig, store: LadderStore, team: str, target_of: Callable[[Version], Path],
+    request: Request, config: UploadSettings, store: LadderStore, team: str, target_of: Callable[[Version], Path],
     *, member: str = "",
 ) -> Version:
     """Take ``team``'s upload in ``request`` (see the module docstring); the new ``queued`` version.

@@ -10,10 +10,10 @@ method: it is the only writer of these two rows besides ``arena ladder init``.)
 
 from __future__ import annotations
 
-from arena.ladder.store import LadderStore, new_token, token_hash
+from arena.ladder.teams.store import TeamTables, new_token, token_hash
 
 
-def rotate_admin_token(store: LadderStore, token: str | None = None) -> tuple[str, int]:
+def rotate_admin_token(store: TeamTables, token: str | None = None) -> tuple[str, int]:
     """Make ``token`` (default: a new random one) the admin token; it and the number of admin sessions ended.
 
     Only the token's hash is kept: the caller shows or saves the token.

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.ladder.store import LadderError, LadderStore, check_team_name, new_token
+from arena.ladder.common.ladder_db import LadderError
+from arena.ladder.teams.store import TeamTables, check_team_name, new_token
 
 #: The CSV header a roster starts with.
 HEADER = ("team", "member", "email")
@@ -228,7 +229,7 @@ def read_roster(text: str) -> list[tuple[int, list[str]]]:
     return rows
 
 
-def check_roster(text: str, store: LadderStore, team_size: int) -> RosterPlan:
+def check_roster(text: str, store: TeamTables, team_size: int) -> RosterPlan:
     """Check every line of a roster against itself and the store; :class:`RosterError` listing every wrong line.
 
     Wrong: a missing or extra field, a bad team name, member name or e-mail,
@@ -309,7 +310,7 @@ def open_tokens_file(path: Path) -> io.TextIOWrapper:
     return io.TextIOWrapper(os.fdopen(fd, "wb"), encoding="utf-8", newline="")
 
 
-def import_roster(store: LadderStore, plan: RosterPlan, tokens_path: Path) -> list[tuple[str, str, str, str]]:
+def import_roster(store: TeamTables, plan: RosterPlan, tokens_path: Path) -> list[tuple[str, str, str, str]]:
     """Add the plan's members, each token written to ``tokens_path`` first; returns the rows written.
 
     The file is written and flushed to disk before the store is changed; if

@@ -3,10 +3,10 @@
 A build runs in a worker thread (:func:`arena.ladder.versions.builds.build_and_validate`:
 Docker's SDK is synchronous) and never touches the stores: what it finds (its
 phases, its outcome) is handed back to the coordinator's trio thread, which
-writes it, compare-and-set (:meth:`~arena.ladder.store.LadderStore.transition`),
+writes it, compare-and-set (:meth:`~arena.ladder.versions.store.VersionTables.transition`),
 so an organiser's disable meanwhile wins and the build's result is dropped.
 Attempts are counted before a build starts (a server killed mid-build counts
-one); after ``MAX_ATTEMPTS`` the version fails with that reason.  When the
+one); after ``MAX_BUILD_ATTEMPTS`` the version fails with that reason.  When the
 ladder stops, validations stop their game (the run's ``stop`` is their
 cancel), and a build still running in Docker is abandoned and queued again,
 its attempt given back (a stop on purpose, Ctrl-C or SIGTERM, is not the
@@ -32,10 +32,9 @@ from typing import Any
 import trio
 
 from arena.ladder.versions import builds
-from arena.ladder.config import LadderConfig
 from arena.ladder.common.engine_watch import EngineWatch
 from arena.ladder.versions.lifecycle import BUILDING, FAILED, QUEUED, VALIDATING, IllegalTransition
-from arena.ladder.store import LadderStore, Version
+from arena.ladder.versions.store import Version, VersionTables
 
 log = logging.getLogger("arena.ladder")
 
@@ -48,8 +47,8 @@ class BuildQueue:
 
     def __init__(
         self,
-        config: LadderConfig,
-        store: LadderStore,
+        config: builds.BuildSettings,
+        store: VersionTables,
         *,
         ladder_id: str,
         run_id: str,
@@ -102,8 +101,8 @@ class BuildQueue:
             queued.remove(version)
             attempts = version.attempts + 1
             try:
-                if attempts > builds.MAX_ATTEMPTS:
-                    why = f"build given up after {builds.MAX_ATTEMPTS} attempts (the server stopped during each)"
+                if attempts > builds.MAX_BUILD_ATTEMPTS:
+                    why = f"build given up after {builds.MAX_BUILD_ATTEMPTS} attempts (the server stopped during each)"
                     self.store.transition(version.id, FAILED, expect=QUEUED, reason=why)
                     self.tell(f"{version.entry}: {why}")
                     continue
@@ -133,13 +132,13 @@ class BuildQueue:
             outcome = await trio.to_thread.run_sync(build, abandon_on_cancel=True)
             self._built(version, outcome)
         except builds.EngineDown as exc:  # the platform's outage, not the team's: built again once it answers
-            _queue_again(self.store, version, attempts=version.attempts)
+            self.store.queue_again(version, attempts=version.attempts)
             self.engine.failed(str(exc))
             self.tell(f"{version.entry}: waits for the Docker engine (queued again, no attempt counted)")
         except builds.BuildCancelled:  # the ladder is stopping and the build stopped: built again next time
-            _queue_again(self.store, version, attempts=version.attempts)  # a stop on purpose gives its attempt back
+            self.store.queue_again(version, attempts=version.attempts)  # a stop on purpose gives its attempt back
         except trio.Cancelled:  # the ladder stopped waiting: the build is abandoned in Docker, built again next time
-            _queue_again(self.store, version, attempts=version.attempts)
+            self.store.queue_again(version, attempts=version.attempts)
             raise
         except Exception as exc:  # noqa: BLE001 - a build that breaks must not stop the ladder
             log.exception("building %s failed", version.entry)
@@ -201,13 +200,6 @@ def next_to_build(queued: Iterable[Version], running: Mapping[str, int], turns: 
         return None
     team = min(oldest, key=lambda t: (running.get(t, 0), turns.get(t, -1), oldest[t].id))
     return oldest[team]
-
-
-def _queue_again(store: LadderStore, version: Version, *, attempts: int) -> None:
-    try:
-        store.transition(version.id, QUEUED, attempts=attempts)
-    except IllegalTransition:
-        pass  # disabled meanwhile: it stays so
 
 
 __all__ = ["BuildQueue", "next_to_build"]

@@ -1,7 +1,7 @@
-"""From an uploaded archive to a ranked version: unpack, build offline, validate, activate.
+"""From an uploaded bot directory to a ranked version: build offline, validate, activate.
 
-Everything a team uploads is hostile input.  The archive is unpacked by
-:func:`arena.sandbox.bot_dir.extract_tar` (regular files and directories only:
+Everything a team uploads is hostile input.  The archive was unpacked on arrival
+(:mod:`arena.ladder.site.uploads`) by :func:`arena.sandbox.bot_dir.extract_tar` (regular files and directories only:
 no links, devices, ``..`` or absolute names; size and file-count caps), built
 by :func:`arena.sandbox.build.build_image` (offline, the Dockerfile policy of
 :mod:`arena.sandbox.dockerfile_policy`: only ``FROM`` the bot base, no URL
@@ -20,7 +20,7 @@ under ``DIR/validation/v<version id>/`` for the team to download.
 :func:`build_and_validate` touches no store: it returns a
 :class:`BuildOutcome` that the ladder's coordinator applies (it also counts
 the attempts: a build interrupted by a killed server is built again when the
-server starts, :data:`MAX_ATTEMPTS` times at most, then it is marked failed).
+server starts, :data:`MAX_BUILD_ATTEMPTS` times at most, then it is marked failed).
 It may run in several worker threads at once.
 """
 
@@ -34,34 +34,51 @@ import tempfile
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from arena_sdk.engine import seat_name
+from arena_sdk.engine import Ruleset, seat_name
 
-from arena.ladder.config import LadderConfig
+from arena.ladder.versions.settings import SubmissionLimits
 from arena.ladder.versions.lifecycle import DISABLED, FAILED, SUSPENDED
 from arena.ladder.common.paths import source_dir, validation_dir
-from arena.ladder.store import Version
-from arena.match import GameOutcome, MatchSpec, game_seeds
+from arena.ladder.versions.store import Version
+from arena.match import GameOutcome, MatchSpec, TimeControl, game_seeds
 from arena.match.output import reproduce_command, struck_decisions, write_record
 from arena.referee.botspec import BotSpec, BotSpecError, seat_assignment
 from arena.referee.local_match import play_seated
-from arena.sandbox.bot_dir import BotDirError, DirLimits, extract_tar
+from arena.sandbox.bot_dir import BotDirError, DirLimits
 from arena.sandbox.build import LOG_KEEP_CHARS, BuildError, BuildInterrupted, build_image
 from arena.sandbox.build_run import LogTail
-from arena.sandbox.docker import RUN_LABEL, DockerUnavailable, SeatStartError
+from arena.sandbox.docker import RUN_LABEL, ContainerLimits, DockerUnavailable, SeatStartError
 from arena.sandbox.engine_probe import engine_starts
 from arena.sandbox.tree import remove_tree
 from arena.tables.containers import prune_run
 
 #: Times a version's build is started before it is marked failed (a server killed mid-build retries it).
-MAX_ATTEMPTS = 2
+MAX_BUILD_ATTEMPTS = 2
 #: How often a validation game looks at its cancel flag (seconds).
 CANCEL_POLL_S = 0.2
 #: The most of one seat's log a validation log shows.
 SEAT_LOG_CHARS = 4000
 #: The most of a reason shown (one line).
 REASON_CHARS = 300
+
+
+class BuildSettings(Protocol):
+    """What a build and its validation read of the ladder's configuration (a ``LadderConfig`` is one)."""
+
+    @property
+    def directory(self) -> Path: ...
+    @property
+    def submissions(self) -> SubmissionLimits: ...
+    @property
+    def rules(self) -> Ruleset: ...
+    @property
+    def time_control(self) -> TimeControl: ...
+    @property
+    def limits(self) -> ContainerLimits: ...
+    @property
+    def start_timeout(self) -> float: ...
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,12 +106,7 @@ class BuildCancelled(Exception):
     """``cancel`` was set during the build or the validation: the coordinator queues the version again."""
 
 
-def unpack(config: LadderConfig, archive: Path, dest: Path) -> None:
-    """Unpack an upload into ``dest`` (new); :class:`BotDirError` (one line) if it breaks a rule."""
-    extract_tar(archive, dest, dir_limits(config))
-
-
-def dir_limits(config: LadderConfig) -> DirLimits:
+def dir_limits(config: BuildSettings) -> DirLimits:
     """The caps on an upload's unpacked directory (bytes, files; nesting: the default)."""
     return DirLimits(max_bytes=config.submissions.max_bytes, max_files=config.submissions.max_files)
 
@@ -104,7 +116,7 @@ def image_repository(ladder_id: str) -> str:
     return f"arena-ladder-{ladder_id}"
 
 
-def image_tag(config: LadderConfig, version: Version, ladder_id: str) -> str:
+def image_tag(config: BuildSettings, version: Version, ladder_id: str) -> str:
     """The version's image tag: this ladder's, the version's id (team names may not be valid tags)."""
     return f"{image_repository(ladder_id)}:v{version.id}"
 
@@ -162,7 +174,7 @@ def _one_line(text: str) -> str:
 
 
 def build_and_validate(
-    config: LadderConfig,
+    config: BuildSettings,
     version: Version,
     *,
     ladder_id: str,
@@ -234,7 +246,7 @@ class _PlatformFault(Exception):
     """The validation game failed by the platform's fault, not the image's."""
 
 
-def validate(config: LadderConfig, image: str, version: Version, *, run_id: str, cancel: threading.Event) -> Validation:
+def validate(config: BuildSettings, image: str, version: Version, *, run_id: str, cancel: threading.Event) -> Validation:
     """Play a short game of ``image`` against itself in the sandbox, its containers under ``run_id``.
 
     The record goes to ``DIR/validation/v<version id>/`` (:func:`arena.ladder.common.paths.validation_dir`).  Raises :class:`BuildCancelled`
@@ -259,7 +271,7 @@ def validate(config: LadderConfig, image: str, version: Version, *, run_id: str,
     return Validation(False, text + "\n", _one_line(text), None)
 
 
-def _validation_game(config: LadderConfig, image: str, version: Version, *, run_id: str, cancel: threading.Event) -> Validation:
+def _validation_game(config: BuildSettings, image: str, version: Version, *, run_id: str, cancel: threading.Event) -> Validation:
     """One validation game (see :func:`validate`); :class:`_PlatformFault` when the platform failed it."""
     entry = version.entry
     rules = dataclasses.replace(config.rules, max_hands=config.submissions.validation_hands)
@@ -311,7 +323,7 @@ def _validation_game(config: LadderConfig, image: str, version: Version, *, run_
     return _verdict(config, game, entry, record, logs)
 
 
-def _verdict(config: LadderConfig, game: GameOutcome, entry: str, record: str | None, logs: str) -> Validation:
+def _verdict(config: BuildSettings, game: GameOutcome, entry: str, record: str | None, logs: str) -> Validation:
     """A played validation game's verdict: passed without a strike or forfeit, else what went wrong."""
     problems = []
     if game.forfeit is not None:
@@ -331,7 +343,7 @@ def _verdict(config: LadderConfig, game: GameOutcome, entry: str, record: str | 
     return Validation(not problems, _tail(head + logs), reason, record)
 
 
-def _engine_well(config: LadderConfig, run_id: str) -> bool:
+def _engine_well(config: BuildSettings, run_id: str) -> bool:
     """Whether the engine starts a container now (a failure it caused is the platform's, not the team's)."""
     return engine_starts(config.submissions.base_image, labels={RUN_LABEL: run_id}) is None
 
@@ -358,7 +370,7 @@ def _read_tail(path: Path) -> str:
         return f.read().decode("utf-8", "replace")[-SEAT_LOG_CHARS:]
 
 
-def _reproduce_lines(config: LadderConfig, game: GameOutcome, record_name: str) -> list[str]:
+def _reproduce_lines(config: BuildSettings, game: GameOutcome, record_name: str) -> list[str]:
     """Commands that ask the team's bot (``bot.py``) a struck or lost decision again, on the downloaded record."""
     tc = config.time_control
     clock = (round(tc.move_s * 1000), round(tc.bank_s * 1000), round(tc.hard_cap_s * 1000))
@@ -370,13 +382,8 @@ def _reproduce_lines(config: LadderConfig, game: GameOutcome, record_name: str) 
     return [reproduce_command("bot.py", record_name, str(seat), int(decision), clock) for seat, decision in found[:4]]
 
 
-def remove_source(config: LadderConfig, version: Version) -> None:
-    """Remove a version's unpacked directory (never recursively: it came from an upload)."""
-    remove_tree(source_dir(config, version), ignore_errors=True)
-
-
 __all__ = [
-    "MAX_ATTEMPTS", "SPENT", "BuildCancelled", "EngineDown", "BuildOutcome", "Removal", "Validation", "build_and_validate",
-    "dir_limits", "image_repository", "image_tag", "ladder_images", "remove_images", "remove_source", "source_dir", "unpack",
+    "MAX_BUILD_ATTEMPTS", "SPENT", "BuildCancelled", "EngineDown", "BuildOutcome", "Removal", "Validation", "build_and_validate",
+    "dir_limits", "image_repository", "image_tag", "ladder_images", "remove_images", "source_dir",
     "validate",
 ]

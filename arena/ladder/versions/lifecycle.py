@@ -1,6 +1,6 @@
 """A version's way through the ladder, as a table of allowed moves (pure: no I/O).
 
-Every status write goes through :meth:`arena.ladder.store.LadderStore.transition`,
+Every status write goes through :meth:`arena.ladder.versions.store.VersionTables.transition`,
 a compare-and-set against this table: a move the table does not allow raises
 :class:`IllegalTransition` and writes nothing.  So a writer that acts on an old
 view cannot undo another's decision: a build that finishes after the organiser
@@ -44,7 +44,7 @@ MOVES: dict[str, frozenset[str]] = {
     ACTIVE: frozenset({RETIRED, SUSPENDED, DISABLED}),
     RETIRED: frozenset({ACTIVE, DISABLED}),
     SUSPENDED: frozenset({DISABLED}),
-    FAILED: frozenset({QUEUED}),  # the organiser's revalidation only (LadderStore.revalidate)
+    FAILED: frozenset({QUEUED}),  # the organiser's revalidation only (VersionTables.revalidate)
     DISABLED: frozenset(),
 }
 
