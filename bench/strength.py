@@ -82,6 +82,7 @@ from typing import Any
 
 from arena_sdk.bot import Bot
 from arena_sdk.bots import TIERS, HardBot
+from arena_sdk.engine import core as engine_core
 from arena_sdk.engine import resolve_ruleset
 from arena_sdk.testing import RandomBot, play_game
 
@@ -481,6 +482,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"bot {name!r}: {exc}")
     if args.resume and not args.per_pair:
         parser.error("--resume needs --per-pair FILE")
+    # Hard, its sampler and the flat MC reference run on the engine's compiled core when it is
+    # built (ARENA_SDK_PURE=1: the pure one, today's speed); the same games either way.
+    print(f"engine: {engine_core.REASON}", file=sys.stderr)
     ta, tb = Tally(), Tally()
     per_hand: list[float] = []
     per_pair: list[list[float]] = []

@@ -6,11 +6,14 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
 
+from arena.errors import ArenaError
+from arena.tables.runlock import RunLock, hold_directory
 from arena.text import safe_text
 from arena_sdk.engine import RulesError
 
@@ -37,6 +40,18 @@ def bad_input_exits() -> Iterator[None]:
     try:
         yield
     except RulesError as exc:
+        fail(str(exc))
+
+
+def hold_or_fail(directory: Path, what: str, *, create: bool = True) -> RunLock:
+    """Take ``directory``'s run lock (one runner per directory) or exit 2 with the one line that names its holder.
+
+    Taken before the command reads, cleans or writes anything there; released
+    when the returned lock is released or dropped (at the latest when the process ends).
+    """
+    try:
+        return hold_directory(directory, what, create=create)
+    except ArenaError as exc:
         fail(str(exc))
 
 

@@ -19,7 +19,7 @@ from arena_sdk.engine import RulesError, parse_overrides, resolve_ruleset
 from rich.table import Table
 from rich.text import Text
 
-from arena.commands.common import console, err_console, fail, print_json
+from arena.commands.common import console, err_console, fail, hold_or_fail, print_json
 from arena.commands.options import PresetOption, SetOption, warn_if_oversubscribed
 from arena.errors import ArenaError
 from arena.ladder.config import CONFIG_NAME, LadderConfig, load_ladder_config, template
@@ -297,6 +297,7 @@ def serve(
     from arena.ladder.site.app import create_app, wrap
     from arena.tables.players import LocalTables, TablePlayer
 
+    lock = hold_or_fail(directory, "arena ladder serve", create=False)  # noqa: F841 - one server (and final evaluation) per directory, held while it runs, taken before anything is cleaned or written
     config, store = _open(directory)
     _recover_uploads(config, store)
     private_temp_dir(store.meta()["ladder_id"])  # its tables' temp files, removed at exit: arena.ladder.common.scratch

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.commands.common import console, err_console, fail, print_json
+from arena.commands.common import console, err_console, fail, hold_or_fail, print_json
 from arena.errors import ArenaError
 from arena.text import safe_text
 
@@ -26,13 +26,15 @@ def clean_command(
     Without --all: the images of versions that can never play again (failed,
     disabled, suspended, or gone from the store), safe while the server runs.
     With --all: every image of the ladder, for the end of a term or a
-    rehearsal. An image a container still uses is kept, and said so.
+    rehearsal; refused while a server runs on the directory (its lock). An
+    image a container still uses is kept, and said so.
     """
     from arena.ladder.versions.builds import SPENT, ladder_images, remove_images
     from arena.ladder.config import load_ladder_config
     from arena.ladder.store import LadderStore
     from arena.sandbox.docker import docker_client
 
+    lock = hold_or_fail(directory, "arena ladder clean --all", create=False) if every else None  # noqa: F841 - held while it runs
     try:
         config = load_ladder_config(directory)
         store = LadderStore(config.ladder_path)

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from arena.commands.common import console, err_console, fail
+from arena.commands.common import console, err_console, fail, hold_or_fail
 from arena.errors import ArenaError
+from arena.tables.runlock import LOCK_NAME
 from arena.text import safe_text
 
 if TYPE_CHECKING:  # the rehearsal's modules load only when the command runs
@@ -99,17 +100,27 @@ def rehearse_command(
     a game was lost or stored twice, a record differs from its row, a hostile
     upload was not contained, or something was left behind.
     """
-    from arena.rehearse.course import Settings
-    from arena.rehearse.plan import make_plan
-    from arena.rehearse.report import html_report, print_report
-
     seconds = minutes * 60 if minutes is not None else hours * 3600
     made_here = directory is None
     if directory is None:
         directory = Path(tempfile.mkdtemp(prefix="rehearsal-"))
-    elif directory.exists() and any(directory.iterdir()):
-        fail(f"{directory} is not empty: a rehearsal makes its own ladder there")
-    directory.mkdir(parents=True, exist_ok=True)
+    # One rehearsal per directory: locked before it is looked at, cleaned or written (a second one is refused).
+    with hold_or_fail(directory, "arena ladder rehearse"):
+        if any(p.name != LOCK_NAME for p in directory.iterdir()):
+            fail(f"{directory} is not empty: a rehearsal makes its own ladder there")
+        report = _rehearse_in(directory, seed, teams, faults, seconds, concurrency, max_hands, own_docker, own_disk,
+                              as_json)  # fmt: skip
+    _report(report, directory, made_here, as_json, json_path, html_path)
+
+
+def _rehearse_in(
+    directory: Path, seed: int, teams: int, faults: bool, seconds: float, concurrency: int, max_hands: int,
+    own_docker: bool, own_disk: bool, as_json: bool,
+) -> dict[str, Any]:
+    """The rehearsal in ``directory`` (locked), its report with what it could not rehearse."""
+    from arena.rehearse.course import Settings
+    from arena.rehearse.plan import make_plan
+
     plan = make_plan(seed, teams, faults=faults, docker_faults=own_docker, disk_faults=own_disk)
     settings = Settings(seconds=seconds, concurrency=concurrency, max_hands=max_hands, own_docker=own_docker,
                         own_disk=own_disk)  # fmt: skip
@@ -123,6 +134,16 @@ def rehearse_command(
         *NOT_REHEARSED,
     ]
     report["not_rehearsed"] = missing if faults else ["platform faults (--no-faults)", *missing]
+    return report
+
+
+def _report(
+    report: dict[str, Any], directory: Path, made_here: bool, as_json: bool, json_path: Path | None,
+    html_path: Path | None,
+) -> None:
+    """Write and print the report; exit 1 (the ladder kept) on a failure, else remove a temporary directory."""
+    from arena.rehearse.report import html_report, print_report
+
     report["directory"] = None if made_here else str(directory)
     if html_path is not None:
         html_path.write_text(html_report(report), encoding="utf-8")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from typing import Annotated
@@ -11,7 +12,7 @@ from arena_sdk.engine import parse_overrides, resolve_ruleset
 from rich.live import Live
 from rich.text import Text
 
-from arena.commands.common import bad_input_exits, console, fail, print_json
+from arena.commands.common import bad_input_exits, console, err_console, fail, hold_or_fail, print_json
 from arena.commands.options import (
     ClockOption,
     HardCapOption,
@@ -31,7 +32,6 @@ from arena.commands.options import (
 from arena.errors import ArenaError
 from arena.ratings.sprt import Settings
 from arena.referee.botspec import parse_bot_spec
-from arena.results.store import StoreError
 from arena.sprt import (
     DEFAULT_PAIRS_PER_TABLE,
     Progress,
@@ -120,15 +120,25 @@ def sprt(
         config = SprtConfig(
             new=new, old=old, settings=settings, rules=rules,
             time_control=time_control(move_time, time_bank, hard_cap, strikes, clock),
-            seed=seed if seed is not None else stored_seed(out) or match_seed(None),
-            out=out, concurrency=sprt_concurrency(concurrency), max_pairs=max_pairs,
+            seed=seed or "", out=out, concurrency=sprt_concurrency(concurrency), max_pairs=max_pairs,
             pairs_per_table=pairs_per_table,
             start_timeout=start_seconds(start_timeout),  # finite, in range, like every time
         )  # fmt: skip
     except (ArenaError, ValueError) as exc:  # ValueError: a time or number the options' checks refused
         fail(str(exc))
-    except StoreError as exc:
-        fail(str(exc))
+    # One test per --out, locked before its store is read (a second test there is refused, nothing touched).
+    with hold_or_fail(out, "arena sprt"):
+        try:
+            config = dataclasses.replace(config, seed=seed if seed is not None else stored_seed(out) or match_seed(None))
+        except ArenaError as exc:
+            fail(str(exc))
+        code = _run(config, settings, as_json)
+    raise typer.Exit(code)
+
+
+def _run(config: SprtConfig, settings: Settings, as_json: bool) -> int:
+    """Play the test with its live display (none with ``--json``), print how it ended; its exit status."""
+    out = config.out
     warn_if_oversubscribed(config.concurrency, config.time_control)
     started = time.monotonic()
     live = Live(console=console, refresh_per_second=4, transient=False, auto_refresh=not as_json)
@@ -145,16 +155,19 @@ def sprt(
                 highlight=False,
             )
 
+    def on_notice(message: str) -> None:  # on stderr, also with --json (whose stdout is the report alone)
+        err_console.print(f"[yellow]note:[/] {safe_text(message)}", highlight=False)
+
     if not as_json:
         console.print(
             Text(f"arena sprt: {hypotheses(settings)}; seed {safe_text(config.seed)}; results in {safe_text(str(out))}")
         )
     try:
         if as_json:
-            report = run_sprt(config, Progress(on_update, on_void))
+            report = run_sprt(config, Progress(on_update, on_void, on_notice))
         else:
             with live:
-                report = run_sprt(config, Progress(on_update, on_void))
+                report = run_sprt(config, Progress(on_update, on_void, on_notice))
             if not console.is_terminal:
                 console.print()  # the last frame ends without a line break
     except ArenaError as exc:
@@ -171,4 +184,4 @@ def sprt(
         # Names and failures can hold bots' or images' text: printed literally, without escapes.
         console.print(f"[bold]{safe_text(line)}[/]", highlight=False)
         console.print(f"results: {safe_text(str(out))}  (arena ratings show {safe_text(str(out))})", soft_wrap=True, highlight=False)
-    raise typer.Exit(code)
+    return code

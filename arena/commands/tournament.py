@@ -18,13 +18,13 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from arena.commands.common import console, err_console, fail, print_json
+from arena.commands.common import console, err_console, fail, hold_or_fail, print_json
 from arena.commands.options import warn_if_oversubscribed
 from arena.errors import ArenaError
 from arena.text import safe_text
 from arena.tournament import ConfigError, load_config, run_tournament
 from arena.tournament import Progress as RunProgress
-from arena.tournament.config import parse_concurrency
+from arena.tournament.config import TournamentConfig, parse_concurrency
 
 app = typer.Typer(help="Run round-robin tournaments.", no_args_is_help=True)
 
@@ -103,6 +103,18 @@ def run(
         except ConfigError as exc:
             fail(str(exc))
     scheduler = scheduler or config.scheduler
+    # One run per output directory, taken before anything is said or opened (a second run is refused in one line).
+    with hold_or_fail(config.output, "arena tournament run"):
+        interrupted = _play(config, scheduler, insecure=insecure, accept_rebuilt=accept_rebuilt, as_json=as_json,
+                            show=show)  # fmt: skip
+    if interrupted:
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _play(
+    config: TournamentConfig, scheduler: str | None, *, insecure: bool, accept_rebuilt: bool, as_json: bool, show: bool
+) -> bool:
+    """Play the tournament with its progress bar, then print (or write as JSON) its summary; True if interrupted."""
     if not scheduler:
         warn_if_oversubscribed(config.concurrency, config.time_control)
     publish = f"arena ratings publish {shlex.quote(str(config.output))}"
@@ -163,8 +175,7 @@ def run(
 
             show_directory(config.output)
         console.print(f"results are in {config.output}; publish them with: {publish}", highlight=False, markup=False)
-    if report.interrupted:
-        raise typer.Exit(EXIT_INTERRUPTED)
+    return report.interrupted
 
 
 def _tables(n: int) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import secrets
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
@@ -135,29 +136,70 @@ def _key(key: Any) -> str:
     return _one_line(next(iter(json.loads(json.dumps({key: 0})))))
 
 
-def _write_atomically(path: Path, text: str, *, durable: bool = False) -> None:
-    """Write ``text`` to ``path`` through a temporary file; a failed write (disk full) leaves nothing.
+class StagedFile:
+    """A file written in full under a temporary name of its own beside ``path``: not in place until :meth:`publish`.
 
-    ``durable``: fsync the file before the rename and the directory after it
-    (a rename alone may reach the disk before the file's content does).
+    The temporary name is unique (two writers of the same file never share
+    one), so each writer's file is whole and the one put in place is one
+    writer's, never a mix; :meth:`discard` removes it when it was not published.
     """
-    tmp = path.with_suffix(path.suffix + ".tmp")
+
+    def __init__(self, path: Path, temporary: Path, durable: bool) -> None:
+        self.path = path
+        self.temporary = temporary
+        self.durable = durable
+        self.published = False
+
+    def publish(self) -> None:
+        """Put the file in place (atomically; ``durable``: its directory entry on the disk too)."""
+        os.replace(self.temporary, self.path)
+        self.published = True
+        if self.durable:
+            fd = os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    def discard(self) -> None:
+        """Remove the temporary file if it was not put in place."""
+        if not self.published:
+            self.temporary.unlink(missing_ok=True)
+
+
+def stage_file(path: Path, text: str, *, durable: bool = False) -> StagedFile:
+    """Write ``text`` under a unique temporary name beside ``path`` (``durable``: fsynced); a failure leaves nothing."""
+    temporary = path.with_name(f"{path.name}.{os.getpid()}-{secrets.token_hex(6)}.tmp")
     try:
-        with tmp.open("w") as f:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        with open(fd, "w") as f:
             f.write(text)
             if durable:
                 f.flush()
                 os.fsync(f.fileno())
-        tmp.replace(path)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
-    if durable:
-        fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    return StagedFile(path, temporary, durable)
+
+
+def stage_record(out_dir: Path, game: GameOutcome, *, durable: bool = False) -> StagedFile:
+    """A game's record written beside its place (:func:`record_path`), put there by :meth:`StagedFile.publish`."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return stage_file(record_path(out_dir, game), record_text(game.record) + "\n", durable=durable)
+
+
+def _write_atomically(path: Path, text: str, *, durable: bool = False) -> None:
+    """Write ``text`` to ``path`` through a temporary file of its own; a failed write (disk full) leaves nothing.
+
+    ``durable``: fsync the file before the rename and the directory after it
+    (a rename alone may reach the disk before the file's content does).
+    """
+    staged = stage_file(path, text, durable=durable)
+    try:
+        staged.publish()
+    finally:
+        staged.discard()
 
 
 def write_json(path: Path, data: Any) -> None:

@@ -16,7 +16,7 @@ import datetime
 import errno
 import secrets
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -463,8 +463,14 @@ class ResultsStore:
 
     # ------------------------------------------------------------ games
 
-    def record_game(self, row: StoredGame) -> bool:
-        """Store a finished game; False if it was already stored (a replay of the same game is ignored)."""
+    def record_game(self, row: StoredGame, *, in_place: Callable[[], None] | None = None) -> bool:
+        """Store a finished game; False if it was already stored (a replay of the same game is ignored).
+
+        ``in_place`` puts the game's record file in place: called inside the
+        row's transaction, once the row is known to be new, so of two writers
+        of one game (another process on the same store) the one whose row is
+        stored is the one whose record is in place; if it raises, no row is stored.
+        """
         names = ", ".join(COLUMNS)
         marks = ", ".join("?" for _ in COLUMNS)
         with self.transaction() as db:
@@ -483,6 +489,8 @@ class ResultsStore:
                 f"VALUES (?{', ?' * len(SIDE_TIME_COLUMNS)})",
                 [(row.game_id, *(getattr(t, c) for c in SIDE_TIME_COLUMNS)) for t in row.side_times],
             )
+            if in_place is not None:
+                in_place()
         return True
 
     def entry_times(self) -> dict[str, EntryTiming]:
@@ -538,6 +546,17 @@ class ResultsStore:
                 (seq, first, second, cluster.format(seq=seq), PAIR_PLAYING, now()),
             )
         return seq
+
+    def ensure_pair(self, seq: int, first: str, second: str, *, cluster: str) -> StoredPair:
+        """Pair ``seq`` as stored, written as ``playing`` first if it is new (a run that numbers its own pairs)."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO pairs(seq, first, second, cluster, status, started) VALUES (?, ?, ?, ?, ?, ?)",
+                (seq, first, second, cluster.format(seq=seq), PAIR_PLAYING, now()),
+            )
+        pair = self.pair(seq)
+        assert pair is not None
+        return pair
 
     @staticmethod
     def meta_value(db: sqlite3.Connection, key: str) -> str | None:

@@ -37,7 +37,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -175,8 +175,23 @@ COMPLETE_MARK = "sources.sha256"
 
 
 def _pip_wheel(sources: list[Path], dest: Path) -> None:
+    """The wheels of ``sources`` and their dependencies, and a pure-Python wheel of the SDK beside them.
+
+    The SDK's wheel is built with its compiled core (``arena_sdk.engine._core``,
+    Cython, with this machine's C compiler) for this interpreter's CPython
+    version, so a bot image whose ``python3`` is the same minor version (the
+    base image's; Debian bookworm's is 3.11) installs it with no compiler in
+    the image.  Any other Python takes the pure wheel (``py3-none-any``,
+    ``ARENA_SDK_PURE_BUILD=1``): pip prefers the compiled one where it fits.
+    """
     command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(dest), *map(str, sources)]
-    proc = subprocess.run(command, capture_output=True, text=True)
+    _run_pip(command, os.environ)
+    pure = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dest), str(sources[0])]
+    _run_pip(pure, {**os.environ, "ARENA_SDK_PURE_BUILD": "1"})
+
+
+def _run_pip(command: list[str], env: Mapping[str, str]) -> None:
+    proc = subprocess.run(command, capture_output=True, text=True, env=dict(env))
     if proc.returncode != 0:
         tail = "\n".join((proc.stderr or proc.stdout).splitlines()[-15:])
         raise BuildError(f"could not build the wheels for the image:\n{tail}")
@@ -200,7 +215,9 @@ def _remove_stale(cache: Path, keep: Path) -> None:
 def _source_fingerprint(*, sdk_only: bool = False) -> str:
     """A hash of everything that goes into the arena and arena-sdk wheels (or the SDK's alone)."""
     digest = hashlib.sha256()
-    files = [REPO / "sdk" / "pyproject.toml", *sorted((REPO / "sdk" / "arena_sdk").rglob("*.py"))]
+    sdk = REPO / "sdk"
+    files = [sdk / "pyproject.toml", sdk / "setup.py"]
+    files += sorted(p for pattern in ("*.py", "*.pyx", "*.h") for p in (sdk / "arena_sdk").rglob(pattern))
     if not sdk_only:
         files += [REPO / "pyproject.toml", REPO / "README.md", *sorted((REPO / "arena").rglob("*.py"))]
     for path in files:

@@ -945,6 +945,7 @@ def prune(
     *,
     run: str | None = None,
     include_running: bool = False,
+    failed: list[str] | None = None,
 ) -> list[str]:
     """Remove the containers the arena labelled, and their volumes; returns their names.
 
@@ -955,6 +956,8 @@ def prune(
     containers may belong to a match in progress: they are removed only with
     ``include_running``.  Each container goes with its anonymous volumes
     (``v=True``), so volumes an older version let an image create go too.
+    A container the engine would not remove is skipped (``failed``: its name
+    and the engine's reason are appended there).
     """
     removed = []
     labels = [LABEL] if run is None else [LABEL, f"{RUN_LABEL}={run}"]
@@ -966,9 +969,14 @@ def prune(
             continue
         if info.get("State") == "running" and not include_running:
             continue
-        with contextlib.suppress(Exception):
+        name = str((info.get("Names") or [info["Id"][:12]])[0]).lstrip("/")
+        try:
             client.api.remove_container(info["Id"], force=True, v=True)
-            removed.append(str((info.get("Names") or [info["Id"][:12]])[0]).lstrip("/"))
+        except Exception as exc:  # noqa: BLE001 - another run may have removed it meanwhile; the caller decides
+            if failed is not None and getattr(getattr(exc, "response", None), "status_code", None) != 404:
+                failed.append(f"{name}: {_daemon_reason(exc)}")
+            continue
+        removed.append(name)
     return removed
 
 

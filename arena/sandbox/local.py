@@ -47,6 +47,7 @@ from arena.sandbox.procfs import MARK_ENV
 #: step with the SDK's source.)
 SDK_ENV = (
     "ARENA_ADDRESS", "ARENA_TOKEN", "ARENA_TOKEN_FILE", "ARENA_HARD_BUDGET_S", "ARENA_HARD_WORLDS",
+    "ARENA_SDK_PURE",  # the engine's pure-Python core (arena_sdk.engine.core): a bot's own choice
 )
 #: How long stop() keeps looking for stragglers a bot's processes are still forking.
 STRAGGLER_WINDOW_S = 2.0

@@ -157,5 +157,6 @@ def report_json(report: SprtReport, settings: Settings, extra: dict[str, Any]) -
         "max_pairs": snap.max_pairs,
         "interrupted": report.interrupted,
         "failure": report.failure,
+        "void_pairs": [{"pair": pair, "reason": reason} for pair, reason in report.void_pairs],
         "run_id": report.run_id,
     }

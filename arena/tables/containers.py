@@ -7,7 +7,8 @@ nothing.  Containers carry their run's label (``arena.run``) and their
 table's match id, so :func:`prune_run` and :func:`prune_table` remove exactly
 one run's (or one table's) leftovers and never another run's on a shared
 engine.  Pruning is best effort: what cannot be removed now is removed by the
-next run's prune.
+next run's prune; a tournament's or a test's prune before it starts is strict (an engine error there is
+one line that stops it, not hidden).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.referee.botspec import BotSpec
 from arena.sandbox.docker import DockerUnavailable, docker_client, image_id, prune
 from arena.tables.spec import TableSpec
@@ -35,27 +37,58 @@ def resolve_image_ids(bots: Mapping[str, BotSpec], client: Any) -> dict[str, str
     return {name: image_id(client, bot.target) if bot.kind == "docker" else None for name, bot in bots.items()}
 
 
-def prune_run(run_id: str | None, match_prefix: str | None = None, client: Any = None) -> None:
-    """Remove this run's containers (of one table, with ``match_prefix``); best effort.
+class PruneFailed(ArenaError):
+    """The engine could not list or remove a run's leftover containers before the run (one line: the engine's reason)."""
+
+
+def prune_run(run_id: str | None, match_prefix: str | None = None, client: Any = None, *, strict: bool = False) -> None:
+    """Remove this run's containers (of one table, with ``match_prefix``).
 
     ``run_id`` None: by ``match_prefix`` alone (containers of runs started
     before containers carried their run's label).  Opens its own Docker client
     unless given one (it runs in worker threads, which must not share the
-    coordinator's).
+    coordinator's).  Best effort (what cannot be removed now is removed by the
+    next prune), unless ``strict``: the prune before a run writes anything
+    raises :class:`PruneFailed` naming the engine's error (no engine, a list
+    or a removal it refused), so a run never starts on an engine it cannot
+    clean, and never hides why.
     """
     own = client is None
     if own:
         try:
             client = docker_client()
-        except DockerUnavailable:
+        except DockerUnavailable as exc:
+            if strict:
+                raise PruneFailed(f"cannot remove this run's leftover containers: {exc}") from None
             return  # nothing can be removed now; the next run's prune removes them
+    failed: list[str] = []
     try:
-        prune(client, match_prefix, run=run_id, include_running=True)
-    except Exception:  # noqa: BLE001 - best effort: the next run prunes them
-        pass
+        prune(client, match_prefix, run=run_id, include_running=True, failed=failed)
+    except Exception as exc:  # noqa: BLE001 - best effort unless strict: the next run prunes them
+        if strict:
+            raise PruneFailed(
+                f"the Docker engine could not list this run's leftover containers: {_one_line(_engine_reason(exc))}; "
+                "check the engine (docker info) and run again"
+            ) from None
     finally:
         if own:
             client.close()
+    if strict and failed:
+        raise PruneFailed(
+            f"the Docker engine could not remove {len(failed)} leftover container(s) of this run "
+            f"({_one_line(failed[0])}); check the engine (docker info) and run again"
+        )
+
+
+def _engine_reason(exc: Exception) -> object:
+    """What the engine said (an API error's explanation, not its URL), else the error itself."""
+    return getattr(exc, "explanation", None) or exc
+
+
+def _one_line(text: object, limit: int = 300) -> str:
+    """An engine's error as one short line."""
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def prune_table(spec: TableSpec, client: Any = None) -> None:
@@ -75,4 +108,4 @@ def wait_for_docker(run_id: str, stop: threading.Event, wait_s: float = DOCKER_W
     prune_run(run_id)
 
 
-__all__ = ["DOCKER_WAIT_S", "prune_run", "prune_table", "resolve_image_ids", "wait_for_docker"]
+__all__ = ["DOCKER_WAIT_S", "PruneFailed", "prune_run", "prune_table", "resolve_image_ids", "wait_for_docker"]

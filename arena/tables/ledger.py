@@ -7,12 +7,13 @@ to :meth:`Ledger.record`, on their coordinator's task, and nowhere else:
   played again after a restart): it is dropped **before anything is written**,
   so a stored game's record and row never change once written;
 - a void is noted (its attempts count) and nothing else;
-- a finished game's record is written durably first, then its row, so a row
-  never points to a missing record.
+- a finished game's record is written durably under a temporary name of its
+  own and put in place inside its row's transaction, so a row never points
+  to a missing record, nor to another writer's copy of the game.
 
-Runs that play duplicate pairs one at a time (the ladder) also keep their
-pairs here (:meth:`plan_pair`): a pair is written as ``playing`` before it
-plays, each start is an attempt stored with it (so attempts survive a
+Runs that play duplicate pairs (the ladder, ``arena sprt``) also keep their
+pairs here (:meth:`plan_pair`, or :meth:`numbered_pair` for a run that numbers
+them itself): a pair is written as ``playing`` before it plays, each start is an attempt stored with it (so attempts survive a
 restart, and a kill -9 counts), a pair out of attempts is ``void`` with its
 reason and its stored half leaves the ratings (:meth:`void_clusters`), and a
 pair played again plays only its missing tables (:meth:`missing_tables`).
@@ -97,6 +98,11 @@ class Ledger:
     def plan_pair(self, first: str, second: str, *, cluster: str = "{seq}") -> int:
         """Write a new pair as ``playing`` before it plays; returns its number."""
         return self.store.add_pair(first, second, cluster=cluster)
+
+    def numbered_pair(self, seq: int, first: str, second: str, *, cluster: str = "{seq}") -> StoredPair:
+        """Pair ``seq`` of a run that numbers its own pairs (``arena sprt``'s deal number): written as
+        ``playing`` before it first plays, as stored afterwards (its status and attempts kept)."""
+        return self.store.ensure_pair(seq, first, second, cluster=cluster)
 
     def unfinished_pairs(self) -> list[StoredPair]:
         """Pairs left ``playing`` (a stop, a kill): played again, their missing tables only."""

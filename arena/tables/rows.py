@@ -18,7 +18,7 @@ from typing import Any
 from arena_sdk import __version__ as SDK_VERSION
 from arena_sdk.engine import ENGINE_VERSION
 
-from arena.match.output import write_record
+from arena.match.output import stage_record
 from arena.match.timing import team_timing
 from arena.results.store import ResultsStore, SideTime, StoredGame, now, storage_error
 from arena.tables.spec import TableGame
@@ -112,16 +112,26 @@ def store_played(
 ) -> StoredGame | None:
     """Write a finished game's record (durably), then its row; None if the game was already stored.
 
+    The record is written in full under a temporary name of its own, put in
+    place inside the row's transaction once the row is new, and committed with
+    it: a row never points to a missing record, and of two writers reporting
+    the same game at once, the stored row's record is that row's game (the
+    other writer's file is removed, never put in place).
     Raises :class:`~arena.results.store.StoreError` (``DiskFull`` when out of
     space) when either cannot be written; what was stored before is kept.
     """
     records = output / "records"
-    try:  # first the record, then the row that points to it
-        write_record(records, played, durable=True)  # type: ignore[arg-type]  # reads only game_id and record
+    row = game_row(slot, played, ruleset_hash=ruleset_hash, images=images)
+    try:
+        staged = stage_record(records, played, durable=True)  # type: ignore[arg-type]  # reads only game_id and record
     except OSError as exc:
         raise storage_error(exc, records) from None
-    row = game_row(slot, played, ruleset_hash=ruleset_hash, images=images)
-    return row if store.record_game(row) else None
+    try:
+        return row if store.record_game(row, in_place=staged.publish) else None
+    except OSError as exc:  # the record could not be put in place: the row was rolled back with it
+        raise storage_error(exc, records) from None
+    finally:
+        staged.discard()
 
 
 __all__ = ["GameSlot", "game_row", "side_times", "store_played", "unplayed_row"]

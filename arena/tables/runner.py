@@ -12,7 +12,9 @@ to stop); this loop is the rest, once:
   (the one stored-game guard) on this task, and then to the schedule;
 - a store error (a full disk) stops every table and ends the run with that error;
 - it prunes the run's leftovers (containers under its run label) when it
-  starts and when it stops.
+  starts (a prune that raises an :class:`~arena.errors.ArenaError` ends the run
+  with that line before anything plays) and when it stops (a failure there is
+  logged: the results are stored, the next start prunes).
 
 Work beside the loop (the ladder's image builds) runs as ``side`` tasks in the
 loop's nursery and hands its results to the coordinator on this thread.
@@ -21,6 +23,7 @@ loop's nursery and hands its results to the coordinator on this thread.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import signal
 import threading
@@ -30,6 +33,7 @@ from typing import Protocol
 
 import trio
 
+from arena.errors import ArenaError
 from arena.results.store import StoreError, storage_error
 from arena.tables.ledger import Ledger, Recorded
 from arena.tables.logs import write_logs
@@ -37,6 +41,8 @@ from arena.tables.players import RunStopped, TablePlayer
 from arena.tables.rows import GameSlot
 from arena.tables.spec import TableGame, TableResult, TableSpec
 from arena.tables.task import ImageMismatch
+
+log = logging.getLogger("arena.tables")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,6 +127,8 @@ class Runner:
         #: How long side work gets to end by itself once the run stops.
         self.side_grace_s = side_grace_s
         self.running: dict[str, int] = {}
+        #: The start's prune failed (the engine is unusable): the end's is not tried.
+        self.prune_failed = False
         self.interrupted = False
         self.fatal: Exception | None = None
 
@@ -133,8 +141,7 @@ class Runner:
             if self.watch_signals:  # first: a Ctrl-C during the prune below stops the run cleanly too
                 nursery.start_soon(self._watch_signals)
             try:
-                if self.prune is not None:
-                    await trio.to_thread.run_sync(self.prune)
+                await self._prune_at_start()
                 sides_left[0] = len(self.side)
                 for task in self.side:
                     nursery.start_soon(self._side, task, sides_left, sides_ended)
@@ -163,12 +170,34 @@ class Runner:
                     if sides_left[0] > 0:
                         with trio.move_on_after(self.side_grace_s):
                             await sides_ended.wait()
-                    if self.prune is not None:
-                        await trio.to_thread.run_sync(self.prune)
+                    if self.prune is not None and not self.prune_failed:
+                        await trio.to_thread.run_sync(self._prune_at_end)
                 nursery.cancel_scope.cancel()
         if self.fatal is not None:
             raise self.fatal
         return RunOutcome(self.interrupted)
+
+    async def _prune_at_start(self) -> None:
+        """The leftovers of an earlier run of this one, before anything plays: an engine error there ends the run.
+
+        The prune raises :class:`~arena.errors.ArenaError` (one line) when it
+        cannot do its work: nothing is started, and the end's prune is not tried.
+        """
+        if self.prune is None:
+            return
+        try:
+            await trio.to_thread.run_sync(self.prune)
+        except ArenaError as exc:
+            self.prune_failed = True
+            self._fail(exc)
+
+    def _prune_at_end(self) -> None:
+        """The run's leftovers once it stopped: a failure is logged (the next run's prune removes them)."""
+        assert self.prune is not None
+        try:
+            self.prune()
+        except Exception as exc:  # noqa: BLE001 - the results are stored; the next start prunes strictly
+            log.warning("the run's leftover containers could not be removed at its end: %s", exc)
 
     async def _side(self, task: Callable[[], Awaitable[None]], left: list[int], ended: trio.Event) -> None:
         try:

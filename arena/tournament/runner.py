@@ -36,6 +36,7 @@ from arena.sandbox.docker import docker_client
 from arena.tables.containers import prune_run, resolve_image_ids, wait_for_docker
 from arena.tables.ledger import Ledger, Recorded
 from arena.tables.players import LocalTables, TablePlayer
+from arena.tables.runlock import hold_directory
 from arena.tables.runner import Job, Runner
 from arena.tables.spec import SeatSpec, TableGame, TableResult, TableSpec, seat_specs
 from arena.tournament.config import Entry, TournamentConfig, load_config
@@ -144,26 +145,29 @@ def run_tournament(
     that cluster (``insecure``, or the file's ``[cluster] insecure``: plain
     tcp:// on a private network is accepted); it is reached before anything is stored
     (:class:`~arena.tables.cluster.ClusterError` if it cannot be used).
-    A run that cannot go on raises :class:`~arena.tables.players.RunStopped` (what is stored is kept).
+    A run that cannot go on raises :class:`~arena.tables.players.RunStopped` (what is stored is kept);
+    an output directory another run holds, :class:`~arena.tables.runlock.DirectoryInUse` (nothing touched).
     ``accept_rebuilt``: an entry whose image was rebuilt since it played plays
     on as a new version (:func:`resolve_images`) instead of being refused.
     """
-    cluster = None
-    if scheduler is not None:
-        from arena.tables.cluster import ClusterTables
+    # One runner per output directory, before anything is opened there (a second run is refused).
+    with hold_directory(config.output, "arena tournament run"):
+        cluster = None
+        if scheduler is not None:
+            from arena.tables.cluster import ClusterTables
 
-        cluster = ClusterTables.connect(scheduler, insecure=insecure or config.insecure)
-    progress = progress or Progress()
-    try:
-        store = open_store(config, lambda growth: progress.on_notice(_grown(growth)))
+            cluster = ClusterTables.connect(scheduler, insecure=insecure or config.insecure)
+        progress = progress or Progress()
         try:
-            player: TablePlayer = cluster if cluster is not None else LocalTables()
-            return trio.run(_run, config, store, progress, player, accept_rebuilt)
+            store = open_store(config, lambda growth: progress.on_notice(_grown(growth)))
+            try:
+                player: TablePlayer = cluster if cluster is not None else LocalTables()
+                return trio.run(_run, config, store, progress, player, accept_rebuilt)
+            finally:
+                store.close()
         finally:
-            store.close()
-    finally:
-        if cluster is not None:
-            cluster.close()
+            if cluster is not None:
+                cluster.close()
 
 
 def entry_labels(config: TournamentConfig, store: ResultsStore) -> dict[str, str]:
@@ -224,7 +228,7 @@ def resolve_images(
         for name, found in ids.items():
             if found is not None and f"image:{labels[name]}" not in meta:
                 store.set_meta(f"image:{labels[name]}", found)
-        prune_run(store.run_id, client=client)
+        prune_run(store.run_id, client=client, strict=True)  # before anything starts: an engine error is one line
     finally:
         client.close()
     return {labels[name]: found for name, found in ids.items()}
@@ -404,9 +408,12 @@ class RoundRobin:
         self.reported: dict[str, set[str]] = {}
 
     def prune(self) -> None:
-        """The run's leftover containers (at the start and at the end), when its bots are images."""
+        """The run's leftover containers (at the start and at the end), when its bots are images.
+
+        Strict: the run loop ends the run with the engine's error when the start's prune fails (and logs the end's).
+        """
         if self.uses_docker:
-            prune_run(self.store.run_id)
+            prune_run(self.store.run_id, strict=True)
 
     # ------------------------------------------------------------ rounds
 

@@ -51,7 +51,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena_sdk.engine import CARDS, Card, Decision, GameState, Ruleset, Trick
-from arena_sdk.engine.cards import NUM_CARDS
+from arena_sdk.engine.cards import NUM_CARDS, mask_of
+from arena_sdk.engine.core import compiled as _compiled
+
+#: The compiled core's helpers (the same random numbers as ``random.Random``'s methods), or None.
+_fast: Any = _compiled
 
 #: ``(rules, seat, hand at the start of the hand, bid) -> relative likelihood``.
 BidModel = Callable[[Ruleset, int, Sequence[int], int], float]
@@ -148,6 +152,10 @@ class DealSampler:
         if self.total_weight == 0:
             raise InconsistentView(f"no deal is consistent with the view of seat {self.me}")
         self._template: GameState | None = None
+        # The honour bid model's inputs in C (see _weight), made on first use.
+        self._skip: list[bool] | None = None
+        self._played_masks: list[int] = []
+        self._bids0: list[int] = []
 
     # ------------------------------------------------------------------ knowledge
 
@@ -355,13 +363,13 @@ class DealSampler:
                 if w:
                     options.append((w, counts, after))
             total = sum(w for w, _, _ in options)
-            pick = rng.randrange(total)
+            pick = _randbelow(rng, total)
             for w, counts, after in options:
                 if pick < w:
                     break
                 pick -= w
             cards = g.cards[:]
-            rng.shuffle(cards)
+            _shuffle(rng, cards)
             pos = 0
             for h, x in enumerate(counts[: len(self.holders)]):
                 if x:
@@ -378,6 +386,14 @@ class DealSampler:
         model = self.bid_model
         if model is None:
             return 1.0
+        sigma = getattr(model, "honour_sigma", None)
+        if sigma is not None and _fast is not None:  # the honour model, computed in C (the same floats)
+            if self._skip is None:
+                self._skip = [s == self.me or self.view.bids[s] is None or bool(self.view.blind[s]) for s in range(self.n)]
+                self._played_masks = [mask_of(p) for p in self.played]
+                self._bids0 = [b if b is not None else 0 for b in self.view.bids]
+            cards = [alloc.get(s, []) for s in range(self.n)]
+            return _fast.honour_weight_of(cards, self._played_masks, self._bids0, self._skip, self.n, sigma)
         w = 1.0
         for s in range(self.n):
             bid = self.view.bids[s]
@@ -395,6 +411,8 @@ class DealSampler:
         weights = [self._weight(a) for a in candidates]
         if sum(weights) <= 0:
             return candidates[0]
+        if _fast is not None:
+            return candidates[_fast.choose_weighted(rng, weights)]
         return rng.choices(candidates, weights)[0]
 
     # ------------------------------------------------------------------ states
@@ -426,11 +444,14 @@ class DealSampler:
                 self._template = state.clone()
             return state
         state = self._template.clone()
-        for s in range(self.n):
-            mask = 0
-            for c in hands[s]:
-                mask |= 1 << c
-            state.hands[s] = mask
+        if _fast is not None:
+            state.hands[:] = _fast.masks_of(hands)
+        else:
+            for s in range(self.n):
+                mask = 0
+                for c in hands[s]:
+                    mask |= 1 << c
+                state.hands[s] = mask
         if self.n == 2:
             state.discards = list(alloc[DISCARD])
             state.seen_discards[1 - self.me] = self._opponent_seen(alloc, rng)
@@ -590,6 +611,8 @@ def honour_bid_model(sigma: float = 1.5) -> BidModel:
             return math.exp(-(est**2) / (2 * 1.0**2))
         return math.exp(-((bid - est) ** 2) / (2 * sigma**2))
 
+    # Marks the model so that the sampler may compute it in the compiled core (the same numbers).
+    likelihood.honour_sigma = float(sigma)  # type: ignore[attr-defined]
     return likelihood
 
 
@@ -614,3 +637,16 @@ def quick_tricks(hand: Sequence[int], players: int = 4) -> float:
     if players == 2:
         total *= 1.1
     return total
+
+
+def _randbelow(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)``: drawn in place by the compiled core for a ``random.Random`` (the same number)."""
+    return _fast.randbelow(rng, n) if _fast is not None else rng.randrange(n)
+
+
+def _shuffle(rng: random.Random, cards: list[int]) -> None:
+    """``rng.shuffle(cards)``: in the compiled core for a ``random.Random`` (the same order)."""
+    if _fast is not None:
+        _fast.shuffle(rng, cards)
+    else:
+        rng.shuffle(cards)

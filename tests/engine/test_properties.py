@@ -703,6 +703,7 @@ DRAWN_AT_MAX_HANDS = [
 ]  # fmt: skip
 
 
+@pytest.mark.timeout(1800)  # 500 games against the rule book's own model: 16 s when quiet, over 300 s at load 50
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=game_specs())
 @example(spec=TIE_AT_TARGET[0])

@@ -35,7 +35,6 @@ Budget
 
 from __future__ import annotations
 
-import itertools
 import math
 import random
 import statistics
@@ -43,7 +42,9 @@ import time
 
 from arena_sdk.bot import GameInfo
 from arena_sdk.bots.medium import MediumBot, nil_hand
-from arena_sdk.bots.simulate import GAME_BONUS, Deadline, Position, Scorer, hand_value, rollout, solve
+from arena_sdk.bots.simulate import (
+    GAME_BONUS, Deadline, Position, Scorer, draw_luck, hand_value, rollout_cards, rollout_luck, solve,
+)  # fmt: skip
 from arena_sdk.engine import CARDS, Card, Decision, GameState
 from arena_sdk.bots.worlds import WorldSampler
 from arena_sdk.sampling import InconsistentView, honour_bid_model, quick_tricks
@@ -183,23 +184,23 @@ class HardBot(MediumBot):
         sums = dict.fromkeys(diffs, 0.0)
         squares = dict.fromkeys(diffs, 0.0)
         while worlds < most and clock() < deadline:
-            world = sampler.sample(rng)
+            world, start = sampler.sample_position(rng)
             if scorer is None:
                 scorer = Scorer(world, team)
-            start = Position.of(world)
             # Common random numbers: every card's rollout in this world makes
             # the same random choices, so the paired differences measure the
             # cards, not the rollouts' luck (their spread is much smaller).
-            luck = [rng.random() for _ in range(LUCK)]
+            luck = draw_luck(rng, LUCK)
             values: dict[int, float] = {}
             try:
-                for c in cards:
-                    pos = start.copy()
-                    pos.play(c)
-                    if exact:
+                if exact:
+                    for c in cards:
+                        pos = start.copy()
+                        pos.play(c)
                         values[c] = solve(pos, team, scorer, clock, deadline)
-                    else:
-                        values[c] = scorer(rollout(pos, bids, itertools.cycle(luck).__next__))
+                else:
+                    for c, won in zip(cards, rollout_cards(start, cards, bids, luck)):
+                        values[c] = scorer(won)
             except Deadline:
                 self.timed_out += 1
                 break
@@ -249,7 +250,7 @@ class HardBot(MediumBot):
         clock = view.time_clock
         while worlds < limit and clock() < deadline:
             world = sampler.sample(rng)
-            luck = [rng.random() for _ in range(LUCK)]  # the same rollout choices for every bid
+            luck = draw_luck(rng, LUCK)  # the same rollout choices for every bid
             for b in candidates:
                 sim = world.clone()
                 sim.apply(b)
@@ -262,7 +263,7 @@ class HardBot(MediumBot):
                 if scorer is None:
                     scorer = scorers[key] = Scorer(sim, team)
                 bids = [x if x is not None else 0 for x in sim.bids]
-                values[b].append(scorer(rollout(Position.of(sim), bids, itertools.cycle(luck).__next__)))
+                values[b].append(scorer(rollout_luck(Position.of(sim), bids, luck)))
             worlds += 1
         self.searched.append(worlds)
         if worlds < 8:

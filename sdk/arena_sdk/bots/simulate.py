@@ -22,10 +22,17 @@ at trick boundaries.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from arena_sdk.bots.rollout import make_pick
 from arena_sdk.engine import Decision, GameState
+from arena_sdk.engine.core import compiled as _compiled
+
+#: The compiled core (rollouts in C, the same cards from the same numbers), or None.
+_fast: Any = _compiled
 
 NON_SPADE = (1 << 39) - 1
 FIRST_SPADE = 39
@@ -226,6 +233,38 @@ def rollout(pos: Position, bids: list[int], rand: Callable[[], float], noise: fl
         seat = win_seat
     pos.seat, pos.broken = seat, broken
     return tuple(won)
+
+
+def rollout_cards(start: Position, cards: Sequence[int], bids: list[int], luck: Sequence[float],
+                  noise: float = 0.1) -> list[tuple[int, ...]]:  # fmt: skip
+    """Per card: a copy of ``start`` with the card played, rolled out replaying ``luck`` (cycled) from its start.
+
+    Hard's work per world (common random numbers: every card's rollout draws
+    the same numbers).  In the compiled core when it is there (one call, the
+    same tricks); ``start`` is left as it was.
+    """
+    if _fast is not None:
+        return _fast.rollout_cards(start, cards, bids, luck, noise)
+    out = []
+    for c in cards:
+        pos = start.copy()
+        pos.play(c)
+        out.append(rollout(pos, bids, itertools.cycle(luck).__next__, noise))
+    return out
+
+
+def rollout_luck(pos: Position, bids: list[int], luck: Sequence[float], noise: float = 0.1) -> tuple[int, ...]:
+    """``rollout(pos, bids, itertools.cycle(luck).__next__, noise)``, in the compiled core when it is there."""
+    if _fast is not None:
+        return _fast.rollout(pos, bids, luck, noise)  # type: ignore[no-any-return]
+    return rollout(pos, bids, itertools.cycle(luck).__next__, noise)
+
+
+def draw_luck(rng: random.Random, count: int) -> list[float]:
+    """``[rng.random() for _ in range(count)]`` (drawn in the compiled core when it is there: the same numbers)."""
+    if _fast is not None:
+        return _fast.randoms(rng, count)  # type: ignore[no-any-return]
+    return [rng.random() for _ in range(count)]
 
 
 class Deadline(Exception):

@@ -27,17 +27,14 @@ def random_action(state: GameState, rng: random.Random) -> object:
 def play_random_hand(state: GameState, rng: random.Random) -> None:
     """Play random decisions until the current hand is scored (or the game ends).
 
-    The card play runs in :meth:`GameState.play_out_hand` (picked from the
-    legal-play bitmask, not validated a second time); bids and the
-    two-player decisions go through :meth:`GameState.apply`.
+    Each decision is what ``state.apply(rng.choice(state.legal_actions()))``
+    would pick, except that the cards are drawn from the legal-play bitmask
+    (one ``rng.random()`` per card with a choice); the compiled core runs the
+    whole hand in C and draws the very same numbers from ``rng``
+    (``GameState._random_hand``), the pure core plays the cards in
+    :meth:`GameState.play_out_hand` and the rest through :meth:`GameState.apply`.
     """
-    hand = state.hand_number
-    play = Decision.PLAY
-    while state.decision is not None and state.hand_number == hand:
-        if state.decision is play:
-            state.play_out_hand(None, rng)
-        else:
-            state.apply(rng.choice(state.legal_actions()))
+    state._random_hand(rng)
 
 
 def play_random_game(state: GameState, rng: random.Random) -> None:

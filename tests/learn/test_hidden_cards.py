@@ -1,0 +1,94 @@
+"""No hidden information in an observation: every card a seat cannot see is dealt anew, and
+the seat's observation and mask stay the same, at every decision of random games in every preset."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from learn_support import RULESETS, scramble, short, walk
+
+from arena_sdk.engine import GameState
+from arena_sdk.envs.table import Table
+
+Observe = Callable[[Table, int], dict[str, np.ndarray]]
+
+
+def env_observe(table: Table, seat: int) -> dict[str, np.ndarray]:
+    return table.observe(seat)
+
+
+def leaky_observe(table: Table, seat: int) -> dict[str, np.ndarray]:
+    """A broken observation that also counts the next seat's spades: the check must catch it."""
+    obs = table.observe(seat)
+    state = table.state
+    assert state is not None
+    nxt = (seat + 1) % state.players
+    obs["observation"] = obs["observation"].copy()
+    obs["observation"][-1] += bin(state.hands[nxt] >> 39).count("1")
+    return obs
+
+
+def observe_in(state: GameState, table: Table, seat: int, observe: Observe) -> dict[str, np.ndarray]:
+    """``observe`` on ``state``, with the table's exchange choice in progress kept."""
+    saved = table.state
+    table.state = state
+    try:
+        return observe(table, seat)
+    finally:
+        table.state = saved
+
+
+def blind_spots(rules_name: str, observe: Observe, games: int = 3) -> tuple[int, int, list[str]]:
+    """Check every seat at every decision; (seats checked, hidden cards moved, differences found)."""
+    rules = short(RULESETS[rules_name])
+    rng = random.Random(rules_name)
+    checked = moved_total = 0
+    differences: list[str] = []
+    for game in range(games):
+        for table in walk(rules, seed=f"hidden-{rules_name}-{game}", rng=rng):
+            state = table.state
+            assert state is not None
+            for seat in range(rules.players):
+                before = observe_in(state, table, seat, observe)
+                other, moved = scramble(state, seat, rng)
+                after = observe_in(other, table, seat, observe)
+                checked += 1
+                moved_total += moved
+                for key in ("observation", "action_mask"):
+                    if not np.array_equal(before[key], after[key]):
+                        differences.append(
+                            f"game {game} hand {state.hand_number} seat {seat} {state.decision}: {key} changed"
+                        )
+    return checked, moved_total, differences
+
+
+@pytest.mark.parametrize("rules_name", sorted(RULESETS))
+def test_observation_is_blind_to_every_hidden_card(rules_name):
+    checked, moved, differences = blind_spots(rules_name, env_observe)
+    assert not differences, differences[:5]
+    assert checked > 300 and moved > 10 * checked  # the scramble really moved the hidden cards
+
+
+@pytest.mark.parametrize("rules_name", ["pagat", "two-player"])
+def test_the_check_catches_an_observation_that_leaks(rules_name):
+    _, _, differences = blind_spots(rules_name, leaky_observe, games=1)
+    assert differences
+
+
+def test_hidden_hand_of_an_undecided_blind_nil_is_not_observed():
+    """Cards4: the first bidder decides blind nil before it sees its cards; they are not in its hand block."""
+    from arena_sdk.envs.layout import BLOCK
+
+    table = Table(RULESETS["cards4"])
+    table.reset(5)
+    seat = table.to_move
+    assert seat is not None
+    obs = table.observe(seat)
+    hand = BLOCK["hand"]
+    assert not obs["observation"][hand.offset : hand.offset + 52].any()
+    assert obs["observation"][BLOCK["hand_hidden"].offset] == 1.0
+    state = table.state
+    assert state is not None and state.hands[seat] != 0  # the cards exist: they are just not shown

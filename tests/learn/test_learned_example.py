@@ -1,0 +1,130 @@
+"""example_bots/learned: the shipped policy loads and plays as an ordinary bot, locally, through the
+referee (`arena match run`) and in a tournament; its trainer runs; bad policy files are refused clearly."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from learn_support import RULESETS, short
+from tournament_support import arena, stored_rows
+
+from arena_sdk.testing import load_bot, play_game
+
+REPO = Path(__file__).resolve().parents[2]
+LEARNED = REPO / "example_bots" / "learned"
+BOT = f"cmd:{sys.executable} {LEARNED / 'bot.py'}"
+
+
+@pytest.fixture(scope="module")
+def learned_modules():
+    """The example's own modules (policy.py, bot.py), imported the way bot.py imports them."""
+    cls = load_bot(f"{LEARNED / 'bot.py'}:LearnedBot")
+    policy = sys.modules["policy"]
+    return cls, policy
+
+
+@pytest.mark.parametrize("rules_name", ["pagat", "wikipedia", "cards4", "two-player"])
+def test_the_shipped_policy_plays_whole_games_in_every_preset(learned_modules, rules_name):
+    cls, _ = learned_modules
+    rules = short(RULESETS[rules_name], hands=3)
+    opponent = "easy"
+    result = play_game([cls, opponent], rules, seed=17)  # strict: an illegal answer would raise
+    assert result.names[0] == "learned" and result.defaults == (0,) * rules.players
+
+
+def test_the_bot_is_deterministic_given_the_deal(learned_modules):
+    cls, _ = learned_modules
+    a = play_game([cls, "easy"], short(RULESETS["pagat"], hands=2), seed=4)
+    b = play_game([cls, "easy"], short(RULESETS["pagat"], hands=2), seed=4)
+    assert a.record["hands"] == b.record["hands"]
+
+
+def test_a_policy_file_of_another_layout_or_missing_is_refused_clearly(learned_modules, tmp_path):
+    _, policy = learned_modules
+    fresh = policy.MLPPolicy.create(hidden=8)
+    path = tmp_path / "p.npz"
+    fresh.save(path)
+    loaded = policy.MLPPolicy.load(path)
+    for name in policy.PARAMETERS:
+        assert np.array_equal(loaded.params[name], fresh.params[name])
+    np.savez(tmp_path / "old.npz", observation_size=700, action_count=71, **fresh.params)
+    with pytest.raises(policy.PolicyFileError, match="trained for observations of 700 .* train it again"):
+        policy.MLPPolicy.load(tmp_path / "old.npz")
+    with pytest.raises(policy.PolicyFileError, match="cannot read policy"):
+        policy.MLPPolicy.load(tmp_path / "missing.npz")
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(policy.PolicyFileError, match="cannot read policy"):
+        policy.MLPPolicy.load(tmp_path / "junk.npz")
+
+
+def test_arena_match_run_plays_the_learned_bot_through_the_referee(tmp_path):
+    out = tmp_path / "match"
+    result = arena(
+        tmp_path, "match", "run", "--bot", BOT, "--bot", "builtin:easy", "--games", "2",
+        "--set", "max_hands=2", "--out", str(out), "--json", timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["seats"]["N"] == "learned" and data["seats"]["E"] == "builtin-easy"
+    for game in data["games"]:
+        assert game["ending"] in ("target", "floor", "max_hands"), game["ending"]
+        assert game["strikes"]["N"] == game["strikes"]["S"] == 0
+        assert game["timing"]["N"]["decisions"] > 20
+    replay = arena(tmp_path, "replay", str(out / f"{data['games'][0]['game_id']}.json"))
+    assert replay.returncode == 0, replay.stderr
+
+
+def test_a_tournament_takes_the_learned_bot_as_an_entry(tmp_path):
+    (tmp_path / "t.toml").write_text(
+        f"""
+[tournament]
+name = "learned"
+seed = "learned-in-a-tournament"
+deals_per_pairing = 1
+concurrency = 2
+output = "out"
+
+[rules]
+preset = "pagat"
+set = {{ max_hands = 2 }}
+
+[[entry]]
+name = "learned"
+bot = "{BOT}"
+
+[[entry]]
+name = "easy"
+bot = "builtin:easy"
+"""
+    )
+    result = arena(tmp_path, "tournament", "run", "t.toml", timeout=900)
+    assert result.returncode == 0, result.stderr
+    rows = stored_rows(tmp_path / "out")
+    assert len(rows) == 2  # one deal, two duplicate tables
+    assert {r[1] for r in rows} | {r[2] for r in rows} == {"learned", "easy"}
+    assert all(r[3] in ("target", "floor", "max_hands") for r in rows)
+    assert all(r[8] == r[9] == 0 for r in rows)  # no strikes
+
+
+def test_the_trainer_runs_saves_and_the_bot_loads_what_it_saved(tmp_path):
+    out = tmp_path / "trained.npz"
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+    result = subprocess.run(
+        [sys.executable, str(LEARNED / "train.py"), "--minutes", "0.02", "--tables", "4", "--batch", "256",
+         "--hidden", "16", "--eval-every", "2", "--eval-deals", "1", "--out", str(out)],
+        capture_output=True, text=True, timeout=600, env=env,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert out.exists() and "saved" in result.stdout
+    check = subprocess.run(
+        [sys.executable, "-m", "arena_sdk.testing", f"{LEARNED / 'bot.py'}:LearnedBot", "--against", "random",
+         "--games", "1", "--rules", "pagat"],
+        capture_output=True, text=True, timeout=600, env={**env, "ARENA_POLICY": str(out)},
+    )  # fmt: skip
+    assert check.returncode == 0, check.stderr + check.stdout
