@@ -65,8 +65,10 @@ ALLOWED = {
     # The table kernel: what every runner (tournaments, sprt, the ladder) plays its tables with.
     # It knows nothing of any runner, so no runner can form an import circle with it.
     "tables": {"arena.match", "arena.referee", "arena.sandbox", "arena.results", "arena.tables"},
+    # The one SQLite helper every store uses (per-thread connections, the write transaction, DiskFull, migrations).
+    "storage": {"arena.storage"},
     # The results store (its timing totals are the standings' EntryTiming).
-    "results": {"arena.results", "arena.match", "arena.publish"},
+    "results": {"arena.results", "arena.match", "arena.publish", "arena.storage"},
     "tournament": {
         "arena.match", "arena.referee", "arena.sandbox", "arena.tables", "arena.results", "arena.tournament",
         "arena.ratings", "arena.publish",
@@ -84,7 +86,7 @@ ALLOWED = {
     # it reads the tournament's value parsers (limits, config errors). Nothing imports it but the CLI.
     "ladder": {
         "arena.match", "arena.referee", "arena.sandbox", "arena.tables", "arena.results", "arena.tournament",
-        "arena.ratings", "arena.publish", "arena.ladder",
+        "arena.ratings", "arena.publish", "arena.ladder", "arena.storage",
         # Practice tables and live spectators reuse arena play's table, seat and public view.
         "arena.play",
     },
@@ -134,7 +136,8 @@ LADDER_FLOORS: tuple[tuple[str, ...], ...] = (
     ("arena.ladder.course",),  # calendar, final evaluation, grades, exports
     ("arena.ladder.site",),  # the web site: app, routers, guard, HTTP server, reads
     ("arena.ladder.config",),  # ladder.toml: every package's section composed
-    ("arena.ladder.service", "arena.ladder.serve"),  # the coordinator: the loop, and serve's composition
+    ("arena.ladder.service",),  # the coordinator: the loop composed of the packages' parts
+    ("arena.ladder.serve",),  # `arena ladder serve`: the loop and the site in one process
 )
 
 
