@@ -50,7 +50,8 @@ from arena.ladder.versions.build_queue import BuildQueue
 from arena.ladder.versions.store import Version
 from arena.ladder.versions.suspension import Suspension
 from arena.referee.botspec import BotSpec
-from arena.results.store import ResultsStore, StoredGame, StoreError
+from arena.results.store import ResultsStore, StoredGame
+from arena.storage.sqlite import StoreError
 from arena.sandbox.docker import RUN_LABEL
 from arena.sandbox.engine_probe import prober
 from arena.tables.containers import prune_run

@@ -7,8 +7,11 @@ never count for or against a bot.  One row per practice table: who opened it
 once it ends, how (``done``, ``abandoned`` by the person, ``stopped`` by the
 server stopping, ``failed``) with its score and record.
 
-Every call takes the store's lock (the site's threads and its event loop
-share one connection): rows are few and writes small.
+A store of the arena's one SQLite helper (:class:`arena.storage.sqlite.SQLiteStore`):
+each thread its own connection, every write one transaction (the day's quota
+checked and the new row written in the same one), and a write the full disk
+refuses is :class:`~arena.storage.sqlite.DiskFull` (the site answers 503, as
+for every other store), never a half-written row.
 """
 
 from __future__ import annotations
@@ -16,10 +19,11 @@ from __future__ import annotations
 import datetime
 import json
 import sqlite3
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from arena.storage.sqlite import SQLiteStore, StoreError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS practice (
@@ -37,7 +41,7 @@ CREATE TABLE IF NOT EXISTS practice (
 );
 CREATE INDEX IF NOT EXISTS practice_team ON practice(team, opened);
 """
-#: A table still being played (a server killed meanwhile leaves these: :meth:`PracticeStore.open` ends them).
+#: A table still being played (a server killed meanwhile leaves these: opening the store ends them).
 PLAYING = "playing"
 #: How many practice games a team's page lists.
 LISTED = 30
@@ -68,42 +72,31 @@ class PracticeGame:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-class PracticeStore:
+class PracticeStore(SQLiteStore):
     """``DIR/practice.sqlite``: practice tables and how they ended."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(SCHEMA)
-            # Tables left "playing" by a server that was killed: they are not played any more.
-            self._db.execute("UPDATE practice SET status='stopped', finished=? WHERE status=?", (_now(), PLAYING))
+    SCHEMA = SCHEMA
+    BUSY_TIMEOUT_S = 10.0
 
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        try:
+            self.migrate()
+            with self.transaction() as db:  # tables left "playing" by a server that was killed are not played any more
+                db.execute("UPDATE practice SET status='stopped', finished=? WHERE status=?", (_now(), PLAYING))
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the practice store {path}: {exc}") from None
 
     def opened_today(self, team: str) -> int:
         """Practice tables ``team`` opened this UTC day (the quota counts them, however they ended)."""
-        today = _now()[:10]
-        with self._lock:
-            row = self._db.execute(
-                "SELECT COUNT(*) FROM practice WHERE team=? AND opened >= ? AND opened < ?", (team, today, today + "~")
-            ).fetchone()
-        return int(row[0])
+        return _opened_today(self.db, team)
 
     def add(self, team: str, seats: list[str], per_day: int) -> int | None:
-        """A new table's row; None if ``team`` has opened ``per_day`` already today (checked in the same lock)."""
-        with self._lock:
-            today = _now()[:10]
-            used = self._db.execute(
-                "SELECT COUNT(*) FROM practice WHERE team=? AND opened >= ? AND opened < ?", (team, today, today + "~")
-            ).fetchone()[0]
-            if used >= per_day:
+        """A new table's row; None if ``team`` has opened ``per_day`` already today (checked in the same transaction)."""
+        with self.transaction() as db:
+            if _opened_today(db, team) >= per_day:
                 return None
-            cursor = self._db.execute(
+            cursor = db.execute(
                 "INSERT INTO practice (team, opened, seats, status) VALUES (?, ?, ?, ?)",
                 (team, _now(), json.dumps(seats), PLAYING),
             )
@@ -114,8 +107,8 @@ class PracticeStore:
         scores: tuple[int, int] | None = None, record: str | None = None,
     ) -> None:  # fmt: skip
         """How table ``table_id`` ended (once: a finished row is not written again)."""
-        with self._lock:
-            self._db.execute(
+        with self.transaction() as db:
+            db.execute(
                 "UPDATE practice SET status=?, game_id=?, ending=?, score0=?, score1=?, record=?, finished=? "
                 "WHERE id=? AND status=?",
                 (status, game_id, ending, scores[0] if scores else None, scores[1] if scores else None, record, _now(),
@@ -123,17 +116,23 @@ class PracticeStore:
             )  # fmt: skip
 
     def game(self, table_id: int) -> PracticeGame | None:
-        with self._lock:
-            row = self._db.execute(f"SELECT {_COLUMNS} FROM practice WHERE id=?", (table_id,)).fetchone()
+        row = self.db.execute(f"SELECT {_COLUMNS} FROM practice WHERE id=?", (table_id,)).fetchone()
         return None if row is None else _game(row)
 
     def games(self, team: str, limit: int = LISTED) -> list[PracticeGame]:
         """``team``'s latest practice tables, newest first."""
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {_COLUMNS} FROM practice WHERE team=? ORDER BY id DESC LIMIT ?", (team, limit)
-            ).fetchall()
+        rows = self.db.execute(
+            f"SELECT {_COLUMNS} FROM practice WHERE team=? ORDER BY id DESC LIMIT ?", (team, limit)
+        ).fetchall()
         return [_game(r) for r in rows]
+
+
+def _opened_today(db: sqlite3.Connection, team: str) -> int:
+    today = _now()[:10]
+    row = db.execute(
+        "SELECT COUNT(*) FROM practice WHERE team=? AND opened >= ? AND opened < ?", (team, today, today + "~")
+    ).fetchone()
+    return int(row[0])
 
 
 _COLUMNS = "id, team, opened, seats, status, game_id, ending, score0, score1, record"

@@ -53,7 +53,7 @@ from arena.ladder.site.team import router as team_router
 from arena.ladder.games.state import LadderState
 from arena.ladder.versions.store import Version
 from arena.ladder.site.uploads import FORM_SLACK, OPENAPI_BODY, UploadSettings, receive_upload
-from arena.results.store import DiskFull, out_of_space
+from arena.storage.sqlite import DiskFull, out_of_space
 
 #: Bytes the body of any other request may have (a sign-in or an admin form).
 SMALL_BODY = 64 * 1024

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from arena.results import threads
+from arena.storage import threads
 
 T = TypeVar("T")
 

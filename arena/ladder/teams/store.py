@@ -15,7 +15,8 @@ import secrets
 import sqlite3
 from typing import Any
 
-from arena.ladder.common.ladder_db import AddedColumn, LadderDatabase, LadderError, now
+from arena.ladder.common.ladder_db import LadderDatabase, LadderError, now
+from arena.storage.sqlite import Column
 
 #: How long a web sign-in lasts.
 SESSION_DAYS = 7
@@ -104,9 +105,9 @@ CREATE TABLE IF NOT EXISTS members (
     #: The roster (docs/ladder.md, "Roster and members"): who is signed in, a self-registered
     #: team waiting for the organiser, a team's invite code (its hash).
     ADDED_COLUMNS = (
-        AddedColumn("sessions", "member_id", "INTEGER"),
-        AddedColumn("teams", "pending", "INTEGER NOT NULL DEFAULT 0"),
-        AddedColumn("teams", "invite_hash", "TEXT"),
+        Column("sessions", "member_id", "INTEGER"),
+        Column("teams", "pending", "INTEGER NOT NULL DEFAULT 0"),
+        Column("teams", "invite_hash", "TEXT"),
     )
 
     def is_admin_token(self, token: str) -> bool:

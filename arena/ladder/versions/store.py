@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from arena.ladder.common.ladder_db import AddedColumn, LadderDatabase, LadderError, now
+from arena.ladder.common.ladder_db import LadderDatabase, LadderError, now
+from arena.storage.sqlite import Column
 from arena.ladder.versions.lifecycle import (
     ACTIVE,
     FAILED,
@@ -83,11 +84,11 @@ CREATE TABLE IF NOT EXISTS versions (
 );
 """
     ADDED_COLUMNS = (
-        AddedColumn("versions", "reason", "TEXT NOT NULL DEFAULT ''"),
+        Column("versions", "reason", "TEXT NOT NULL DEFAULT ''"),
         # Every version of an older store past its upload counts against the day's quota.
-        AddedColumn("versions", "uploaded", "INTEGER NOT NULL DEFAULT 0", f"UPDATE versions SET uploaded=1 WHERE status<>'{UPLOADING}'"),
+        Column("versions", "uploaded", "INTEGER NOT NULL DEFAULT 0", f"UPDATE versions SET uploaded=1 WHERE status<>'{UPLOADING}'"),
         # The member who uploaded it (docs/ladder.md, "Roster and members").
-        AddedColumn("versions", "member", "TEXT NOT NULL DEFAULT ''"),
+        Column("versions", "member", "TEXT NOT NULL DEFAULT ''"),
     )
 
     def submissions_today(self, team: str) -> int:
