@@ -26,7 +26,7 @@ from typing import Any
 
 from arena_sdk.engine import RulesError, Ruleset, resolve_ruleset
 
-from arena.ladder.common import paths
+from arena.ladder.common.paths import StorePaths
 from arena.ladder.course.calendar import Calendar
 from arena.ladder.course.grades import GradeBands
 from arena.ladder.course.settings import COURSE_TEMPLATE, parse_calendar, parse_grades
@@ -73,7 +73,7 @@ SECTIONS: dict[str, set[str]] = {
 
 
 @dataclasses.dataclass(frozen=True)
-class LadderConfig:
+class LadderConfig(StorePaths):
     """Everything ``ladder.toml`` says (with the defaults for keys it leaves out)."""
 
     directory: Path
@@ -98,14 +98,6 @@ class LadderConfig:
     grades: GradeBands = GradeBands()
     """``[grades]``: the grade column of ``arena ladder export --final``."""
     play: PlaySettings = PlaySettings()
-
-    @property
-    def results_path(self) -> Path:
-        return paths.results_store(self.directory)
-
-    @property
-    def ladder_path(self) -> Path:
-        return paths.ladder_store(self.directory)
 
 
 def template(name: str, preset: str, overrides: dict[str, str], base_image: str = DEFAULT_BASE_IMAGE) -> str:

@@ -31,6 +31,20 @@ class _VersionLike(Protocol):
     def number(self) -> int: ...
 
 
+class StorePaths:
+    """The two stores' paths of a ladder's settings, for a class that has the ladder's ``directory``."""
+
+    directory: Path
+
+    @property
+    def results_path(self) -> Path:
+        return results_store(self.directory)
+
+    @property
+    def ladder_path(self) -> Path:
+        return ladder_store(self.directory)
+
+
 def results_store(directory: Path) -> Path:
     """The ladder's games and pairs (the results store's format: ``arena ratings`` reads it)."""
     return directory / "results.sqlite"
@@ -86,6 +100,6 @@ def validation_record(directory: Path, version_id: int, name: str) -> Path | Non
 
 
 __all__ = [
-    "VALIDATION_FILE", "ladder_store", "practice_store", "record_path", "results_store", "seat_log_path", "source_dir", "validation_dir", "validation_record",
+    "VALIDATION_FILE", "StorePaths", "ladder_store", "practice_store", "record_path", "results_store", "seat_log_path", "source_dir", "validation_dir", "validation_record",
     "validation_records",
 ]  # fmt: skip

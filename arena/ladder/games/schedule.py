@@ -28,13 +28,12 @@ import dataclasses
 import logging
 import random
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Protocol
 
 import trio
-from arena_sdk.engine import Ruleset
 
 from arena.ladder.common.engine_watch import EngineWatch
+from arena.ladder.common.table_settings import TableSettings
 from arena.ladder.games.ids import CLUSTER_FORMAT, game_ids, pair_cluster, pair_of
 from arena.ladder.games.live import LiveGames
 from arena.ladder.games.matchmaking import Settings as MatchmakingSettings
@@ -43,11 +42,9 @@ from arena.ladder.games.matchmaking import next_pairing
 from arena.ladder.games.standings import Standing, StandingsBook
 from arena.ladder.games.store import GameTables
 from arena.ladder.versions.store import Version
-from arena.match import TimeControl
 from arena.match.seeds import bot_seed_key, derive_seed
 from arena.referee.botspec import BotSpec
 from arena.results.store import ResultsStore, StoredGame
-from arena.sandbox.docker import ContainerLimits
 from arena.tables.ledger import Ledger, Recorded
 from arena.tables.pairs import PairBatch
 from arena.tables.players import TablePlayer
@@ -76,19 +73,9 @@ class Lineup:
     pick: Picker | None = None
 
 
-class TableSettings(Protocol):
+class ScheduleSettings(TableSettings, Protocol):
     """What the schedule reads of the ladder's configuration (a ``LadderConfig`` is one)."""
 
-    @property
-    def directory(self) -> Path: ...
-    @property
-    def rules(self) -> Ruleset: ...
-    @property
-    def time_control(self) -> TimeControl: ...
-    @property
-    def limits(self) -> ContainerLimits: ...
-    @property
-    def start_timeout(self) -> float: ...
     @property
     def matchmaking(self) -> MatchmakingSettings: ...
 
@@ -103,7 +90,7 @@ class PairSchedule:
     ``tell(kind, text)``: a console line (``pair``, ``void``, ``failure``).
     """
 
-    settings: TableSettings
+    settings: ScheduleSettings
     results: ResultsStore
     ledger: Ledger
     player: TablePlayer
@@ -321,4 +308,4 @@ def move_legacy_pairs(store: GameTables, results: ResultsStore) -> None:
     store.set_meta("pairs_moved", "1")
 
 
-__all__ = ["IDLE_S", "Lineup", "PairSchedule", "Picker", "TableSettings", "move_legacy_pairs"]
+__all__ = ["IDLE_S", "Lineup", "PairSchedule", "Picker", "ScheduleSettings", "move_legacy_pairs"]

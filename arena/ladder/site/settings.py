@@ -14,7 +14,7 @@ import ipaddress
 from pathlib import Path
 from typing import Any
 
-from arena.ladder.common import paths
+from arena.ladder.common.paths import StorePaths
 from arena.ladder.course.calendar import Calendar
 from arena.toml_keys import ConfigError, read_key
 
@@ -37,7 +37,7 @@ class UploadLimits:
 
 
 @dataclasses.dataclass(frozen=True)
-class SiteSettings:
+class SiteSettings(StorePaths):
     """The ladder as its site sees it."""
 
     directory: Path
@@ -46,14 +46,6 @@ class SiteSettings:
     submissions: UploadLimits = UploadLimits()
     calendar: Calendar = Calendar()
     """``[schedule]`` and ``[final]``: the phase the site shows and uploads are held to."""
-
-    @property
-    def results_path(self) -> Path:
-        return paths.results_store(self.directory)
-
-    @property
-    def ladder_path(self) -> Path:
-        return paths.ladder_store(self.directory)
 
     @classmethod
     def of(cls, config: Any) -> SiteSettings:

@@ -36,20 +36,21 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from arena_sdk.engine import Ruleset, seat_name
+from arena_sdk.engine import seat_name
 
+from arena.ladder.common.table_settings import TableSettings
 from arena.ladder.versions.settings import SubmissionLimits
 from arena.ladder.versions.lifecycle import DISABLED, FAILED, SUSPENDED
 from arena.ladder.common.paths import source_dir, validation_dir
 from arena.ladder.versions.store import Version
-from arena.match import GameOutcome, MatchSpec, TimeControl, game_seeds
+from arena.match import GameOutcome, MatchSpec, game_seeds
 from arena.match.output import reproduce_command, struck_decisions, write_record
 from arena.referee.botspec import BotSpec, BotSpecError, seat_assignment
 from arena.referee.local_match import play_seated
 from arena.sandbox.bot_dir import BotDirError, DirLimits
 from arena.sandbox.build import LOG_KEEP_CHARS, BuildError, BuildInterrupted, build_image
 from arena.sandbox.build_run import LogTail
-from arena.sandbox.docker import RUN_LABEL, ContainerLimits, DockerUnavailable, SeatStartError
+from arena.sandbox.docker import RUN_LABEL, DockerUnavailable, SeatStartError
 from arena.sandbox.engine_probe import engine_starts
 from arena.sandbox.tree import remove_tree
 from arena.tables.containers import prune_run
@@ -64,21 +65,11 @@ SEAT_LOG_CHARS = 4000
 REASON_CHARS = 300
 
 
-class BuildSettings(Protocol):
+class BuildSettings(TableSettings, Protocol):
     """What a build and its validation read of the ladder's configuration (a ``LadderConfig`` is one)."""
 
     @property
-    def directory(self) -> Path: ...
-    @property
     def submissions(self) -> SubmissionLimits: ...
-    @property
-    def rules(self) -> Ruleset: ...
-    @property
-    def time_control(self) -> TimeControl: ...
-    @property
-    def limits(self) -> ContainerLimits: ...
-    @property
-    def start_timeout(self) -> float: ...
 
 
 @dataclasses.dataclass(frozen=True)
