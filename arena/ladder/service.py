@@ -108,11 +108,12 @@ class LadderService:
             tell=lambda text: self._tell("phase", text),
         )  # fmt: skip
         self.schedule = PairSchedule(
-            config, results, self.ledger, player, self.book, self.live_games, self.engine, self.run_id,
+            settings=config, results=results, ledger=self.ledger, player=player, book=self.book,
+            live_games=self.live_games, engine=self.engine, run_id=self.run_id,
             # How a version's seats are started: its image (tests may play local bots instead).
-            bot_of or (lambda version: BotSpec("docker", version.image_id or "")), self._lineup,
-            lambda: self.state.standings, self._stored, self.refresh, self._record_history, self._tell,
-            rng=rng or random.Random(),
+            bot_of=bot_of or (lambda version: BotSpec("docker", version.image_id or "")),
+            lineup=self._lineup, standings=lambda: self.state.standings, stored=self._stored,
+            changed=self.refresh, pair_ended=self._record_history, tell=self._tell, rng=rng or random.Random(),
         )  # fmt: skip
         for game in stored:
             self.suspension.count(game)
