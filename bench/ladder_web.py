@@ -104,10 +104,7 @@ def serve(directory: Path, port: int) -> None:
     config = load_ladder_config(directory)
     store = LadderStore(config.ladder_path)
     results = ResultsStore.open_read_only(config.results_path)
-    try:
-        from arena.ladder.games.state import LadderState  # this tree
-    except ImportError:
-        from arena.ladder.games.state import LadderState  # main
+    from arena.ladder.games.state import LadderState
     state = LadderState(tuple(standings(results.games(), [v.entry for v in store.active_versions()])))
     store.close()
     results.close()
