@@ -6,19 +6,25 @@ or base image fails them; on a developer's machine without Docker they skip.
 The engine may be shared with other arena runs (other test runs, a
 tournament): every container this test run starts carries the label
 ``arena.test=<this run's id>`` (through ``ARENA_LABELS``, which subprocesses
-inherit), and fixtures count, wait for and remove only those.
+inherit), and fixtures count, wait for and remove only those.  On parallel
+workers (``pytest -n N``) each worker is a run of its own in that sense: its
+own label, its own leftovers check; images under fixed tags are built once
+for the whole run (:func:`build_once`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from parallel import run_dir, run_lock
 
 from arena.sandbox.docker import LABELS_ENV, docker_client
 
@@ -112,3 +118,24 @@ def remove_own_images(within: float = 120.0) -> int:
     thread.start()
     thread.join(within)
     return len(removed)
+
+
+def build_once(client: Any, tag: str, build: Callable[[], object]) -> str:
+    """``tag`` built once in this run, whichever worker of ``pytest -n`` asks first; returns ``tag``.
+
+    ``build`` makes the image under ``tag`` (``arena.sandbox.build.build_image``
+    or a plain ``docker build``).  The first caller runs it under a lock of the
+    run (``tests/parallel.py``) and records the image's ID; later callers, in
+    this process or another worker, find the same image under ``tag`` and build
+    nothing.  A tag some test has since moved or removed is built again.
+    """
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", tag)
+    record = run_dir() / "images" / f"{name}.id"
+    with run_lock(f"image-{name}"):
+        with contextlib.suppress(Exception):  # no record yet, no such image, or another image under the tag
+            if client.images.get(tag).id == record.read_text().strip():
+                return tag
+        build()
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(str(client.images.get(tag).id))
+    return tag

@@ -8,10 +8,12 @@ from typing import Annotated
 
 import typer
 from arena_sdk.engine import ReplayReport, RulesError, game_result_to_json, replay_record, team_name
+from arena_sdk.engine.record import record_assists
 from rich.table import Table
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
 from arena.match.timing import record_timing
+from arena.play.assist import assists_words
 from arena.publish.steps import game_steps
 from arena.publish.viewer import standalone_html
 from arena.text import safe_text
@@ -27,6 +29,12 @@ def write_replay_page(record: Path, data: object, report: ReplayReport, out: Pat
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         fail(f"cannot write {out}: {exc.strerror or exc}")
+
+
+def print_assists(data: object) -> None:
+    """Say which seats had help (a hint, an undo: unrated play), one line each; nothing for most games."""
+    for seat, helped in record_assists(data).items():  # type: ignore[arg-type]
+        console.print(f"assisted play: {safe_text(seat)} had {assists_words(helped)} (unrated play)", highlight=False)
 
 
 def load_record(path: Path) -> object:
@@ -153,6 +161,7 @@ def replay(
                 "actions": report.actions,
                 **game_result_to_json(n, report.result),
                 "timing": record_timing(data),
+                "assisted": record_assists(data),  # type: ignore[arg-type]
             }
         )
         return
@@ -174,5 +183,6 @@ def replay(
     console.print(
         f"ended by [bold]{safe_text(result.ending)}[/] after {result.hands} hands; winner: [bold]{winner}[/]"
     )
+    print_assists(data)
     if html is not None:
         console.print(f"viewer: {safe_text(html)} (open it in a browser)", soft_wrap=True)

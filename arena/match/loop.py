@@ -22,6 +22,7 @@ Every game ends with a result and a version-2 record (docs/record-format.md).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import itertools
 import logging
@@ -47,6 +48,7 @@ from arena_sdk.engine.policy import default_action
 from arena.match.clock import Clock, MonotonicClock
 from arena.match.seat import DecisionPrompt, PlatformFault, Seat, SeatEvent, SeatLost, SeatReply
 from arena.match.spec import CPU_WALL_FACTOR, MatchSpec, TimeControl
+from arena.match.undo import RewindPoint, restore_state
 
 log = logging.getLogger(__name__)
 
@@ -262,6 +264,8 @@ async def _play_out(
         s = state.to_move
         assert s is not None
         seat = seats[s]
+        if spec.undo is not None:  # unrated play: where this seat's decision could be taken back to
+            spec.undo.mark(index, s, state, _Books(len(meta), copy.deepcopy(stats), bank[:], wall_bank[:], len(latencies)))
         rid = next(request_ids)
         allowed = min(tc.move_s + bank[s], tc.hard_cap_s)
         # Under the CPU clock `allowed` is CPU time and the seat waits up to the
@@ -308,19 +312,7 @@ async def _play_out(
         st.think_s += elapsed
         st.max_s = max(st.max_s, elapsed)
         latencies.append(elapsed)
-        entry: dict[str, Any] = {"ms": round(elapsed * 1000, 3), "request_id": rid}
-        if lag:
-            entry["lag_ms"] = round(lag * 1000, 3)
-            st.lag_s += lag
-        if cpu is not None:
-            entry["cpu_ms"] = round(cpu * 1000, 3)
-            st.cpu_s += cpu
-            st.cpu_measured += 1
-        if reply is not None and reply.think_us:
-            entry["bot_us"] = reply.think_us
-            st.bot_reported_us += reply.think_us
-        if reply is not None and reply.note:
-            entry["note"] = reply.note
+        entry = _decision_entry(st, rid, elapsed, lag, cpu, reply)
         bank[s] = max(0.0, bank[s] - max(0.0, min(charged, allowed) - tc.move_s))
         if cpu_clock:
             wall_bank[s] = max(0.0, wall_bank[s] - elapsed)
@@ -363,6 +355,9 @@ async def _play_out(
                 reason = "timeout" if strike in ("timeout", "offturn") else "illegal"  # time, or the rules
                 raise _Forfeit(s, reason, f"{st.strikes} strikes; last: {strike}: {detail}", decision=st.decisions - 1)
         meta.append(entry)
+        if spec.undo is not None and (point := spec.undo.take(state)) is not None:
+            _rewind(point, state, meta, stats, bank, wall_bank, latencies)  # that answer is withdrawn
+            continue
         if spec.observe is not None:  # a live feed (the ladder's spectators): after the decision is applied
             spec.observe(spec.game_id(index), state)
         if len(state.hand_results) > hands_reported:
@@ -373,6 +368,49 @@ async def _play_out(
         ref_s = thread_time() - ref_started
         entry["ref_us"] = int(ref_s * 1e6)
         st.ref_s += ref_s
+
+
+def _decision_entry(
+    st: SeatStats, rid: int, elapsed: float, lag: float, cpu: float | None, reply: SeatReply | None
+) -> dict[str, Any]:
+    """A decision's entry in the record (its times, the bot's own measure, its note), counted in ``st``."""
+    entry: dict[str, Any] = {"ms": round(elapsed * 1000, 3), "request_id": rid}
+    if lag:
+        entry["lag_ms"] = round(lag * 1000, 3)
+        st.lag_s += lag
+    if cpu is not None:
+        entry["cpu_ms"] = round(cpu * 1000, 3)
+        st.cpu_s += cpu
+        st.cpu_measured += 1
+    if reply is not None and reply.think_us:
+        entry["bot_us"] = reply.think_us
+        st.bot_reported_us += reply.think_us
+    if reply is not None and reply.note:
+        entry["note"] = reply.note
+    return entry
+
+
+@dataclasses.dataclass
+class _Books:
+    """The loop's bookkeeping at a rewind point (arena.match.undo): what a rewind puts back."""
+
+    entries: int
+    stats: list[SeatStats]
+    bank: list[float]
+    wall_bank: list[float]
+    latencies: int
+
+
+def _rewind(point: RewindPoint, state: GameState, meta: list[dict[str, Any]], stats: list[SeatStats],
+            bank: list[float], wall_bank: list[float], latencies: list[float]) -> None:  # fmt: skip
+    """Put the game and the loop's bookkeeping back as they were at ``point`` (an undo in unrated play)."""
+    books: _Books = point.books
+    restore_state(state, point.state)
+    del meta[books.entries :]
+    del latencies[books.latencies :]
+    stats[:] = books.stats
+    bank[:] = books.bank
+    wall_bank[:] = books.wall_bank
 
 
 def _offturn_over(st: SeatStats, tc: TimeControl) -> str | None:

@@ -485,7 +485,7 @@ def _docker_build(
     """
     limits = limits or BuildLimits()
     try:
-        with build_network(client, holder_image, on_note=on_line) as network_mode:
+        with build_network(client, holder_image, on_note=on_line, timeout_s=limits.timeout_s) as network_mode:
             result = run_build(
                 client, context, tag=tag, buildargs=buildargs, labels=labels, limits=limits,
                 keep_chars=LOG_KEEP_CHARS, on_line=on_line, cancel=cancel, network_mode=network_mode,

@@ -90,3 +90,11 @@ def test_the_holder_has_no_endpoint_and_is_removed(docker):
         assert mode.startswith("container:")
         assert _networks(docker, holder) == {}
     assert not own_containers(docker, id=holder)
+
+
+def test_a_holder_left_by_a_killed_builder_ends_by_itself_after_its_build_would_have():
+    from arena.sandbox.build_network import HOLDER_LIFETIME_S, HOLDER_MARGIN_S, holder_lifetime, holder_settings
+
+    assert holder_lifetime(600.0) == 600 + HOLDER_MARGIN_S
+    assert holder_lifetime(None) == HOLDER_LIFETIME_S
+    assert holder_settings("img", {}, holder_lifetime(30.0))["command"] == [str(30 + HOLDER_MARGIN_S)]

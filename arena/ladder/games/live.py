@@ -67,6 +67,8 @@ class LiveGame:
     replay: bool = False
     """Over with a stored record (its replay opens); a void or stopped game has none."""
     changed_at: float = dataclasses.field(default_factory=time.monotonic)
+    previous: dict[str, Any] | None = None
+    """The last hand's number and its 13 tricks once the next hand has begun (all played: public)."""
 
     def summary(self) -> dict[str, Any]:
         hand = self.message["view"]["hand_number"] if self.message else 0
@@ -106,6 +108,14 @@ class LiveGames:
             game = self._games.get(game_id)
             if game is None or game.over:
                 return  # not announced by start(): not a game of this ladder's pairs
+            old = game.message
+            if old is not None and old["view"]["hand_number"] != message["view"]["hand_number"]:
+                # Its last view (the hand's end: every trick) goes with the next hand's views, so a
+                # spectator who was folded past it still sees the last trick of every hand.
+                view = old["view"]
+                game.previous = {k: view[k] for k in ("hand_number", "bids", "blind", "tricks")}
+            if game.previous is not None:
+                message["previous_hand"] = game.previous
             game.seq += 1
             game.message = message
             game.changed_at = time.monotonic()
@@ -147,7 +157,10 @@ class LiveGames:
             if game is None:
                 return None
             if game.over:
-                return game.seq, {"type": "over", "game_id": game_id, "replay": f"/games/{game_id}" if game.replay else None}
+                over: dict[str, Any] = {"type": "over", "game_id": game_id, "replay": f"/games/{game_id}" if game.replay else None}
+                if game.message is not None:  # the last view (public), so a late or folded spectator sees the end
+                    over["last"] = game.message
+                return game.seq, over
             start = {"type": "start", "game_id": game_id, "sides": list(game.sides), "players": game.players}
             return game.seq, game.message or start
 

@@ -150,6 +150,7 @@ class PracticeTables:
             limits=self.config.limits, labels={RUN_LABEL: self.run_id},
         )  # fmt: skip
         practice = Practice(table_id, team, PlayTable(table_config, key=secrets.token_urlsafe(24)))
+        practice.table.new_game_link = "/me#practice"  # another table is opened (and counted) on the team's page
         self.running[practice.key] = practice
         practice.task = asyncio.get_running_loop().create_task(self._run(practice), name=f"practice-{table_id}")
         if self._watcher is None or self._watcher.done():

@@ -155,10 +155,16 @@ def practice_replay(table_id: int, site: SiteDep, who: Who) -> HTMLResponse:
     path = (site.directory / game.record).resolve()
     if not path.is_relative_to((site.directory / "practice").resolve()) or not path.is_file():
         raise HTTPException(404, "no such practice game")
-    steps = game_steps(json.loads(path.read_text(encoding="utf-8")), with_notes=False)
+    from arena_sdk.engine.record import record_assists
+
+    from arena.play.assist import assists_words
+
+    record = json.loads(path.read_text(encoding="utf-8"))
+    steps = game_steps(record, with_notes=False)
     n = int(steps["players"])
     steps["names"] = [{"name": "you" if game.seats[k] == "person" else game.seats[k], "version": ""} for k in range(n)]
-    return site.page("practice_replay.html", who, csp=REPLAY_CSP, game=game, steps=steps)
+    helped = [assists_words(h) for h in record_assists(record).values()]
+    return site.page("practice_replay.html", who, csp=REPLAY_CSP, game=game, steps=steps, assisted=helped)
 
 
 __all__ = ["install", "panel", "router", "socket_from_own_origin"]

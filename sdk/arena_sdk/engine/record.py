@@ -33,7 +33,9 @@ _TOP_KEYS_V2 = {"match_id", "seats", "events", "strikes", "bot_seeds"}
 _HAND_KEYS = {"number", "first", "deck", "actions", "result"}
 _ACTION_KEYS = {"seat", "kind", "action"}
 _ACTION_KEYS_V2 = {"ms", "bot_us", "default", "answer", "request_id", "lag_ms", "cpu_ms", "ref_us", "note",
-                   "decision", "reason"}  # decision, reason: with default (the strike)
+                   "decision", "reason", "assisted"}  # decision, reason: with default (the strike)
+#: What an action's ``assisted`` may list: the person had a hint, or the decision was asked again after an undo.
+ASSISTS = ("hint", "undo")
 _RESULT_KEYS_V2 = {"forfeit", "void"}
 
 
@@ -294,6 +296,7 @@ def replay_record(record: Any) -> ReplayReport:
             apath = f"{path}.actions[{j}]"
             entry = _object(entry, apath)
             _no_unknown(entry, _ACTION_KEYS | (_ACTION_KEYS_V2 if v2 else set()), apath)
+            _check_assisted(entry, f"{apath}.assisted")
             if state.is_over or state.hand_number != number:
                 raise RecordError(apath, f"hand {number} is already complete")
             try:
@@ -333,6 +336,37 @@ def replay_record(record: Any) -> ReplayReport:
     if stored_result is not None:
         _compare(game_result_to_json(n, state.result), stored_result, "result")
     return ReplayReport(rules=rules, result=state.result, hands=len(hands), actions=actions, state=state)
+
+
+def record_assists(record: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+    """Who had help in a checked record (unrated play): ``{SEAT: {"hints": n, "undos": n}}``.
+
+    From ``meta.assisted`` where the table counted them (an undo taken back
+    again leaves no action of its own), else from the actions' ``assisted``.
+    Empty for a game played without help (every rated game).
+    """
+    meta = record.get("meta")
+    counted = meta.get("assisted") if isinstance(meta, Mapping) else None
+    if isinstance(counted, Mapping) and counted:
+        return {str(seat): {"hints": int(c.get("hints", 0)), "undos": int(c.get("undos", 0))}
+                for seat, c in counted.items() if isinstance(c, Mapping)}  # fmt: skip
+    found: dict[str, dict[str, int]] = {}
+    for hand in record.get("hands", []):
+        for action in hand.get("actions", []):
+            for kind in action.get("assisted", []):
+                seat = found.setdefault(str(action["seat"]), {"hints": 0, "undos": 0})
+                seat[kind + "s"] += 1
+    return found
+
+
+def _check_assisted(entry: Mapping[str, Any], path: str) -> None:
+    """An action's ``assisted``, if it has one: a non-empty list of distinct kinds of help (:data:`ASSISTS`)."""
+    if "assisted" not in entry:
+        return
+    value = entry["assisted"]
+    if not isinstance(value, list) or not value or len(set(map(repr, value))) != len(value) \
+            or any(v not in ASSISTS for v in value):  # fmt: skip
+        raise RecordError(path, f"expected a list of {' and '.join(map(repr, ASSISTS))} (each once), got {value!r}")
 
 
 def _strip(data: Mapping[str, Any], keys: set[str]) -> dict[str, Any]:
