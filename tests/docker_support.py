@@ -90,7 +90,7 @@ def engine_or_skip(what: str = "Docker tests") -> Any:
     return client
 
 
-#: The tags of ladder versions' images (arena.ladder.builds.image_tag).
+#: The tags of ladder versions' images (arena.ladder.versions.builds.image_tag).
 LADDER_IMAGES = "arena-ladder-"
 
 

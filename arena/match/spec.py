@@ -155,7 +155,7 @@ class MatchSpec:
     """Keys the seats' bot seeds (:func:`arena.match.seeds.bot_seed_key`); "": they follow from the deal seeds."""
     observe: Callable[[str, Any], None] | None = dataclasses.field(default=None, compare=False, repr=False)
     """Called with (game id, the engine's game state) after each decision is applied: a live feed
-    (the ladder's spectators, :mod:`arena.ladder.live`). It must not change the state."""
+    (the ladder's spectators, :mod:`arena.ladder.games.live`). It must not change the state."""
     undo: UndoBook | None = dataclasses.field(default=None, compare=False, repr=False)
     """Unrated play only (a table with a person): the seats whose decisions may be taken back
     (:mod:`arena.match.undo`); None everywhere else."""

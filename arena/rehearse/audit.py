@@ -100,7 +100,7 @@ def left_images(ladder_id: str, docker_url: str | None = None) -> list[str]:
     """The ladder's bot images (tags ``arena-ladder-<id>:...``, no other ladder's) still on the engine."""
     import docker
 
-    repository = f"arena-ladder-{ladder_id}"  # (arena.ladder.builds.image_repository: the audit reads from outside)
+    repository = f"arena-ladder-{ladder_id}"  # (arena.ladder.versions.builds.image_repository: the audit reads from outside)
     client = docker.DockerClient(base_url=docker_url, timeout=60) if docker_url else docker.from_env(timeout=60)
     try:
         return sorted(t for image in client.images.list(name=repository) for t in image.tags

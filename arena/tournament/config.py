@@ -20,16 +20,15 @@ from typing import Any
 
 from arena_sdk.engine import RulesError, Ruleset, resolve_ruleset
 
-from arena.errors import ArenaError
 from arena.match import TimeControl
 from arena.match.spec import check_seconds, default_hard_cap
 from arena.referee.botspec import BotSpec, BotSpecError, parse_bot_spec
 from arena.sandbox.docker import ContainerLimits
+from arena.toml_keys import REQUIRED as _REQUIRED
+from arena.toml_keys import ConfigError  # (also imported from here: the tournament's and sprt's callers)
+from arena.toml_keys import check_keys as _check_keys
+from arena.toml_keys import read_key as _get
 from arena.tournament.cores import usable_cores  # (also imported from here: sprt, bench)
-
-
-class ConfigError(ArenaError, ValueError):
-    """A tournament file that cannot be used; the message names the key."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,37 +141,11 @@ def parse_concurrency(value: object, where: str = "[tournament] concurrency") ->
     return value
 
 
-def _check_keys(table: Mapping[str, Any], allowed: set[str], where: str) -> None:
-    unknown = sorted(set(table) - allowed)
-    if unknown:
-        raise ConfigError(f"[{where}]: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}")
-
-
-def _get(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any, where: str) -> Any:
-    if key not in table:
-        if default is _REQUIRED:
-            raise ConfigError(f"[{where}] {key} is required")
-        return default
-    value = table[key]
-    if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-        raise ConfigError(f"[{where}] {key} must be {_kind_name(kind)}, got {value!r}")
-    if not isinstance(value, kind):
-        raise ConfigError(f"[{where}] {key} must be {_kind_name(kind)}, got {value!r}")
-    return value
-
-
-def _kind_name(kind: type | tuple[type, ...]) -> str:
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    names = {int: "a whole number", float: "a number", str: "text", dict: "a table", list: "a list"}
-    return " or ".join(names.get(k, k.__name__) for k in kinds)
-
-
 def _positive(value: float, key: str, where: str, *, zero_ok: bool = False) -> None:
     if not math.isfinite(value) or value < 0 or (value == 0 and not zero_ok):  # TOML allows inf and nan
         raise ConfigError(f"[{where}] {key} must be {'>= 0' if zero_ok else '> 0'}, got {value}")
 
 
-_REQUIRED = object()
 
 #: The ranges of ``[limits]`` (documented in tournaments/example.toml).  Outside
 #: them Docker refuses the container (memory under 6 MiB, a CPU quota under

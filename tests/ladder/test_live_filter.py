@@ -1,4 +1,4 @@
-"""What a spectator of a live ladder game is sent: public information only (arena.ladder.live).
+"""What a spectator of a live ladder game is sent: public information only (arena.ladder.games.live).
 
 The filter is tested directly on a view that carries every private field, and
 end to end on a real table process (built-in bots, no Docker): every message
@@ -19,7 +19,7 @@ import trio
 from arena_sdk.engine import resolve_ruleset
 from arena_sdk.wire import arena_pb2 as pb
 
-from arena.ladder.live import LiveGames, spectator_message
+from arena.ladder.games.live import LiveGames, spectator_message
 from arena.match import TimeControl
 from arena.sandbox.docker import ContainerLimits
 from arena.tables.players import LocalTables

@@ -20,8 +20,8 @@ import trio
 from arena_sdk.engine import resolve_ruleset
 from site_support import SyntheticLadder, served
 
-from arena.ladder.live import LiveGames
-from arena.ladder.state import LadderState
+from arena.ladder.games.live import LiveGames
+from arena.ladder.games.state import LadderState
 from arena.match import TimeControl
 from arena.sandbox.docker import ContainerLimits
 from arena.tables.players import LocalTables
