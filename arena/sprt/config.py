@@ -25,7 +25,8 @@ from arena.ratings.sprt import Settings
 from arena.referee.botspec import BotSpec
 from arena.referee.host import DEFAULT_START_TIMEOUT_S
 from arena.sandbox.docker import ContainerLimits
-from arena.tournament.config import MAX_CONCURRENCY, ConfigError, parse_concurrency, usable_cores
+from arena.tables.cores import usable_cores
+from arena.tables.settings import MAX_CONCURRENCY, ConfigError, parse_concurrency
 
 #: Pairs a table plays before its bots are restarted.
 DEFAULT_PAIRS_PER_TABLE = 4
