@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import webbrowser
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -140,13 +141,7 @@ def play(
         table = PlayTable(config)
     except (PlayError, BotSpecError) as exc:
         fail(str(exc))
-    images = [b for b in bots if b is not None and b.kind == "docker"]
-    if images:
-        try:  # the engine answers and every image is there, before the table opens
-            with docker_client_for(images):
-                pass
-        except BotSpecError as exc:
-            fail(str(exc))
+    _check_images(bots)
 
     def ready(url: str) -> None:
         where = f"you are {seat_name(n, me)}; Ctrl-C stops it"
@@ -175,3 +170,14 @@ def play(
         fail(str(exc))
     if len(table.outcomes) < games and not table.seat.abandoned:
         console.print("stopped before the match was over: the game in progress has no record", highlight=False)
+
+
+def _check_images(bots: Sequence[BotSpec | None]) -> None:
+    """The Docker engine answers and every image bot's image is there, before the table opens; else one line."""
+    images = [b for b in bots if b is not None and b.kind == "docker"]
+    if images:
+        try:
+            with docker_client_for(images):
+                pass
+        except BotSpecError as exc:
+            fail(str(exc))
