@@ -31,7 +31,7 @@ import trio
 
 from arena.errors import ArenaError
 from arena.match.seeds import bot_seed_key
-from arena.results.store import ResultsStore, StoredGame, StoreError
+from arena.results.store import STORE_NAME, ResultsStore, StoredGame, StoreError
 from arena.sandbox.docker import docker_client
 from arena.tables.containers import prune_run, resolve_image_ids, wait_for_docker
 from arena.tables.ledger import Ledger, Recorded
@@ -77,7 +77,7 @@ class Progress:
 
 
 def store_path(config: TournamentConfig) -> Path:
-    return config.output / "results.sqlite"
+    return config.output / STORE_NAME
 
 
 def open_store(config: TournamentConfig, on_growth: Callable[[Growth], None] | None = None) -> ResultsStore:
