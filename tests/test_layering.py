@@ -75,11 +75,10 @@ ALLOWED = {
     },
     "ratings": {"arena.ratings"},
     # arena sprt is a sibling of the tournament runner: it plays its duplicate tables with the table
-    # kernel and keeps its results in the same store (so the ratings commands read it); it reads the
-    # tournament's option parsers (concurrency). The arrow is one way: the tournament never imports it.
+    # kernel and keeps its results in the same store (so the ratings commands read it); its settings'
+    # parsers (concurrency) are the kernel's. Neither runner imports the other.
     "sprt": {
-        "arena.match", "arena.referee", "arena.sandbox", "arena.tables", "arena.results", "arena.tournament",
-        "arena.ratings", "arena.sprt",
+        "arena.match", "arena.referee", "arena.sandbox", "arena.tables", "arena.results", "arena.ratings", "arena.sprt",
     },
     "publish": {"arena.ratings", "arena.publish"},
     # The competition server: a runner on the table kernel (like sprt), with its own stores and site;

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import webbrowser
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -192,13 +192,7 @@ def play(
         table = PlayTable(config, stats=open_stats(player, stats_file, keep_stats))
     except (PlayError, BotSpecError) as exc:
         fail(str(exc))
-    images = [b for b in bots if b is not None and b.kind == "docker"]
-    if images:
-        try:  # the engine answers and every image is there, before the table opens
-            with docker_client_for(images):
-                pass
-        except BotSpecError as exc:
-            fail(str(exc))
+    _check_images(bots)
 
     ready, ended = _reporters(n, me, open_browser, exit_when_done)
     try:
@@ -236,3 +230,14 @@ def _reporters(
             console.print("The match is over; the page stays up for its replays and a new game (Ctrl-C to stop).", highlight=False)
 
     return ready, ended
+
+
+def _check_images(bots: Sequence[BotSpec | None]) -> None:
+    """The Docker engine answers and every image bot's image is there, before the table opens; else one line."""
+    images = [b for b in bots if b is not None and b.kind == "docker"]
+    if images:
+        try:
+            with docker_client_for(images):
+                pass
+        except BotSpecError as exc:
+            fail(str(exc))

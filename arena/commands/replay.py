@@ -102,37 +102,48 @@ def check_record(path: Path, data: object) -> ReplayReport:
             fail(f"{path} is not a valid record: {type(exc).__name__}: {_first_line(exc)}")
 
 
+RecordArgument = Annotated[Path, typer.Argument(help="A game record (JSON) to check.")]
+HtmlOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--html",
+        help="Also write a self-contained HTML replay viewer to this file (docs/replay.md).",
+    ),
+]
+# Asking a bot again (python -m arena_sdk.testing BOT --replay RECORD, which these options are passed to).
+ReaskOption = Annotated[
+    str | None,
+    typer.Option(
+        "--reask", metavar="BOT",
+        help="Ask BOT (path/to/bot.py[:Class], or easy, medium, hard) again at every decision of --seat "
+        "and list where its answer now differs (python -m arena_sdk.testing BOT --replay RECORD).",
+    ),
+]  # fmt: skip
+ReaskSeatOption = Annotated[str | None, typer.Option("--seat", help="With --reask: the seat the bot played (N, E, A, 0...).")]
+ReaskDecisionOption = Annotated[
+    int | None,
+    typer.Option("--decision", metavar="K", help="With --reask: only the seat's decision K (0-based, as strikes name it)."),
+]
+ReaskPdbOption = Annotated[bool, typer.Option("--pdb", help="With --reask and --decision: stop in the debugger there.")]
+ReaskAllOption = Annotated[bool, typer.Option("--all", help="With --reask: list every decision.")]
+ReaskTimeControlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--time-control", metavar="MOVE_MS,BANK_MS,HARD_CAP_MS", help="With --reask: the match's time control."
+    ),
+]
+
+
 def replay(
-    record: Annotated[Path, typer.Argument(help="A game record (JSON) to check.")],
+    record: RecordArgument,
     as_json: Annotated[bool, typer.Option("--json", help="Print the final result as JSON.")] = False,
-    html: Annotated[
-        Path | None,
-        typer.Option(
-            "--html",
-            help="Also write a self-contained HTML replay viewer to this file (docs/replay.md).",
-        ),
-    ] = None,
-    reask: Annotated[
-        str | None,
-        typer.Option(
-            "--reask", metavar="BOT",
-            help="Ask BOT (path/to/bot.py[:Class], or easy, medium, hard) again at every decision of --seat "
-            "and list where its answer now differs (python -m arena_sdk.testing BOT --replay RECORD).",
-        ),
-    ] = None,
-    seat: Annotated[str | None, typer.Option("--seat", help="With --reask: the seat the bot played (N, E, A, 0...).")] = None,
-    decision: Annotated[
-        int | None,
-        typer.Option("--decision", metavar="K", help="With --reask: only the seat's decision K (0-based, as strikes name it)."),
-    ] = None,
-    pdb: Annotated[bool, typer.Option("--pdb", help="With --reask and --decision: stop in the debugger there.")] = False,
-    show_all: Annotated[bool, typer.Option("--all", help="With --reask: list every decision.")] = False,
-    time_control: Annotated[
-        str | None,
-        typer.Option(
-            "--time-control", metavar="MOVE_MS,BANK_MS,HARD_CAP_MS", help="With --reask: the match's time control."
-        ),
-    ] = None,
+    html: HtmlOption = None,
+    reask: ReaskOption = None,
+    seat: ReaskSeatOption = None,
+    decision: ReaskDecisionOption = None,
+    pdb: ReaskPdbOption = False,
+    show_all: ReaskAllOption = False,
+    time_control: ReaskTimeControlOption = None,
 ) -> None:
     """Re-simulate RECORD: every action must be legal and every stored score must match.
 

@@ -50,7 +50,7 @@ from arena.match.spec import check_seconds, default_hard_cap
 from arena.sandbox.build import DEFAULT_BASE_IMAGE
 from arena.sandbox.docker import ContainerLimits
 from arena.toml_keys import ConfigError, check_keys, read_key, toml_value
-from arena.tournament.config import parse_limits
+from arena.tables.settings import parse_limits
 
 CONFIG_NAME = "ladder.toml"
 #: The ladder's move clock when ``[time]`` says none: CPU time (docs/time-control.md,

@@ -15,7 +15,7 @@ import dataclasses
 import datetime
 import secrets
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +118,8 @@ CREATE INDEX IF NOT EXISTS games_side1 ON games(side1);
 PAIR_PLAYING, PAIR_DONE, PAIR_VOID, PAIR_ABANDONED = "playing", "done", "void", "abandoned"
 
 
+#: The store's file in a run's directory (a tournament's output, an sprt's --out, a ladder's directory).
+STORE_NAME = "results.sqlite"
 #: The meta key of the run's secret (never shown to bots; in the store only).
 SECRET_KEY = "deal_secret"
 #: The meta key of the tournament file's content the store is bound to (canonical JSON).
@@ -296,16 +298,7 @@ class ResultsStore(SQLiteStore):
         """
         row = self.db.execute("SELECT value FROM meta WHERE key='file_hash'").fetchone()
         if row is None:
-            with self.transaction() as db:
-                db.executemany(
-                    "INSERT INTO meta(key, value) VALUES (?, ?)",
-                    [
-                        ("file_hash", file_hash), ("name", name), ("ruleset_hash", ruleset_hash),
-                        ("ruleset", ruleset_json), ("created", now()),
-                        ("run_id", secrets.token_hex(8)),
-                        (SECRET_KEY, new_secret()), (CONFIG_KEY, content),
-                    ],  # fmt: skip
-                )
+            self.bind_new(file_hash, name, ruleset_hash, ruleset_json, secrets.token_hex(8), {CONFIG_KEY: content})
             return True
         if row[0] != file_hash and row[0] not in aliases:
             raise StoreError(
@@ -320,6 +313,18 @@ class ResultsStore(SQLiteStore):
         if content and not self.meta().get(CONFIG_KEY):  # a store from before contents were kept
             self.set_meta(CONFIG_KEY, content)
         return False
+
+    def bind_new(
+        self, file_hash: str, name: str, ruleset_hash: str, ruleset_json: str, run_id: str, own: Mapping[str, str]
+    ) -> None:
+        """Bind a new store to its run, in one transaction (a run killed here leaves an empty store): the keys
+        every run's store has (``arena ratings`` reads them), a new secret, and the run's ``own`` keys."""
+        common = {
+            "file_hash": file_hash, "name": name, "ruleset_hash": ruleset_hash, "ruleset": ruleset_json,
+            "created": now(), "run_id": run_id, SECRET_KEY: new_secret(),
+        }  # fmt: skip
+        with self.transaction() as db:
+            db.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", [*common.items(), *own.items()])
 
     def bound_content(self) -> str | None:
         """The content of the tournament file the store is bound to (None: bound before contents were kept)."""

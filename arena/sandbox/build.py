@@ -411,36 +411,13 @@ the run's next start prune removes the holder of a build killed with it.
     source = source.resolve()
     if not source.is_dir():
         raise BuildError(f"{source} is not a directory")
-    try:
-        limits = limits or DirLimits.from_env()
-        check_bot_dir(source, limits)  # before anything reaches Docker: a refusal costs a few lstat calls
-        # The Dockerfile is read once, never through a link, and this exact text is what the build uses.
-        raw = read_regular_file(source, "Dockerfile", MAX_DOCKERFILE_CHARS)
-    except BotDirError as exc:
-        raise BuildError(str(exc)) from None
-    default = raw is None
-    if default and not (source / "bot.py").is_file():
-        raise BuildError(
-            f"{source} has no Dockerfile and no bot.py: a bot directory needs at least bot.py "
-            f"(built with the default Dockerfile), or a Dockerfile (see docs/packaging.md)"
-        )
-    try:
-        text = DEFAULT_DOCKERFILE if raw is None else raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise BuildError(f"{source}/Dockerfile is not UTF-8 text") from None
+    text, default, limits = _dockerfile(source, limits)
     client = client or docker_client()
     base = _check_base_image(client, base_image)
-    if trusted:
-        wanted = {name for name in ("BASE_IMAGE", "BOT_BASE") if name in text}
-    else:
-        try:
-            wanted = check_dockerfile(text).declared_args
-        except DockerfileError as exc:
-            raise BuildError(f"{source}/{exc} (see docs/packaging.md)") from None
-    buildargs = {"BASE_IMAGE": str(base.id)} if "BASE_IMAGE" in wanted else {}  # only those it declares (no warning)
-    if "BOT_BASE" in wanted:  # each holds an image the organiser chose; the bot base made under this build's bounds
-        buildargs["BOT_BASE"] = ensure_bot_base(base_image=base_image, tag=bot_base, client=client, on_line=on_line,
-                                                build_limits=build_limits, cancel=cancel)  # fmt: skip
+    buildargs = _build_args(
+        source, text, trusted, client, base, base_image=base_image, bot_base=bot_base, on_line=on_line,
+        build_limits=build_limits, cancel=cancel,
+    )  # fmt: skip
     if scratch is not None:
         scratch.mkdir(parents=True, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="arena-build-", dir=scratch)
@@ -462,6 +439,48 @@ the run's next start prune removes the holder of a build killed with it.
     finally:
         remove_tree(tmp, ignore_errors=True)  # a copy of a submission: never removed recursively
     return built
+
+
+def _dockerfile(source: Path, limits: DirLimits | None) -> tuple[str, bool, DirLimits]:
+    """The bot directory checked under ``limits`` (default: from the environment), its Dockerfile's text,
+    whether that is the default one (it has none), and the limits."""
+    try:
+        limits = limits or DirLimits.from_env()
+        check_bot_dir(source, limits)  # before anything reaches Docker: a refusal costs a few lstat calls
+        # The Dockerfile is read once, never through a link, and this exact text is what the build uses.
+        raw = read_regular_file(source, "Dockerfile", MAX_DOCKERFILE_CHARS)
+    except BotDirError as exc:
+        raise BuildError(str(exc)) from None
+    default = raw is None
+    if default and not (source / "bot.py").is_file():
+        raise BuildError(
+            f"{source} has no Dockerfile and no bot.py: a bot directory needs at least bot.py "
+            f"(built with the default Dockerfile), or a Dockerfile (see docs/packaging.md)"
+        )
+    try:
+        text = DEFAULT_DOCKERFILE if raw is None else raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BuildError(f"{source}/Dockerfile is not UTF-8 text") from None
+    return text, default, limits
+
+
+def _build_args(
+    source: Path, text: str, trusted: bool, client: Any, base: Any, *, base_image: str, bot_base: str,
+    on_line: Callable[[str], None] | None, build_limits: BuildLimits | None, cancel: threading.Event | None,
+) -> dict[str, str]:  # fmt: skip
+    """The Dockerfile's policy checked (unless ``trusted``) and the build arguments it declares."""
+    if trusted:
+        wanted = {name for name in ("BASE_IMAGE", "BOT_BASE") if name in text}
+    else:
+        try:
+            wanted = check_dockerfile(text).declared_args
+        except DockerfileError as exc:
+            raise BuildError(f"{source}/{exc} (see docs/packaging.md)") from None
+    buildargs = {"BASE_IMAGE": str(base.id)} if "BASE_IMAGE" in wanted else {}  # only those it declares (no warning)
+    if "BOT_BASE" in wanted:  # each holds an image the organiser chose; the bot base made under this build's bounds
+        buildargs["BOT_BASE"] = ensure_bot_base(base_image=base_image, tag=bot_base, client=client, on_line=on_line,
+                                                build_limits=build_limits, cancel=cancel)  # fmt: skip
+    return buildargs
 
 
 def _docker_build(

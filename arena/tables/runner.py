@@ -58,6 +58,8 @@ class Job:
     """Each entry's image ID (recorded with its games)."""
     log_dirs: Mapping[int, Path] = dataclasses.field(default_factory=dict)
     """Where a remote table's logs are written on this machine (a local table writes its own)."""
+    reported: dict[str, Recorded] = dataclasses.field(default_factory=dict, compare=False)
+    """What the ledger did with each game the job's tables reported (the loop fills it as they come)."""
 
 
 class Schedule(Protocol):
@@ -271,6 +273,7 @@ class Runner:
             except OSError as exc:  # the record could not be written: the output's disk
                 self._fail(storage_error(exc, self.ledger.output))
                 return
+            job.reported[game.game_id] = recorded
             try:
                 self.schedule.recorded(job, number, game, recorded)
             except StoreError as exc:  # what a game means to the schedule may be written too (a disqualification)

@@ -15,7 +15,7 @@ from helpers import one_clean_line, tournament_file
 from arena.ladder.config import load_ladder_config, template
 from arena.match import TimeControl, oversubscribed_warning
 from arena.tournament import ConfigError, load_config
-from arena.tournament.cores import usable_cores
+from arena.tables.cores import usable_cores
 
 REPO = Path(__file__).resolve().parents[2]
 RANDOM = f"cmd:python {REPO / 'example_bots' / 'random' / 'bot.py'}"
