@@ -27,10 +27,6 @@ CODE = "lecture-two-code"
 def site(tmp_path: Path) -> Iterator[tuple[SyntheticLadder, str]]:
     lad = SyntheticLadder(tmp_path / "lad")
     set_join_code(lad.directory, CODE)
-    roster = tmp_path / "roster.csv"
-    roster.write_text("team,member,email\nFalcons,Ada,ada@uni.example\n", encoding="utf-8")
-    reserved = cli("ladder", "team", "import", str(lad.directory), str(roster), "--reserve")
-    assert reserved.returncode == 0, reserved.stderr
     with served(lad.config, lambda: lad.state()) as url:
         yield lad, url
     lad.close()
@@ -48,8 +44,12 @@ def by_keyboard(page, *values: str) -> None:  # type: ignore[no-untyped-def]
         page.keyboard.press("Enter")
 
 
-def test_reserved_names_look_alikes_and_a_classmates_email_are_refused_by_keyboard(site, browser):  # type: ignore[no-untyped-def]
+def test_reserved_names_look_alikes_and_a_classmates_email_are_refused_by_keyboard(site, browser, tmp_path):  # type: ignore[no-untyped-def]
     lad, url = site
+    roster = tmp_path / "roster.csv"
+    roster.write_text("team,member,email\nFalcons,Ada,ada@uni.example\n", encoding="utf-8")
+    reserved = cli("ladder", "team", "import", str(lad.directory), str(roster), "--reserve")
+    assert reserved.returncode == 0, reserved.stderr
     blocked: list[str] = []
     page = browser.new_context().new_page()
     page.on("console", lambda m: blocked.append(m.text) if "Content Security Policy" in m.text else None)
