@@ -54,14 +54,19 @@ def roster_action(site: Site, action: str, team: str, member: str) -> None:
         raise HTTPException(404, str(exc)) from None
 
 
-def new_invite_for(site: Site, who: Viewer, team: str) -> Response:
-    """A team's new invite code, shown once to the organiser (the old one stops working); 404 for no such team."""
+def rotate_invite(site: Site, team: str) -> str:
+    """A team's new invite code (the old one stops working); 404 for no such team."""
     code = new_invite_code()
     try:
         site.store.set_invite(team, code)
     except LadderError as exc:
         raise HTTPException(404, str(exc)) from None
-    return shown_once(site, who, page="invite.html", team=team, invite=code)
+    return code
+
+
+def new_invite_for(site: Site, who: Viewer, team: str) -> Response:
+    """The admin page's "New invite code": the code shown once to the organiser."""
+    return shown_once(site, who, page="invite.html", team=team, invite=rotate_invite(site, team))
 
 
 @router.get("/admin", response_class=HTMLResponse)
@@ -113,12 +118,7 @@ def api_members(site: SiteDep, who: Who) -> JSONResponse:
 def api_new_invite(team: str, site: SiteDep, who: Who) -> JSONResponse:
     """A team's new invite code (the old one stops working), in the answer only."""
     admin_only(who)
-    code = new_invite_code()
-    try:
-        site.store.set_invite(team, code)
-    except LadderError as exc:
-        raise HTTPException(404, str(exc)) from None
-    return JSONResponse({"team": team, "invite": code}, headers={"Cache-Control": "no-store"})
+    return JSONResponse({"team": team, "invite": rotate_invite(site, team)}, headers={"Cache-Control": "no-store"})
 
 
 @router.post("/api/admin/teams/{team}/approve", include_in_schema=True, tags=["admin"])

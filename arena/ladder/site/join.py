@@ -181,6 +181,13 @@ def join_page(site: SiteDep, who: Who) -> HTMLResponse:
     return _form_page(site, who, _settings(site))
 
 
+def _too_many_teams(settings: RosterSettings, wait: float) -> str:
+    if not settings.teams_per_hour:
+        return "New teams are not made on this page ([roster] teams_per_hour = 0): join a team with its invite code."
+    return (f"Your address made {settings.teams_per_hour} team(s) in the last hour, the most it may: "
+            f"try again in {wait / 60:.0f} minute(s), or join a team with its invite code.")  # fmt: skip
+
+
 @router.post("/join/create", response_class=HTMLResponse)
 def join_create(request: Request, site: SiteDep, who: Who, join_code: Annotated[str, Form()] = "",
                 team: Annotated[str, Form()] = "", name: Annotated[str, Form()] = "",
@@ -196,9 +203,7 @@ def join_create(request: Request, site: SiteDep, who: Who, join_code: Annotated[
     sign_ups, address = request.app.state.sign_up_guard, _address(request)
     wait = sign_ups.take(address, settings.teams_per_hour)
     if wait:
-        return _form_page(site, who, settings, status=429, values=values,
-                          error=f"Your address made {settings.teams_per_hour} team(s) in the last hour, the most it may: "
-                                f"try again in {wait / 60:.0f} minute(s), or join a team with its invite code.")  # fmt: skip
+        return _form_page(site, who, settings, status=429, values=values, error=_too_many_teams(settings, wait))
     invite = new_invite_code()
     try:
         check_self_registered_name(team, settings)
