@@ -108,10 +108,15 @@ def test_the_final_export_has_one_row_per_email_even_after_a_forged_sign_up(tmp_
 def test_an_older_store_with_one_email_twice_makes_the_final_export_refuse_and_say_why(tmp_path: Path):
     lad = frozen_ladder(tmp_path / "lad", bands=[[30, "A"], [67, "B"], [100, "C"]], missing="F")
     lad.store.add_member("alpha", "Ada", "ada@uni.example")
-    lad.close()
     with sqlite3.connect(lad.config.ladder_path) as db:  # as a ladder before this check could hold it
         db.execute("INSERT INTO members(team, name, email, token_hash, created) VALUES "
                    "('delta', 'Ada L', 'ADA@uni.example', 'x', '2026-01-01T00:00:00+00:00')")  # fmt: skip
+    with served(lad.config, lambda: lad.state()) as url:  # the organiser's page shows the pair
+        admin = httpx.Client(base_url=url, timeout=60, headers={"Origin": url})
+        assert admin.post("/signin", data={"token": lad.admin}).headers["location"] == "/admin"
+        shown_pair = re.search(r'<div class="error" id="shared-emails">.*?</div>', admin.get("/admin").text, re.DOTALL)
+        assert shown_pair and "ada@uni.example: Ada of alpha, Ada L of delta" in shown_pair[0]
+    lad.close()
     out = tmp_path / "final.csv"
     refused = cli("ladder", "export", str(lad.directory), "--final", "--csv", str(out))
     assert refused.returncode != 0 and not out.exists()
