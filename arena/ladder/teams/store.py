@@ -393,7 +393,10 @@ CREATE TABLE IF NOT EXISTS reserved (
         stamp = now()
         with self.transaction() as db:
             for team, member, email, token in rows:
-                if db.execute("SELECT 1 FROM teams WHERE name=?", (team,)).fetchone() is None:
+                found = db.execute("SELECT self_registered FROM teams WHERE name=?", (team,)).fetchone()
+                if found is not None and found[0]:  # made on /join since the roster was checked
+                    raise LadderError(f"team {team!r} was made on the join page, not by the organiser: nothing was imported")
+                if found is None:
                     check_team_name(team)
                     db.execute(
                         "INSERT INTO teams(name, token_hash, created) VALUES (?, ?, ?)",
