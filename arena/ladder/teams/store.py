@@ -219,15 +219,27 @@ CREATE TABLE IF NOT EXISTS reserved (
         return token
 
     def _insert_member(
-        self, db: sqlite3.Connection, team: str, name: str, email: str, token: str, team_size: int | None
+        self, db: sqlite3.Connection, team: str, name: str, email: str, token: str, team_size: int | None,
+        taken: set[str] | None = None,
     ) -> None:
+        """Insert one member, refusing a full team, a name taken in it, an e-mail any member has.
+
+        ``taken``: the e-mails (:func:`email_key`) already in the table, when the caller
+        inserts many in one transaction (one read instead of one per member).
+        """
         if db.execute("SELECT 1 FROM teams WHERE name=?", (team,)).fetchone() is None:
             raise LadderError(f"no team {team!r}")
         if team_size is not None:
             (count,) = db.execute("SELECT COUNT(*) FROM members WHERE team=? AND revoked=0", (team,)).fetchone()
             if count >= team_size:
                 raise LadderError(f"team {team!r} has {count} members already (at most {team_size})")
-        if db.execute("SELECT 1 FROM members WHERE email_key(email)=?", (email_key(email),)).fetchone() is not None:
+        key = email_key(email)
+        if taken is None:
+            found = db.execute("SELECT 1 FROM members WHERE email_key(email)=?", (key,)).fetchone() is not None
+        else:
+            found = key in taken
+            taken.add(key)
+        if found:
             # Revoked members' e-mails too: one address is one student, in the gradebook as here.
             raise LadderError(f"the e-mail {email!r} belongs to a member of this ladder already (one e-mail, one member)")
         try:
@@ -392,6 +404,7 @@ CREATE TABLE IF NOT EXISTS reserved (
         """
         stamp = now()
         with self.transaction() as db:
+            taken = {email_key(e) for (e,) in db.execute("SELECT email FROM members")}
             for team, member, email, token in rows:
                 found = db.execute("SELECT self_registered FROM teams WHERE name=?", (team,)).fetchone()
                 if found is not None and found[0]:  # made on /join since the roster was checked
@@ -402,7 +415,7 @@ CREATE TABLE IF NOT EXISTS reserved (
                         "INSERT INTO teams(name, token_hash, created) VALUES (?, ?, ?)",
                         (team, token_hash(new_token()), stamp),
                     )
-                self._insert_member(db, team, member, email, token, None)
+                self._insert_member(db, team, member, email, token, None, taken)
 
     # ------------------------------------------------------------ sessions
 
