@@ -270,3 +270,18 @@ def test_an_upload_still_works_for_a_roster_member(site: tuple[SyntheticLadder, 
     made = httpx.post(url + "/api/submissions", headers=bearer(ANN), timeout=60,
                       files={"bot": ("bot.tar.gz", archive, "application/gzip")}, data={"note": "ann"})  # fmt: skip
     assert made.status_code == 201, made.text
+
+
+def test_the_sign_up_counter_counts_and_gives_back_per_address_within_its_hour():
+    from arena.ladder.site.join import JoinGuard
+
+    now = [0.0]
+    guard = JoinGuard(window_s=3600, clock=lambda: now[0])
+    assert [guard.take("a", 2) for _ in range(3)] == [0.0, 0.0, 3600.0]
+    assert guard.take("b", 2) == 0.0, "another address has its own count"
+    guard.give_back("a")  # a sign-up refused after it was counted
+    now[0] = 10.0
+    assert guard.take("a", 2) == 0.0 and guard.take("a", 2) == 3590.0
+    now[0] = 3601.0
+    assert guard.take("a", 2) == 0.0
+    assert guard.take("c", 0) == 3600.0, "teams_per_hour = 0: no team is made"
