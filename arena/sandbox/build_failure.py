@@ -30,6 +30,8 @@ _NETWORK = re.compile(
     r"Network is unreachable|Temporary failure in name resolution|Could not resolve host|Failed to establish a new "
     r"connection|EAI_AGAIN|ENOTFOUND|ENETUNREACH|getaddrinfo|Name or service not known|Could not connect to"
 )
+#: A shell that did not find a command (``/bin/sh: 1: pip: not found``, bash's ``command not found``).
+_NOT_INSTALLED = re.compile(r"^/bin/(?:ba)?sh: (?:\d+: )?(?:line \d+: )?([^\s:]+): (?:command )?not found")
 #: Docker's bookkeeping lines: not the step's own output.
 _NOISE = re.compile(r"^\s*(?:---> |Removing intermediate container|Step \d+/\d+ : |Sending build context|The command .* returned a non-zero code)")
 #: The step's last lines a failure shows.
@@ -104,6 +106,13 @@ def _reason(instruction: str, output: Sequence[str]) -> str:
             f"build. Put the wheels in your directory's wheels/ folder ({WHEELS_HOW} {missing or 'PACKAGE'}) and "
             f"install from there: RUN pip install --no-index --find-links wheels {missing or 'PACKAGE'} "
             f"(or list it in requirements.txt without a Dockerfile; see docs/packaging.md)."
+        )
+    absent = next((m for m in map(_NOT_INSTALLED.search, output) if m), None)
+    if absent is not None:
+        return (
+            f"the command {absent.group(1)!r} is not in the image. On the bot base (FROM ${{BOT_BASE}}) Python "
+            f"and pip are in /venv/bin (RUN /venv/bin/pip install --no-index --find-links wheels ...); anything "
+            f"else must come in your directory (see docs/packaging.md)."
         )
     if _NETWORK.search("\n".join(output)):
         return (

@@ -28,7 +28,7 @@ ARG BOT_BASE
 FROM ${BOT_BASE}
 USER root
 COPY bot.py /bot/bot.py
-RUN printf '\\033[1;31mcoloured words\\033[0m\\n' && pip install requests
+RUN printf '\\033[1;31mcoloured words\\033[0m\\n' && /venv/bin/pip install requests
 USER 10001
 """
 POLICY = """\
@@ -64,7 +64,7 @@ def test_a_teams_own_pip_install_fails_in_words_the_team_can_act_on(ladder: Ladd
     version = _failed(ladder, "alpha", {"bot.py": BOT, "Dockerfile": OWN_PIP})
     reason = version["reason"]
     assert reason.startswith("build failed: your upload: step "), reason
-    assert "`RUN printf" in reason and "pip install requests` failed (exit code 1)" in reason
+    assert "`RUN printf" in reason and "/venv/bin/pip install requests` failed (exit code 1)" in reason
     assert "builds have no network" in reason and "wheels/" in reason
     assert "RUN pip install --no-index --find-links wheels requests" in reason
     assert "requirements.txt is not among" not in reason

@@ -71,3 +71,12 @@ def test_colour_codes_and_progress_rewrites_are_stripped() -> None:
     assert strip_terminal("\x1b[1;31mred\x1b[0m and \x1b]8;;http://x\x07link\x1b]8;;\x07\n") == "red and link\n"
     assert strip_terminal("  10%\r  50%\r 100%\ndone\r\n") == " 100%\ndone\n"
     assert strip_terminal("tab\tkept\n") == "tab\tkept\n"
+
+
+def test_a_command_missing_from_the_image_says_where_pip_is() -> None:
+    log = ["Step 5/9 : RUN pip install requests", " ---> Running in 0123", "/bin/sh: 1: pip: not found"]
+    said = explain_failure(log, "The command '/bin/sh -c pip install requests' returned a non-zero code: 127",
+                           what="your upload")  # fmt: skip
+    first = said.splitlines()[0]
+    assert first.startswith("your upload: step 5/9 `RUN pip install requests` failed (exit code 127): ")
+    assert "the command 'pip' is not in the image" in first and "/venv/bin/pip" in first
