@@ -20,7 +20,7 @@ from docker_support import engine_or_skip
 from guard_support import signed_in
 from ladder_support import Ladder, served, tarball
 
-pytestmark = [pytest.mark.docker, pytest.mark.timeout(1200)]
+pytestmark = [pytest.mark.docker, pytest.mark.timeout(2400)]
 
 BOT = "from arena_sdk import run\nfrom arena_sdk.testing import RandomBot\n\nrun(RandomBot())\n"
 OWN_PIP = """\
@@ -49,7 +49,7 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ladder]:
 
 def _failed(ladder: Ladder, team: str, files: dict[str, str]) -> dict[str, Any]:
     assert ladder.upload(team, tarball(files)).status_code == 201
-    done = ladder.wait_for(f"{team}@1 failed", lambda: ladder.versions(team)[0]["status"] == "failed", timeout=600)
+    done = ladder.wait_for(f"{team}@1 failed", lambda: ladder.versions(team)[0]["status"] == "failed", timeout=1500)
     assert done
     return ladder.versions(team)[0]
 
