@@ -9,6 +9,7 @@ import typer
 
 from arena.commands.common import console, fail, print_json
 from arena.errors import ArenaError
+from arena.ladder.versions.client import read_token_file
 from arena.ladder.versions.client import submit as upload
 from arena.text import safe_text
 
@@ -16,7 +17,14 @@ from arena.text import safe_text
 def submit(
     bot_dir: Annotated[Path, typer.Argument(help="The bot directory (what arena bot build takes).")],
     server: Annotated[str, typer.Option("--server", help="The ladder's address, e.g. https://ladder.example.org")],
-    token: Annotated[str, typer.Option("--token", envvar="ARENA_LADDER_TOKEN", help="Your team's token (or ARENA_LADDER_TOKEN).")],
+    token: Annotated[
+        str | None, typer.Option("--token", envvar="ARENA_LADDER_TOKEN", help="Your team's token (or ARENA_LADDER_TOKEN).")
+    ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option("--token-file", help="A file holding your team's token on its first line (LF or CRLF line ends); "
+                     "it wins over --token."),
+    ] = None,
     note: Annotated[str, typer.Option("--note", help="What changed (shown on your team's page).")] = "",
     as_json: Annotated[bool, typer.Option("--json", help="Print the server's answer as JSON.")] = False,
 ) -> None:
@@ -24,9 +32,12 @@ def submit(
 
     Links, devices and FIFOs in the directory are refused here already (the
     server refuses them too); follow the build on your team's page (/me).
+    The token's surrounding spaces and line ends (a Windows file's CRLF) are dropped.
     """
+    if token is None and token_file is None:
+        fail("pass your team's token: --token TOKEN, ARENA_LADDER_TOKEN, or --token-file FILE")
     try:
-        version = upload(bot_dir, server, token, note)
+        version = upload(bot_dir, server, read_token_file(token_file) if token_file is not None else str(token), note)
     except ArenaError as exc:
         fail(str(exc))
     if as_json:

@@ -7,6 +7,13 @@ uncontained hostile upload, and anything left behind (containers with the
 ladder's label, the ladder's bot images, ``arena-*`` temporary directories,
 processes, files in ``DIR/tmp``).  Its **organiser actions** are what a lecturer would have to
 do by hand beyond the restarts: the goal is none.
+
+A term too short for its plan is said so, not failed: a version still in the
+build queue at the end that was sent too late to be built (less than
+:data:`BUILD_ALLOWANCE_S` plus the build timeout per version still waiting)
+is ``unfinished``, neither an uncontained hostile upload nor a stuck version,
+and the report's ``term_too_short`` line says how many and how long a term
+the plan needs.
 """
 
 from __future__ import annotations
@@ -32,6 +39,8 @@ from arena.rehearse.visitors import Visits
 
 #: Version statuses a term may end in without anyone's help.
 SETTLED = ("active", "retired", "suspended", "failed", "disabled")
+#: Seconds a version needs beyond its build's timeout (the queue, the validation game) before it settles.
+BUILD_ALLOWANCE_S = 60.0
 #: The record's team names for side 0 and side 1 (four players; two players: A and B).
 SIDES = (("NS", "EW"), ("A", "B"))
 
@@ -177,10 +186,30 @@ def final_standings(directory: Path) -> list[dict[str, Any]]:
     return list(json.loads(done.stdout)["standings"])
 
 
+def unfinished_versions(sent: list[Sent], versions: dict[str, sqlite3.Row], seconds: float, build_s: float) -> set[str]:
+    """The versions still in the build queue at the term's end that were sent too late to be built."""
+    waiting = [s for s in sent if s.entry and versions.get(s.entry) is not None
+               and versions[s.entry]["status"] not in SETTLED]  # fmt: skip
+    needed = (build_s + BUILD_ALLOWANCE_S) * len(waiting)  # each may wait for the ones before it
+    return {str(s.entry) for s in waiting if seconds - s.at < needed}
+
+
+def term_too_short(unfinished: set[str], seconds: float, build_s: float, uploads: int) -> str | None:
+    """The report's line for a term that ended before its uploads were built (None: it did not)."""
+    if not unfinished:
+        return None
+    need = (build_s + BUILD_ALLOWANCE_S) * max(1, uploads) / 60
+    return (f"the term ({seconds:.0f} s) ended before {len(unfinished)} upload(s) were built "
+            f"({', '.join(sorted(unfinished))}): their outcome is unknown, not a failure; a term for this plan "
+            f"needs about {need:.0f} minutes or more (--minutes), or --settle-for to let the builds end")  # fmt: skip
+
+
 def hostile_outcomes(
-    sent: list[Sent], versions: dict[str, sqlite3.Row], problems_of: dict[str, list[str]]
+    sent: list[Sent], versions: dict[str, sqlite3.Row], problems_of: dict[str, list[str]],
+    unfinished: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> list[HostileOutcome]:
-    """How each hostile upload ended: refused at the door, failed its build or validation, or contained."""
+    """How each hostile upload ended: refused at the door, failed its build or validation, or contained
+    (``unfinished``: still being built when the term ended, too late to be judged)."""
     outcomes = []
     for s in (s for s in sent if s.upload.hostile):
         kind = s.upload.kind
@@ -203,7 +232,9 @@ def hostile_outcomes(
             )
             continue
         status, reason = version["status"], version["reason"] or ""
-        if kind in REFUSED_KINDS:  # the archive should never have made a version
+        if s.entry in unfinished and kind not in REFUSED_KINDS:
+            outcomes.append(HostileOutcome(s.team, kind, "unfinished", f"{s.entry} still {status}: the term ended first"))
+        elif kind in REFUSED_KINDS:  # the archive should never have made a version
             outcomes.append(
                 HostileOutcome(s.team, kind, "uncontained", f"{s.entry} accepted ({status})")
             )
@@ -245,23 +276,23 @@ def audit(
     cores: int,
     sys_tmp: Path,
     docker_url: str | None = None,
+    build_s: float = 30.0,
 ) -> dict[str, Any]:
-    """The report's figures and findings (a JSON-ready dict; ``failures`` and ``organiser_actions`` lists)."""
+    """The report's figures and findings (a JSON-ready dict; ``failures`` and ``organiser_actions`` lists);
+    ``build_s``: the ladder's build timeout (a term too short for its builds is said so)."""
     failures: list[str] = []
     actions: list[str] = []
     results_db, ladder_db = directory / "results.sqlite", directory / "ladder.sqlite"
     ladder_id = str(_query(ladder_db, "SELECT value FROM meta WHERE key='ladder_id'")[0][0])
     rows = stored_rows(directory)
-    pairs = _query(
-        results_db,
-        "SELECT seq, first, second, cluster, status, attempts, reason FROM pairs ORDER BY seq",
-    )
+    pairs = _query(results_db, "SELECT seq, first, second, cluster, status, attempts, reason FROM pairs ORDER BY seq")
     games = _games(directory, rows, pairs, watched, failures)
     versions = {
         f"{v['team']}@{v['number']}": v for v in _query(ladder_db, "SELECT * FROM versions")
     }
-    version_figures = _versions(versions, failures, actions)
-    outcomes = _uploads(sent, versions, failures, actions)
+    unfinished = unfinished_versions(sent, versions, seconds, build_s)
+    version_figures = _versions(versions, failures, actions, unfinished)
+    outcomes = _uploads(sent, versions, failures, actions, unfinished)
     left = _left(directory, ladder_id, struck, sys_tmp, docker_url, failures, actions)
     truth = {t.name: t.strength for t in plan.teams}
     standings: list[dict[str, Any]] = []
@@ -278,6 +309,7 @@ def audit(
         "seed": plan.seed,
         "teams": len(plan.teams),
         "seconds": round(seconds, 1),
+        "term_too_short": term_too_short(unfinished, seconds, build_s, len(sent)),
         "cores": cores,
         "games": games,
         "pairs": _pair_figures(pairs, rows, seconds, cores),
@@ -391,10 +423,13 @@ def _pair_figures(pairs: list[sqlite3.Row], rows: list[dict[str, Any]], seconds:
     }
 
 
-def _versions(versions: dict[str, sqlite3.Row], failures: list[str], actions: list[str]) -> dict[str, Any]:
-    """Versions stuck between statuses, teams with no active version or with two."""
+def _versions(
+    versions: dict[str, sqlite3.Row], failures: list[str], actions: list[str], unfinished: set[str]
+) -> dict[str, Any]:
+    """Versions stuck between statuses (not the ``unfinished``: the term ended first), teams with no active
+    version or with two."""
     statuses = Counter(v["status"] for v in versions.values())
-    stuck = [f"{e} is {v['status']}" for e, v in versions.items() if v["status"] not in SETTLED]
+    stuck = [f"{e} is {v['status']}" for e, v in versions.items() if v["status"] not in SETTLED and e not in unfinished]
     actions += [f"version stuck: {x}" for x in stuck]
     suspended = [
         {"entry": e, "reason": v["reason"]}
@@ -413,10 +448,10 @@ def _versions(versions: dict[str, sqlite3.Row], failures: list[str], actions: li
 
 
 def _uploads(
-    sent: list[Sent], versions: dict[str, sqlite3.Row], failures: list[str], actions: list[str]
+    sent: list[Sent], versions: dict[str, sqlite3.Row], failures: list[str], actions: list[str], unfinished: set[str]
 ) -> list[HostileOutcome]:
     """The hostile uploads' outcomes (one uncontained is a failure); an honest upload refused is an action."""
-    outcomes = hostile_outcomes(sent, versions, {})
+    outcomes = hostile_outcomes(sent, versions, {}, unfinished)
     failures += [
         f"hostile upload uncontained: {o.team} {o.kind}: {o.how}"
         for o in outcomes

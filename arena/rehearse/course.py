@@ -190,7 +190,7 @@ def _rehearse(
     try:
         report = audit(directory, plan, sent, term.struck, term.monitor.watched, term.visitors.visits, seconds=elapsed,
                        cores=os.cpu_count() or 1, sys_tmp=server.sys_tmp,
-                       docker_url=daemon.url if daemon else None)  # fmt: skip
+                       docker_url=daemon.url if daemon else None, build_s=settings.build_timeout)  # fmt: skip
     finally:
         server.remove_temp_dir()
     report["settings"] = dataclasses.asdict(settings)

@@ -119,6 +119,8 @@ def print_report(report: dict[str, Any], console: Console) -> None:
         console.print(
             Text(f"void pair {v['pair']} {v['entries']}: {safe_text(v['reason'])}", style="yellow")
         )
+    if report.get("term_too_short"):
+        console.print(Text(f"term too short: {safe_text(report['term_too_short'])}", style="yellow"))
     for line in report["failures"]:
         console.print(Text(f"FAILURE: {safe_text(line)}", style="bold red"))
     for line in report["organiser_actions"]:

@@ -17,7 +17,9 @@ directories, nothing else.  Refused, each with one message naming the path:
   ``ARENA_BOT_MAX_FILES``).
 
 Names in :data:`IGNORED` (caches, ``.git``, virtual environments) are skipped
-without being looked into.  Every file is opened relative to its directory's
+without being looked into, but for a Node.js bot's own packages: the top
+``node_modules`` of a directory with its own ``Dockerfile`` and a
+``package.json`` is the bot's (its build is offline: they must come in it).  Every file is opened relative to its directory's
 descriptor with ``O_NOFOLLOW`` and checked again after opening (a file swapped
 for a link or a FIFO between the check and the copy is refused), and the copy
 counts the bytes it reads, not the sizes it saw.  Copies get normalised modes:
@@ -179,6 +181,8 @@ def _normal_mode(mode: int, is_dir: bool) -> int:
 @dataclasses.dataclass
 class _Walk:
     limits: DirLimits
+    keep_at_top: frozenset[str] = frozenset()
+    """Names of :data:`IGNORED` kept at the directory's top (a Node bot's ``node_modules``)."""
     files: int = 0
     dirs: int = 0
     bytes: int = 0
@@ -198,7 +202,7 @@ def _walk(fd: int, shown: str, depth: int, walk: _Walk, dest_fd: int | None) -> 
     with os.scandir(fd) as entries:
         for entry in entries:
             name = entry.name
-            if _ignored(name):
+            if _ignored(name) and not (depth == 0 and name in walk.keep_at_top):
                 continue
             where = f"{shown}/{name}"
             st = os.stat(name, dir_fd=fd, follow_symlinks=False)
@@ -262,6 +266,12 @@ def _copy_file(name: str, fd: int, seen: os.stat_result, where: str, walk: _Walk
         os.close(source)
 
 
+def _kept_at_top(root: Path) -> frozenset[str]:
+    """``node_modules`` for a Node bot with its own Dockerfile (its packages), else nothing."""
+    own_build = os.path.isfile(root / "Dockerfile") and os.path.isfile(root / "package.json")
+    return frozenset({"node_modules"}) if own_build else frozenset()
+
+
 def check_bot_dir(root: Path, limits: DirLimits | None = None) -> DirSummary:
     """Check the bot directory ``root`` (the directory itself is the caller's choice) without copying.
 
@@ -269,7 +279,7 @@ def check_bot_dir(root: Path, limits: DirLimits | None = None) -> DirSummary:
     """
     limits = limits or DirLimits()
     fd = _open_root(root)
-    walk = _Walk(limits)
+    walk = _Walk(limits, _kept_at_top(root))
     try:
         _walk(fd, str(root), 0, walk, None)
     finally:
@@ -287,7 +297,7 @@ def copy_bot_dir(root: Path, dest: Path, limits: DirLimits | None = None) -> Dir
     limits = limits or DirLimits()
     check_bot_dir(root, limits)
     fd = _open_root(root)
-    walk = _Walk(limits)
+    walk = _Walk(limits, _kept_at_top(root))
     try:
         os.mkdir(dest, 0o755)
     except FileExistsError:

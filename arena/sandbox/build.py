@@ -49,6 +49,7 @@ from arena.sandbox.bot_dir import (
     copy_bot_dir,
     read_regular_file,
 )
+from arena.sandbox.build_failure import explain_failure
 from arena.sandbox.build_network import build_network
 from arena.sandbox.build_run import BuildLimits, BuildStopped, image_size, run_build
 from arena.sandbox.docker import LABEL, docker_client, env_labels
@@ -383,8 +384,15 @@ def build_image(
     cancel: threading.Event | None = None,
     scratch: Path | None = None,
     run_labels: Mapping[str, str] | None = None,
+    shown_as: str | None = None,
 ) -> BuiltImage:
     """Build the image of the bot in ``source`` offline; returns its ID.
+
+    ``shown_as`` names the bot's directory in error messages (default: its
+    path; a ladder says "your upload": a team never sees the server's paths).
+    A failed step's message names the step, the reason when it is a known
+    one (offline pip, the network) and its last lines
+    (:func:`arena.sandbox.build_failure.explain_failure`).
 
     The build context is copied into a new directory under ``scratch`` (the
     system's temporary directory by default; a server passes one of its own,
@@ -409,13 +417,14 @@ the run's next start prune removes the holder of a build killed with it.
     the bot base is made once).
     """
     source = source.resolve()
+    what = shown_as or str(source)
     if not source.is_dir():
-        raise BuildError(f"{source} is not a directory")
-    text, default, limits = _dockerfile(source, limits)
+        raise BuildError(f"{what} is not a directory")
+    text, default, limits = _dockerfile(source, limits, what)
     client = client or docker_client()
     base = _check_base_image(client, base_image)
     buildargs = _build_args(
-        source, text, trusted, client, base, base_image=base_image, bot_base=bot_base, on_line=on_line,
+        what, text, trusted, client, base, base_image=base_image, bot_base=bot_base, on_line=on_line,
         build_limits=build_limits, cancel=cancel,
     )  # fmt: skip
     if scratch is not None:
@@ -432,7 +441,7 @@ the run's next start prune removes the holder of a build killed with it.
             prepare_context(source, context, build_wheels(wheel_dir()), limits)
         (context / "Dockerfile").write_text(text)  # the text checked above, whatever the directory holds now
         built = _docker_build(
-            client, context, tag=tag, what=str(source), on_line=on_line, buildargs=buildargs,
+            client, context, tag=tag, what=what, on_line=on_line, buildargs=buildargs,
             holder_image=str(base.id), labels={**env_labels(), LABEL: "1", BUILD_LABEL: source.name},
             limits=build_limits, cancel=cancel, run_labels=run_labels,
         )  # fmt: skip
@@ -441,9 +450,9 @@ the run's next start prune removes the holder of a build killed with it.
     return built
 
 
-def _dockerfile(source: Path, limits: DirLimits | None) -> tuple[str, bool, DirLimits]:
+def _dockerfile(source: Path, limits: DirLimits | None, what: str) -> tuple[str, bool, DirLimits]:
     """The bot directory checked under ``limits`` (default: from the environment), its Dockerfile's text,
-    whether that is the default one (it has none), and the limits."""
+    whether that is the default one (it has none), and the limits; ``what`` names the directory in errors."""
     try:
         limits = limits or DirLimits.from_env()
         check_bot_dir(source, limits)  # before anything reaches Docker: a refusal costs a few lstat calls
@@ -454,18 +463,18 @@ def _dockerfile(source: Path, limits: DirLimits | None) -> tuple[str, bool, DirL
     default = raw is None
     if default and not (source / "bot.py").is_file():
         raise BuildError(
-            f"{source} has no Dockerfile and no bot.py: a bot directory needs at least bot.py "
+            f"{what} has no Dockerfile and no bot.py: a bot directory needs at least bot.py "
             f"(built with the default Dockerfile), or a Dockerfile (see docs/packaging.md)"
         )
     try:
         text = DEFAULT_DOCKERFILE if raw is None else raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise BuildError(f"{source}/Dockerfile is not UTF-8 text") from None
+        raise BuildError(f"{what}: its Dockerfile is not UTF-8 text") from None
     return text, default, limits
 
 
 def _build_args(
-    source: Path, text: str, trusted: bool, client: Any, base: Any, *, base_image: str, bot_base: str,
+    what: str, text: str, trusted: bool, client: Any, base: Any, *, base_image: str, bot_base: str,
     on_line: Callable[[str], None] | None, build_limits: BuildLimits | None, cancel: threading.Event | None,
 ) -> dict[str, str]:  # fmt: skip
     """The Dockerfile's policy checked (unless ``trusted``) and the build arguments it declares."""
@@ -475,7 +484,7 @@ def _build_args(
         try:
             wanted = check_dockerfile(text).declared_args
         except DockerfileError as exc:
-            raise BuildError(f"{source}/{exc} (see docs/packaging.md)") from None
+            raise BuildError(f"{what}: the Dockerfile policy refuses it: {exc} (see docs/packaging.md)") from None
     buildargs = {"BASE_IMAGE": str(base.id)} if "BASE_IMAGE" in wanted else {}  # only those it declares (no warning)
     if "BOT_BASE" in wanted:  # each holds an image the organiser chose; the bot base made under this build's bounds
         buildargs["BOT_BASE"] = ensure_bot_base(base_image=base_image, tag=bot_base, client=client, on_line=on_line,
@@ -519,15 +528,7 @@ def _docker_build(
         raise BuildInterrupted(exc.reason, str(exc)) from None
     log = result.log
     if result.error is not None or result.image_id is None:
-        missing = _missing_requirement(log.lines(200))
-        if missing is not None:
-            raise BuildError(
-                f"requirement {missing!r} of {what}/requirements.txt is not among the wheels in {what}/wheels/ "
-                f"(the build is offline: put its wheel and its dependencies' wheels there, e.g. "
-                f"pip download --only-binary=:all: --python-version 3.11 -d wheels -r requirements.txt)"
-            )
-        tail = "\n".join(log.lines(12))
-        raise BuildError(f"docker build of {what} failed: {result.error or 'no image produced'}\n{tail}".rstrip())
+        raise BuildError(explain_failure(log.lines(200), result.error or "no image produced", what=what))
     if limits.image_bytes is not None:
         size = image_size(client, result.image_id)
         if size > limits.image_bytes:
@@ -547,16 +548,3 @@ def _remove_refused_image(client: Any, name: str) -> None:
     """Remove the tag (or untagged image) of a refused build; never by force (an identical image may be in use)."""
     with contextlib.suppress(Exception):
         client.api.remove_image(name, noprune=False)
-
-
-_NOT_FOUND = re.compile(r"(?:No matching distribution found for|Could not find a version that satisfies the requirement) (\S+)")
-
-
-def _missing_requirement(log: list[str]) -> str | None:
-    """The requirement pip could not find offline, from a failed build's log."""
-    for line in log:
-        found = _NOT_FOUND.search(line)
-        if found:
-            return found.group(1)
-    return None
-

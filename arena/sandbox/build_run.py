@@ -39,6 +39,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from arena.sandbox.build_failure import strip_terminal
+
 #: How often the watchdog looks at the cancel flag (seconds).
 TICK_S = 0.25
 #: How often the running step's writable layer is measured (seconds; the daemon walks its files).
@@ -275,6 +277,7 @@ def run_build(
             for chunk in _chunks(api, response):
                 text = chunk.get("stream")
                 if isinstance(text, str) and text:
+                    text = strip_terminal(text)  # pip's or npm's colours: the log is read as text, on a page too
                     log.write(text)
                     for line in text.splitlines():
                         found = _RUNNING_IN.search(line)
@@ -283,7 +286,7 @@ def run_build(
                         if on_line is not None and line.strip():
                             on_line(line[:LINE_CHARS])
                 if "error" in chunk:
-                    error = str(chunk["error"]).strip()[:LINE_CHARS]
+                    error = strip_terminal(str(chunk["error"])).strip()[:LINE_CHARS]
                     log.write(error + "\n")
                 aux = chunk.get("aux")
                 if isinstance(aux, dict) and "ID" in aux:

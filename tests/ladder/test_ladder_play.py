@@ -8,7 +8,8 @@ enough to be watched.
 - a team opens a practice table on its page, plays it through by clicks,
   finds it on its page with its replay; it is in ``practice.sqlite`` and in
   nothing the ratings read; the team's daily quota then refuses the next one;
-- another team cannot open it, even with its address;
+- another team cannot open it, even with its address, and its replay shows
+  the notes of the team's own bots only (beta's seats' notes are beta's);
 - a spectator's event stream, collected for a whole ladder game, shows no
   card before it is played (checked against the game's record), and the live
   page shows a trick as it is played and opens the replay at the end;
@@ -51,6 +52,7 @@ class Slow(RandomBot):
 
     def play(self, view):
         time.sleep(0.15)
+        self.note("secret-of-" + self.name)  # a bot's notes are its own team's (a practice replay included)
         return super().play(view)
 
 
@@ -139,6 +141,10 @@ def test_a_practice_table_is_played_in_the_browser_kept_apart_and_limited(ladder
     viewer.wait_for_load_state()
     assert viewer.url.startswith(f"{ladder.url}/practice/{key}/replay/")
     assert viewer.url.rsplit("/", 1)[1] in viewer.title()
+    # The table seats beta's version: its notes are beta's, never shown to alpha; alpha's own are.
+    shown = signed_in(ladder, ladder.tokens["alpha"]).get(viewer.url)
+    assert shown.status_code == 200 and "secret-of-alpha" in shown.text
+    assert "secret-of-beta" not in shown.text
     viewer.close()
     assert not csp_errors
 

@@ -63,3 +63,28 @@ def test_a_table_left_playing_by_a_killed_server_is_marked_stopped(tmp_path: Pat
     game = again.game(table_id)  # type: ignore[arg-type]
     assert game is not None and game.status == "stopped"
     assert again.opened_today("alpha") == 1  # it still counts for the day
+
+
+def test_one_team_may_hold_only_its_share_of_the_tables(tmp_path: Path):
+    shared = tables(tmp_path, tables=2, per_team_at_once=1)
+    shared.running["k"] = Practice(1, "alpha", None)  # type: ignore[arg-type]
+    assert "Your team already has 1 practice table open" in (shared.refusal("alpha") or "")
+    assert shared.refusal("beta") is None  # the other table is beta's to take
+
+    async def attempt() -> None:
+        await shared.open("alpha", 0, [None, None, None, None])
+
+    with pytest.raises(PracticeRefused, match="already has 1 practice table open"):
+        asyncio.run(attempt())
+    assert shared.store.opened_today("alpha") == 0
+
+
+def test_play_settings_refuse_a_share_larger_than_the_tables():
+    from arena.ladder.games.settings import parse_play
+    from arena.toml_keys import ConfigError
+
+    assert parse_play({"tables": 3, "per_team_at_once": 2, "idle_seconds": 30}).idle_seconds == 30
+    with pytest.raises(ConfigError, match="per_team_at_once must be 1 to tables"):
+        parse_play({"tables": 2, "per_team_at_once": 3})
+    with pytest.raises(ConfigError, match="idle_seconds must be 5 to 3600"):
+        parse_play({"idle_seconds": 1})

@@ -316,3 +316,21 @@ def test_a_destination_that_exists_or_garbage_is_refused(tmp_path):
     with pytest.raises(BotDirError, match="not a tar archive"):
         extract_tar(io.BytesIO(b"this is no archive at all" * 50), tmp_path / "garbage")
     assert not (tmp_path / "garbage").exists()
+
+
+def test_a_node_bots_own_packages_are_kept_and_other_node_modules_skipped(tmp_path):
+    from arena.sandbox.bot_dir import copy_bot_dir
+
+    node = tmp_path / "node"
+    (node / "node_modules" / "left-pad").mkdir(parents=True)
+    (node / "node_modules" / "left-pad" / "index.js").write_text("module.exports = 1;\n")
+    (node / "Dockerfile").write_text("ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\n")
+    (node / "package.json").write_text("{}\n")
+    copy_bot_dir(node, tmp_path / "node-copy")
+    assert (tmp_path / "node-copy" / "node_modules" / "left-pad" / "index.js").is_file()
+    python = tmp_path / "python"
+    (python / "node_modules").mkdir(parents=True)
+    (python / "node_modules" / "x.js").write_text("1\n")
+    (python / "bot.py").write_text("print()\n")
+    copy_bot_dir(python, tmp_path / "python-copy")
+    assert not (tmp_path / "python-copy" / "node_modules").exists()  # a cache beside a Python bot: skipped

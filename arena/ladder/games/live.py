@@ -31,6 +31,9 @@ KEEP_FINISHED_S = 600.0
 MAX_GAMES = 256
 #: The most spectator streams open at once, all games together.
 MAX_SPECTATORS = 200
+#: The most spectator streams one client (its address, as the trusted proxy forwards it) may hold at once:
+#: a few tabs, never the whole of :data:`MAX_SPECTATORS`.
+MAX_SPECTATORS_PER_CLIENT = 4
 
 
 def spectator_message(game_id: str, to_move: int, view_bytes: bytes) -> dict[str, Any]:
@@ -86,6 +89,7 @@ class LiveGames:
         self._games: dict[str, LiveGame] = {}
         self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
         self.spectators = 0
+        self._by_client: dict[str, int] = {}
         self.closed = False
 
     # ------------------------------------------------------------ the loop's side
@@ -164,6 +168,31 @@ class LiveGames:
             start = {"type": "start", "game_id": game_id, "sides": list(game.sides), "players": game.players}
             return game.seq, game.message or start
 
+    def admit(self, client: str) -> str | None:
+        """Take a spectator's place for ``client``; None when taken, else why not (all places, or its own share).
+
+        Each place taken is given back with :meth:`leave`, once.
+        """
+        with self._lock:
+            if self._by_client.get(client, 0) >= MAX_SPECTATORS_PER_CLIENT:
+                return (f"you are already watching with {MAX_SPECTATORS_PER_CLIENT} streams (the most one visitor "
+                        "may open at once): close one first")  # fmt: skip
+            if self.spectators >= MAX_SPECTATORS:
+                return "too many spectators at the moment: try again later"
+            self.spectators += 1
+            self._by_client[client] = self._by_client.get(client, 0) + 1
+            return None
+
+    def leave(self, client: str) -> None:
+        """Give back a place :meth:`admit` took for ``client``."""
+        with self._lock:
+            self.spectators = max(0, self.spectators - 1)
+            left = self._by_client.get(client, 0) - 1
+            if left > 0:
+                self._by_client[client] = left
+            else:
+                self._by_client.pop(client, None)
+
     def sides(self, game_id: str) -> tuple[str, str] | None:
         with self._lock:
             game = self._games.get(game_id)
@@ -210,4 +239,4 @@ class LiveGames:
                 del self._games[g.game_id]
 
 
-__all__ = ["KEEP_FINISHED_S", "MAX_SPECTATORS", "LiveGame", "LiveGames", "spectator_message"]
+__all__ = ["KEEP_FINISHED_S", "MAX_SPECTATORS", "MAX_SPECTATORS_PER_CLIENT", "LiveGame", "LiveGames", "spectator_message"]

@@ -11,7 +11,10 @@ Where it runs: on the site's event loop (the web server's thread), beside the
 page's WebSocket, so a click reaches the referee without crossing a thread;
 the ladder's own loop (trio, another thread) is not touched; its store calls run in
 worker threads (a store waiting for its lock never stalls the site).  It is bounded by
-``[play]``: ``tables`` at once (all teams), ``per_team_per_day`` per team.
+``[play]``: ``tables`` at once (all teams), ``per_team_at_once`` of them for one
+team, ``per_team_per_day`` per team.  A table whose person does not move for
+``idle_seconds`` (asked and no answer: nobody at the page, or a page left
+open) is closed as ``idle``, its place freed for another team.
 When the ladder stops (Ctrl-C, SIGTERM) every practice table is cancelled:
 its bots are stopped and removed, its row says ``stopped``.
 
@@ -27,6 +30,7 @@ import contextlib
 import dataclasses
 import logging
 import secrets
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -68,6 +72,8 @@ class Practice:
     team: str
     table: PlayTable
     task: asyncio.Task[None] | None = None
+    idle: bool = False
+    """Closed because its person did not move for ``[play] idle_seconds``."""
 
     @property
     def key(self) -> str:
@@ -92,6 +98,7 @@ class PracticeTables:
         self._watcher: asyncio.Task[None] | None = None
         #: Tables whose row is being written (in a worker thread): they hold their place among ``tables``.
         self._opening = 0
+        self._opening_by: dict[str, int] = {}
 
     # ------------------------------------------------------------ opening
 
@@ -100,17 +107,22 @@ class PracticeTables:
 
         Blocking (the store): call it from a worker thread, not the event loop.
         """
-        reason = self._refusal_now()
+        reason = self._refusal_now(team)
         if reason is None and self.store.opened_today(team) >= self.settings.per_team_per_day:
             return self._quota_used()
         return reason
 
-    def _refusal_now(self) -> str | None:
-        """The reasons that need no store: turned off, stopping, every table in use (those being opened too)."""
+    def _refusal_now(self, team: str) -> str | None:
+        """The reasons that need no store: turned off, stopping, the team's own tables open, every table in use."""
         if not self.settings.enabled:
             return "Practice tables are turned off on this ladder (the organiser's [play] enabled = false)."
         if self.stopping():
             return "The ladder is stopping: no practice table can be opened now."
+        mine = sum(p.team == team for p in self.running.values()) + self._opening_by.get(team, 0)
+        if mine >= self.settings.per_team_at_once:
+            n = self.settings.per_team_at_once
+            return (f"Your team already has {n} practice table{'s' if n != 1 else ''} open (the most one team may "
+                    "have at once): finish or leave it first; a table nobody moves at closes by itself.")  # fmt: skip
         if len(self.running) + self._opening >= self.settings.tables:
             return f"All {self.settings.tables} practice tables are in use; try again in a few minutes."
         return None
@@ -128,15 +140,19 @@ class PracticeTables:
         starts at once on the running event loop; the person's seat waits for
         the page.
         """
-        reason = self._refusal_now()
+        reason = self._refusal_now(team)
         if reason is not None:
             raise PracticeRefused(reason)
         seats = ["person" if b is None else b.entry for b in bots]
         self._opening += 1  # its place is taken while its row is written (another open meanwhile sees it)
+        self._opening_by[team] = self._opening_by.get(team, 0) + 1
         try:
             table_id = await asyncio.to_thread(self.store.add, team, seats, self.settings.per_team_per_day)
         finally:
             self._opening -= 1
+            self._opening_by[team] -= 1
+            if not self._opening_by[team]:
+                del self._opening_by[team]
         if table_id is None:
             raise PracticeRefused(self._quota_used())
         match_id = f"practice-{table_id}-{secrets.token_hex(3)}"
@@ -154,17 +170,22 @@ class PracticeTables:
         self.running[practice.key] = practice
         practice.task = asyncio.get_running_loop().create_task(self._run(practice), name=f"practice-{table_id}")
         if self._watcher is None or self._watcher.done():
-            self._watcher = asyncio.get_running_loop().create_task(self._watch_stop(), name="practice-stop")
+            self._watcher = asyncio.get_running_loop().create_task(self._watch(), name="practice-watch")
         return practice
 
     # ------------------------------------------------------------ finding one
 
-    def table_of(self, key: str, team: str | None) -> PlayTable | None:
-        """The table with ``key`` if it is ``team``'s (a table is bound to its team's session), else None."""
+    def practice_of(self, key: str, team: str | None) -> Practice | None:
+        """The practice table with ``key`` if it is ``team``'s (a table is bound to its team's session), else None."""
         practice = self.running.get(key) or self.finished.get(key)
         if practice is None or team is None or practice.team != team:
             return None
-        return practice.table
+        return practice
+
+    def table_of(self, key: str, team: str | None) -> PlayTable | None:
+        """The ``arena play`` table of :meth:`practice_of` (None: not there, or not ``team``'s)."""
+        practice = self.practice_of(key, team)
+        return None if practice is None else practice.table
 
     # ------------------------------------------------------------ playing
 
@@ -175,8 +196,9 @@ class PracticeTables:
             await table.run()
             status = "abandoned" if table.seat.abandoned else "done"
         except asyncio.CancelledError:
-            status = "stopped"
-            raise
+            status = "idle" if practice.idle else "stopped"
+            if not practice.idle:
+                raise
         except Exception:
             log.exception("practice table %s failed", practice.id)
         finally:
@@ -208,12 +230,19 @@ class PracticeTables:
         except Exception:
             log.exception("practice table %s: its end could not be stored", practice.id)
 
-    async def _watch_stop(self) -> None:
-        """Cancel every practice table once the ladder is stopping (their bots are stopped and removed)."""
+    async def _watch(self) -> None:
+        """Cancel every practice table once the ladder is stopping (their bots are stopped and removed),
+        and each table whose person has not moved for ``idle_seconds`` (its row says ``idle``)."""
         while self.running:
             if self.stopping():
                 await self.close()
                 return
+            for practice in list(self.running.values()):
+                if not practice.idle and waiting_for_person(practice.table) >= self.settings.idle_seconds:
+                    log.info("practice table %s: no move for %g s, closed as idle", practice.id, self.settings.idle_seconds)
+                    practice.idle = True
+                    if practice.task is not None:
+                        practice.task.cancel()
             await asyncio.sleep(STOP_POLL_S)
 
     async def close(self) -> None:
@@ -222,6 +251,14 @@ class PracticeTables:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def waiting_for_person(table: PlayTable) -> float:
+    """Seconds the table's person has been asked without answering (0: not asked now)."""
+    decision = table.seat.decision
+    if decision is None or decision.answer.done():
+        return 0.0
+    return time.monotonic() - decision.asked_at
 
 
 def practice_dir(directory: Path, table_id: int) -> Path:

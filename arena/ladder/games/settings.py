@@ -16,7 +16,7 @@ from arena.toml_keys import ConfigError, read_key
 
 #: The keys of ``[matchmaking]`` (every field of the settings) and ``[play]``.
 MATCHMAKING_KEYS = {field.name for field in dataclasses.fields(MatchmakingSettings)}
-PLAY_KEYS = {"enabled", "tables", "per_team_per_day"}
+PLAY_KEYS = {"enabled", "tables", "per_team_per_day", "per_team_at_once", "idle_seconds"}
 
 
 def parse_matchmaking(table: dict[str, Any]) -> MatchmakingSettings:
@@ -67,6 +67,10 @@ class PlaySettings:
     """Practice tables at once, all teams together (each runs up to three bot containers)."""
     per_team_per_day: int = 10
     """Practice tables a team may open per UTC day."""
+    per_team_at_once: int = 1
+    """Practice tables one team may have open at the same time (the others stay free for the other teams)."""
+    idle_seconds: float = 120.0
+    """How long a practice table waits for its person's move before it is closed as idle (its place freed)."""
 
 
 def parse_play(table: dict[str, Any]) -> PlaySettings:
@@ -78,7 +82,14 @@ def parse_play(table: dict[str, Any]) -> PlaySettings:
         raise ConfigError(f"[play] tables must be 1 to 64, got {tables}")
     if not 0 <= per_day <= 10_000:
         raise ConfigError(f"[play] per_team_per_day must be 0 to 10000, got {per_day}")
-    return PlaySettings(enabled=enabled, tables=tables, per_team_per_day=per_day)
+    at_once = read_key(table, "per_team_at_once", int, PlaySettings.per_team_at_once, "play")
+    if not 1 <= at_once <= tables:
+        raise ConfigError(f"[play] per_team_at_once must be 1 to tables ({tables}), got {at_once}")
+    idle = float(read_key(table, "idle_seconds", (int, float), PlaySettings.idle_seconds, "play"))
+    if not 5 <= idle <= 3600:
+        raise ConfigError(f"[play] idle_seconds must be 5 to 3600, got {idle:g}")
+    return PlaySettings(enabled=enabled, tables=tables, per_team_per_day=per_day, per_team_at_once=at_once,
+                        idle_seconds=idle)  # fmt: skip
 
 
 PLAY_TEMPLATE = """
@@ -86,6 +97,8 @@ PLAY_TEMPLATE = """
 enabled = true                 # false: no practice tables
 tables = 2                     # practice tables at once, all teams together (each runs up to three bot containers)
 per_team_per_day = 10          # practice tables a team may open per UTC day
+per_team_at_once = 1           # practice tables one team may have open at the same time
+idle_seconds = 120             # a table whose person does not move for this long is closed (its place freed)
 """
 
 

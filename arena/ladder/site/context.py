@@ -155,8 +155,11 @@ class Site:
 
     def me(self, team: str, member: str | None = None) -> dict[str, Any]:
         """A team's private summary: who is signed in, its members, quota, limits and versions."""
+        from arena.ladder.site.team_calendar import team_calendar
+
         sub = self.settings.submissions
         found = self.store.team(team)
+        versions = self.store.versions(team=team)
         return {
             "team": team,
             "member": member,
@@ -164,8 +167,9 @@ class Site:
             "members": [{"name": m.name, "email": m.email, "revoked": m.revoked} for m in self.store.members(team)],
             "quota": {"per_day": sub.daily_quota, "used_today": self.store.submissions_today(team)},
             "limits": {"max_bytes": sub.max_bytes, "max_files": sub.max_files},
-            "versions": [self.version_private(v) for v in self.store.versions(team=team)],
+            "versions": [self.version_private(v) for v in versions],
             "practice": self.practice_panel(team),
+            "calendar": team_calendar(self.settings.calendar, self.finals, team, versions),
         }
 
     def game_or_404(self, game_id: str) -> GameSummary:

@@ -18,10 +18,11 @@ import json
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, StreamingResponse
+from starlette.background import BackgroundTask
 
-from arena.ladder.games.live import MAX_SPECTATORS
+from arena.ladder.games.live import MAX_SPECTATORS, MAX_SPECTATORS_PER_CLIENT
 from arena.ladder.site.context import SiteDep, Who, side_of_seat
 from arena.ladder.games.ids import GAME_ID
 
@@ -61,20 +62,39 @@ def live_page(game_id: str, site: SiteDep, who: Who) -> HTMLResponse:
 
 
 @router.get("/live/{game_id}/events")
-async def live_events(game_id: str, site: SiteDep) -> StreamingResponse:
-    """The game's public events as server-sent events, until it is over (then its replay's address)."""
+async def live_events(game_id: str, request: Request, site: SiteDep) -> StreamingResponse:
+    """The game's public events as server-sent events, until it is over (then its replay's address).
+
+    Places are shared: :data:`MAX_SPECTATORS` in all, and one client (its
+    address) at most :data:`MAX_SPECTATORS_PER_CLIENT` of them (429 past that).
+    """
     hub, _ = _game_or_404(site, game_id)
-    if hub.spectators >= MAX_SPECTATORS:
-        raise HTTPException(503, "too many spectators at the moment: try again later")
+    client = request.client.host if request.client else "?"
+    refused = hub.admit(client)  # taken here, before anything is awaited: no two requests take the last place
+    if refused is not None:
+        own_share = hub.spectators < MAX_SPECTATORS
+        raise HTTPException(429 if own_share else 503, refused, headers={"Retry-After": "30"})
+    place = _Place(hub, client)
     return StreamingResponse(
-        _events(hub, game_id), media_type="text/event-stream",
-        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        _events(hub, game_id, place), media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}, background=BackgroundTask(place.give_back),
     )  # fmt: skip
 
 
-async def _events(hub: LiveGames, game_id: str) -> AsyncIterator[str]:
+class _Place:
+    """A spectator's place, given back once: when its stream ends, or after the response if it never began."""
+
+    def __init__(self, hub: LiveGames, client: str) -> None:
+        self.hub, self.client, self.held = hub, client, True
+
+    def give_back(self) -> None:
+        if self.held:
+            self.held = False
+            self.hub.leave(self.client)
+
+
+async def _events(hub: LiveGames, game_id: str, place: _Place) -> AsyncIterator[str]:
     """The stream: each change once (changes in between are folded into the latest), a comment when quiet."""
-    hub.spectators += 1
     try:
         seen = -1
         while not hub.stopping:
@@ -93,7 +113,7 @@ async def _events(hub: LiveGames, game_id: str) -> AsyncIterator[str]:
             await hub.wait(game_id, seen, KEEP_ALIVE_S)
         yield _data({"type": "closed", "game_id": game_id})
     finally:
-        hub.spectators -= 1
+        place.give_back()
 
 
 def _data(message: dict[str, object]) -> str:

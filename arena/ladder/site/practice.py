@@ -5,16 +5,22 @@
   version for the bots, and optionally another version per seat; opens a
   table and sends the browser to its page, or shows ``/me`` with the reason
   it cannot (off, full, quota used, a version not active);
-- ``GET /practice/KEY``, ``WS /practice/KEY/ws``, ``GET /practice/KEY/replay/GAME``:
-  the ``arena play`` table page, its WebSocket and its replay
-  (:func:`arena.play.web.add_table_routes`), only for the team that opened
-  the table (anyone else, even with the key, gets 404 and a refused socket);
+- ``GET /practice/KEY``, ``WS /practice/KEY/ws``: the ``arena play`` table page
+  and its WebSocket (:func:`arena.play.web.add_table_routes`), only for the
+  team that opened the table (anyone else, even with the key, gets 404 and a
+  refused socket);
+- ``GET /practice/KEY/replay/GAME``: its replay in ``arena play``'s viewer, with
+  the notes of the team's own seats only (a table may seat another team's
+  version: its notes are that team's, as on a ladder game's replay); this
+  route is registered before ``add_table_routes``' own, which shows every note;
 - ``GET /me/practice/ID``: a finished practice game in the ladder's replay viewer.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 from arena_sdk.engine import seat_name
@@ -24,11 +30,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
 from arena.ladder.site.guard import own_origin, request_origin
-from arena.ladder.site.context import REPLAY_CSP, Site, SiteDep, Who, viewer
+from arena.ladder.site.context import REPLAY_CSP, Site, SiteDep, Who, team_of, viewer
 from arena.ladder.versions.lifecycle import ACTIVE
 
 if TYPE_CHECKING:  # the tables load the referee and gRPC: only a whole ladder (serve) has them, not the site alone
-    from arena.ladder.games.practice import PracticeTables
+    from arena.ladder.games.practice import Practice, PracticeTables
     from arena.play.table import PlayTable
 
 router = APIRouter(include_in_schema=False)
@@ -50,14 +56,51 @@ def install(app: FastAPI, site: Site, config: Any) -> None:
         stopping=lambda: (live := site.state().live) is not None and live.stopping,
     )  # fmt: skip
 
-    async def lookup(key: str, connection: HTTPConnection) -> PlayTable | None:
-        practice: PracticeTables | None = site.practice
-        if practice is None or len(key) > 64:
+    async def practice_of(key: str, connection: HTTPConnection) -> Practice | None:
+        tables: PracticeTables | None = site.practice
+        if tables is None or len(key) > 64:
             return None
         who = await run_in_threadpool(viewer, connection, site)  # type: ignore[arg-type]
-        return practice.table_of(key, who.team)
+        return tables.practice_of(key, who.team)
+
+    async def lookup(key: str, connection: HTTPConnection) -> PlayTable | None:
+        found = await practice_of(key, connection)
+        return None if found is None else found.table
+
+    @app.get("/practice/{key}/replay/{game_id}", include_in_schema=False)
+    async def practice_table_replay(key: str, game_id: str, request: Request) -> HTMLResponse:
+        """The table's finished game in ``arena play``'s viewer: the asking team's own notes only."""
+        found = await practice_of(key, request)
+        path = found.table.replay_record(game_id) if found is not None else None
+        if found is None or path is None:
+            raise HTTPException(404, "no such game")
+        return await run_in_threadpool(_table_replay, path, found)
 
     add_table_routes(app, lookup, prefix="/practice", origin_ok=socket_from_own_origin)
+
+
+def _table_replay(path: Path, practice: Practice) -> HTMLResponse:
+    from arena.publish.steps import game_steps
+    from arena.publish.templating import asset_sha256
+    from arena.publish.viewer import standalone_html
+
+    record = json.loads(path.read_text(encoding="utf-8"))
+    keep_own_notes(record, practice.table.config.names, practice.team)
+    html = standalone_html(game_steps(record, with_notes=True))
+    # The standalone viewer's policy (as arena play's): its one inline script admitted by its hash.
+    csp = f"default-src 'none'; script-src {asset_sha256('replay.js')}; style-src 'unsafe-inline'; frame-ancestors 'none'"
+    return HTMLResponse(html, headers={"Content-Security-Policy": csp, "Cache-Control": "no-store"})
+
+
+def keep_own_notes(record: dict[str, Any], entries: Sequence[str], team: str) -> None:
+    """Drop from ``record`` every note of a seat that is not ``team``'s (``entries``: each seat's
+    ``team@N``, empty at the person's seat, which is the team's own)."""
+    n = len(entries)
+    owner = {seat_name(n, s): (team_of(e) if e else team) for s, e in enumerate(entries)}
+    for hand in record.get("hands", []):
+        for action in hand.get("actions", []):
+            if "note" in action and owner.get(action.get("seat")) != team:
+                del action["note"]  # another team's bot: its notes are that team's
 
 
 def socket_from_own_origin(connection: HTTPConnection) -> bool:
@@ -79,6 +122,8 @@ def panel(site: Site, team: str) -> dict[str, Any]:
         "available": True,
         "enabled": settings.enabled,
         "per_day": settings.per_team_per_day,
+        "at_once": settings.per_team_at_once,
+        "idle_seconds": settings.idle_seconds,
         "used_today": practice.store.opened_today(team),
         "tables": settings.tables,
         "versions": [v.entry for v in site.store.active_versions() if v.image_id],
@@ -167,4 +212,4 @@ def practice_replay(table_id: int, site: SiteDep, who: Who) -> HTMLResponse:
     return site.page("practice_replay.html", who, csp=REPLAY_CSP, game=game, steps=steps, assisted=helped)
 
 
-__all__ = ["install", "panel", "router", "socket_from_own_origin"]
+__all__ = ["install", "keep_own_notes", "panel", "router", "socket_from_own_origin"]

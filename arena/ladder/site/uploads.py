@@ -17,10 +17,15 @@ and the half-unpacked tree are removed.  A failure after the version exists (the
 moved in) marks it ``failed`` with the reason at once.  Quota: a refused upload, or one that failed
 before its files were in place, does not count; every version that reached ``queued`` counts, whether
 its build then succeeds or not (docs/ladder.md).
+
+The calendar is judged at an upload's first byte: an upload whose request arrived before the
+deadline is taken, however long its body then takes, and its version is dated at its arrival
+(``created``); one that arrives after the deadline is refused before any of its body is read.
 """
 
 from __future__ import annotations
 
+import datetime
 import functools
 import secrets
 from collections.abc import Callable
@@ -90,6 +95,11 @@ class UploadSettings(_HasSubmissions, Protocol):
 
     @property
     def directory(self) -> Path: ...
+
+
+def iso_second(instant: datetime.datetime) -> str:
+    """``instant`` as the ladder's tables write times (UTC, to the second)."""
+    return instant.astimezone(datetime.UTC).isoformat(timespec="seconds")
 
 
 def unpack(config: _HasSubmissions, archive: Path, dest: Path) -> None:
@@ -208,7 +218,10 @@ async def receive_upload(
     archive), 413 (over the cap), 429 (no quota left today), 500 (the files
     could not be put in place; the version is marked ``failed``), 403 (before ``opens`` or after the deadline).
     """
-    closed = upload_refusal(utc_now(), getattr(config, "calendar", Calendar()))  # the course's calendar
+    # The deadline is judged here, when the request arrives (its first byte: before any of its body is
+    # read): an upload begun before it is on time however long it then takes, and its version is dated then.
+    arrived = utc_now()
+    closed = upload_refusal(arrived, getattr(config, "calendar", Calendar()))  # the course's calendar
     if closed is not None:
         raise refused(403, closed)
     quota = config.submissions.daily_quota
@@ -227,7 +240,7 @@ async def receive_upload(
         if not (unpacked / "bot.py").is_file() and not (unpacked / "Dockerfile").is_file():
             raise HTTPException(400, "the upload has neither bot.py nor a Dockerfile at its top (docs/packaging.md)")
         try:
-            version = await run_in_threadpool(store.add_version, team, note, quota, member)
+            version = await run_in_threadpool(store.add_version, team, note, quota, member, iso_second(arrived))
         except LadderError as exc:
             raise HTTPException(429, str(exc)) from None
         try:

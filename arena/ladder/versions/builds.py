@@ -62,7 +62,7 @@ CANCEL_POLL_S = 0.2
 #: The most of one seat's log a validation log shows.
 SEAT_LOG_CHARS = 4000
 #: The most of a reason shown (one line).
-REASON_CHARS = 300
+REASON_CHARS = 600
 
 
 class BuildSettings(TableSettings, Protocol):
@@ -155,6 +155,19 @@ def remove_images(client: Any, tags: list[str]) -> Removal:
     return Removal(tuple(removed), tuple(kept))
 
 
+#: How a team's upload is named in its build's messages (never the server's path to it).
+UPLOAD_NAME = "your upload"
+
+
+def team_words(config: BuildSettings, version: Version, text: str) -> str:
+    """``text`` with the server's paths replaced by names a team knows: its upload, the ladder's directory."""
+    source = source_dir(config, version)
+    for path, name in ((source.resolve(), UPLOAD_NAME), (source, UPLOAD_NAME),
+                       (config.directory.resolve(), "the ladder"), (config.directory, "the ladder")):  # fmt: skip
+        text = text.replace(str(path), name)
+    return text
+
+
 def _tail(text: str) -> str:
     return text if len(text) <= LOG_KEEP_CHARS else "[... earlier lines cut]\n" + text[-LOG_KEEP_CHARS:]
 
@@ -186,7 +199,7 @@ def build_and_validate(
     log = LogTail(LOG_KEEP_CHARS)
     try:
         built = build_image(
-            source_dir(config, version), tag=image_tag(config, version, ladder_id),
+            source_dir(config, version), tag=image_tag(config, version, ladder_id), shown_as=UPLOAD_NAME,
             base_image=config.submissions.base_image, client=client, on_line=lambda line: log.write(line + "\n"),
             limits=dir_limits(config), build_limits=config.submissions.build_limits, cancel=cancel,
             scratch=config.directory / "tmp",  # emptied when the server starts (a kill mid-build leaves nothing)
@@ -197,15 +210,17 @@ def build_and_validate(
             raise BuildCancelled(str(exc)) from None
         if exc.reason == "timeout" and not _engine_well(config, run_id):  # a step the engine never started
             raise EngineDown(f"the engine could not start the build's steps: {exc}") from None
-        log.write(f"{exc}\n")
-        return BuildOutcome(False, None, log.text(), "", _one_line(str(exc)), None)
+        said = team_words(config, version, str(exc))
+        log.write(f"{said}\n")
+        return BuildOutcome(False, None, team_words(config, version, log.text()), "", _one_line(said), None)
     except DockerUnavailable as exc:
         raise EngineDown(str(exc)) from None
     except (BuildError, BotDirError) as exc:
         if isinstance(exc, BuildError) and not _engine_well(config, run_id):  # the engine's failure, not a step's
             raise EngineDown(f"the engine went away during the build: {exc}") from None
-        log.write(f"build failed: {exc}\n")
-        return BuildOutcome(False, None, log.text(), "", _one_line(f"build failed: {exc}"), None)
+        said = team_words(config, version, f"build failed: {exc}")
+        log.write(f"{said}\n")
+        return BuildOutcome(False, None, team_words(config, version, log.text()), "", _one_line(said), None)
     if cancel.is_set():
         raise BuildCancelled("cancelled after the build")
     log.write(f"built image {built.image_id}\n")

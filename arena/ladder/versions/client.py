@@ -43,8 +43,31 @@ def pack(bot_dir: Path, limits: DirLimits | None = None) -> bytes:
         return buffer.getvalue()
 
 
+def clean_token(token: str, where: str = "the token") -> str:
+    """``token`` without the spaces and line ends a copy or a file adds (a tokens file's CRLF ``\r``
+    included); :class:`SubmitError` for a character no token has (an HTTP header could not carry it)."""
+    cleaned = token.strip()
+    if not cleaned:
+        raise SubmitError(f"{where} is empty: pass your team's token (the organiser mailed it; /me shows none)")
+    if not cleaned.isascii() or not cleaned.isprintable() or any(c.isspace() for c in cleaned):
+        raise SubmitError(f"{where} has a character a token never has (a space, a control character or a letter "
+                          "outside ASCII): copy it again, the token alone")  # fmt: skip
+    return cleaned
+
+
+def read_token_file(path: Path) -> str:
+    """The token in ``path``: its first non-empty line, LF or CRLF line ends (a tokens file's own are CRLF)."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SubmitError(f"cannot read the token file {path}: {exc}") from None
+    line = next((line for line in text.splitlines() if line.strip()), "")
+    return clean_token(line, f"the token file {path}")
+
+
 def submit(bot_dir: Path, server: str, token: str, note: str = "") -> dict[str, Any]:
     """Upload ``bot_dir`` as a new version of the token's team; returns the server's answer (the version)."""
+    token = clean_token(token)
     if not (bot_dir / "bot.py").is_file() and not (bot_dir / "Dockerfile").is_file():
         raise SubmitError(f"{bot_dir} has neither bot.py nor a Dockerfile (docs/packaging.md)")
     archive = pack(bot_dir)
@@ -68,4 +91,4 @@ def submit(bot_dir: Path, server: str, token: str, note: str = "") -> dict[str, 
     return response.json()
 
 
-__all__ = ["SubmitError", "pack", "submit"]
+__all__ = ["SubmitError", "clean_token", "pack", "read_token_file", "submit"]

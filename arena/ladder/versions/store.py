@@ -105,12 +105,14 @@ CREATE TABLE IF NOT EXISTS versions (
         ).fetchone()
         return int(count)
 
-    def add_version(self, team: str, note: str, quota: int, member: str = "") -> Version:
+    def add_version(self, team: str, note: str, quota: int, member: str = "", created: str | None = None) -> Version:
         """A new version, ``uploading`` until its files are in place (its number the team's next).
 
         :class:`LadderError` over the daily quota.  The caller moves the files
         in and then sets it ``queued``; a version a killed server left
-        ``uploading`` is removed at the next start.
+        ``uploading`` is removed at the next start.  ``created``: when its
+        upload began (the site's: the deadline is judged at an upload's first
+        byte); now by default.
         """
         with self.transaction() as db:
             if self.submissions_today(team) >= quota:
@@ -118,7 +120,7 @@ CREATE TABLE IF NOT EXISTS versions (
             (last,) = db.execute("SELECT COALESCE(MAX(number), 0) FROM versions WHERE team=?", (team,)).fetchone()
             cur = db.execute(
                 "INSERT INTO versions(team, number, note, status, created, member) VALUES (?, ?, ?, ?, ?, ?)",
-                (team, last + 1, note, UPLOADING, now(), member),
+                (team, last + 1, note, UPLOADING, created or now(), member),
             )
             version_id = cur.lastrowid
         found = self.version(int(version_id or 0))
