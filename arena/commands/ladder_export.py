@@ -71,6 +71,9 @@ def export_command(
     written = [str(p) for p in (csv_path, json_path, canvas_path) if p is not None and str(p) != "-"]
     if written:
         err_console.print(f"{what} written to {safe_text(', '.join(written))}", highlight=False)
+    warning = getattr(table, "warning", None)
+    if warning:  # loud, whatever was written where: the grades rest on the open-pair rule
+        err_console.print(f"WARNING: the final table is {warning}", style="bold red", highlight=False, markup=False)
 
 
 def register(app: typer.Typer) -> None:

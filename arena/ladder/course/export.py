@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from arena.errors import ArenaError
 from arena.ladder.course.calendar import Calendar, iso, phase, utc_now
-from arena.ladder.course.final import FinalTable
+from arena.ladder.course.final import OPEN, FinalTable
 from arena.ladder.course.final_store import FinalStore
 from arena.ladder.course.grades import GradeBands
 from arena.ladder.games.leaderboard import ladder_book
@@ -157,9 +157,11 @@ def to_json(table: Export) -> str:
 
 #: The final export's CSV columns: one row per member; ``email`` identifies the member in a gradebook.
 FINAL_COLUMNS = (
-    "email", "name", "team", "rank", "tied", "grade", "elo", "low", "high", "plus_minus", "los_next",
+    "email", "name", "team", "rank", "tied", "grade", "verdict", "elo", "low", "high", "plus_minus", "los_next",
     "pairs", "points_per_hand", "entry", "frozen_at",
 )  # fmt: skip
+#: The rule for a pair still open when the final evaluation ends (the JSON's ``rule.open``; docs/ladder.md).
+OPEN_RULE = "a neighbour pair still open at final_until is graded as tied: both teams share the better place"
 #: The Canvas gradebook import's own columns (then one column per assignment: the grade).
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 
@@ -200,13 +202,17 @@ class FinalExport:
     bands: tuple[tuple[float, str], ...]
     teams: tuple[dict[str, Any], ...]
     """Best first: the final row's fields, ``grade``, and ``members`` [(name, email)]; teams with no place last."""
+    warning: str | None = None
+    """The loud line of a table frozen with pairs still open (:attr:`FinalTable.warning`); None when settled."""
 
     def to_dict(self) -> dict[str, object]:
         return {
             "format": FORMAT, "kind": "final", "ladder": self.ladder, "frozen_at": self.frozen_at,
-            "reason": self.reason, "settled": self.settled,
+            "reason": self.reason, "settled": self.settled, "warning": self.warning,
+            "open_pairs": sum(1 for t in self.teams if t.get("next_verdict") == OPEN),
             "rule": {"los": self.los, "resolution": self.resolution, "interval": 0.95,
-                     "grades": "the first band with fewer than that percent of ranked teams placed above"},
+                     "grades": "the first band with fewer than that percent of ranked teams placed above",
+                     "open": OPEN_RULE},
             "bands": [list(b) for b in self.bands],
             "teams": [{**t, "members": [{"name": n, "email": e} for n, e in t["members"]]} for t in self.teams],
         }  # fmt: skip
@@ -247,6 +253,7 @@ def final_export(config: Course) -> FinalExport:
     return FinalExport(
         ladder=config.name, frozen_at=frozen.frozen_at, reason=frozen.reason, settled=table.settled,
         los=table.los, resolution=table.resolution, bands=config.grades.bands, teams=tuple(teams),
+        warning=table.warning,
     )  # fmt: skip
 
 
@@ -257,7 +264,7 @@ def final_to_csv(table: FinalExport) -> str:
     writer.writerow(FINAL_COLUMNS)
     for t in table.teams:
         for name, email in t["members"]:
-            values = {**t, "email": email, "name": name, "frozen_at": table.frozen_at,
+            values = {**t, "email": email, "name": name, "frozen_at": table.frozen_at, "verdict": t.get("next_verdict"),
                       "tied": "" if t.get("tie_group") is None else t["tie_group"]}  # fmt: skip
             writer.writerow([_cell(values.get(c)) for c in FINAL_COLUMNS])
     return out.getvalue()

@@ -1,0 +1,117 @@
+"""The final evaluation spends its pairs on what the grades depend on, and an open pair is graded as tied.
+
+Issue 46: three identical bots got A, B and C because "lowest LOS first", one table at a
+time, spent 116 of 120 pairs on the top pair (LOS 52%) and none on an open pair straddling
+the A/B band (LOS 69%); the frozen table then said nothing loud about its open pairs.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import httpx
+from calendar_support import frozen_ladder
+from site_support import served
+
+from arena.ladder.course.final import OPEN, SEPARATED, TIED, final_pairing, final_table, settled, straddling, verdicts
+from arena.ladder.course.grades import GradeBands
+from arena.ladder.games.standings import Standing
+
+ARENA = str(Path(sys.executable).with_name("arena"))
+#: Five ranked teams: places 1 to 3 get A (fewer than 50% above), 4 and 5 get B.
+BANDS = GradeBands(((50, "A"), (100, "B")))
+
+
+def row(entry: str, elo: float, half: float, rank: int, pairs: int = 10) -> Standing:
+    return Standing(entry, elo, elo - half, elo + half, pairs, 2 * pairs, 0.0, rank)
+
+
+def issue_rows() -> list[Standing]:
+    """a/b open at LOS ~52% (the top pair), c/d open at LOS ~69% straddling A/B; the rest separated."""
+    return [row("a@1", 1800, 60, 1), row("b@1", 1797, 60, 2), row("c@1", 1600, 60, 3), row("d@1", 1580, 60, 4),
+            row("e@1", 1200, 30, 5)]  # fmt: skip
+
+
+def test_an_open_pair_straddling_a_band_is_played_first_and_every_open_pair_gets_games():
+    rows = issue_rows()
+    found = verdicts(rows, 0.95, 10)
+    assert [v.state for v in found] == [OPEN, SEPARATED, OPEN, SEPARATED]
+    assert found[0].los < found[2].los  # "lowest LOS first" would play a/b for ever
+    straddles = straddling(rows, BANDS)
+    assert straddles == {frozenset(("c@1", "d@1"))}
+    played: Counter[frozenset[str]] = Counter({frozenset(("a@1", "b@1")): 20})  # the top pair met often in the term
+    spent: Counter[frozenset[str]] = Counter()  # what the final evaluation spent
+    picks = []
+    for _ in range(30):
+        pick = final_pairing(rows, found, (), played, straddles, spent)
+        assert pick is not None
+        picks.append(pick)
+        played[frozenset(pick)] += 1
+        spent[frozenset(pick)] += 1
+    assert picks[0] == ("c@1", "d@1"), "the open pair whose order changes a grade goes first"
+    counts = Counter(picks)
+    assert counts[("a@1", "b@1")] > 0 and counts[("c@1", "d@1")] > 0, counts
+    assert counts[("c@1", "d@1")] > counts[("a@1", "b@1")], counts
+
+
+def test_every_free_table_gets_a_pair_while_open_pairs_remain():
+    rows = issue_rows()
+    found = verdicts(rows, 0.95, 10)
+    straddles = straddling(rows, BANDS)
+    assert final_pairing(rows, found, {"c@1", "d@1"}, {}, straddles) == ("a@1", "b@1")  # a second table at once
+    # Both open pairs have a busy side: a free version of one plays the free version nearest it.
+    assert final_pairing(rows, found, {"a@1", "c@1"}, {}, straddles) == ("b@1", "d@1")
+    assert final_pairing(rows, found, {"a@1", "b@1", "c@1", "d@1"}, {}, straddles) is None  # e is in no open pair
+
+
+def test_an_open_pair_at_the_end_is_graded_as_tied_and_the_table_says_so_loudly():
+    rows = issue_rows()
+    table = final_table(rows, "2026-03-04T12:00:00+00:00", 0.95, 10)
+    assert not table.settled and table.open_pairs == 2
+    by = {r.entry: r for r in table.rows}
+    assert by["a@1"].rank == by["b@1"].rank == 1 and by["a@1"].tie_group == by["b@1"].tie_group is not None
+    assert by["c@1"].rank == by["d@1"].rank == 3 and by["c@1"].next_verdict == OPEN
+    assert BANDS.grade(by["c@1"].rank, 5) == BANDS.grade(by["d@1"].rank, 5) == "A"
+    assert by["e@1"].tie_group is None and by["e@1"].rank == 5
+    assert table.warning is not None and "graded as tied" in table.warning and "2 neighbour pairs" in table.warning
+    body = table.to_dict()
+    assert body["open_pairs"] == 2 and body["warning"] == table.warning
+    assert type(table).from_dict(body) == table
+    tied_rows = [row("x@1", 1500, 5, 1), row("y@1", 1499, 5, 2)]
+    assert final_table(tied_rows, "t", 0.95, 40).warning is None and settled(tied_rows, verdicts(tied_rows, 0.95, 40))
+    assert verdicts(tied_rows, 0.95, 40)[0].state == TIED
+
+
+def test_a_table_frozen_with_an_open_pair_says_so_in_every_export_the_console_and_the_site(tmp_path: Path):
+    lad = frozen_ladder(tmp_path / "lad", resolution=1.0, bands=[[30, "A"], [67, "B"], [100, "C"]])
+    lad.close()
+    out = tmp_path / "out"
+    done = subprocess.run([ARENA, "ladder", "export", str(lad.directory), "--final", "--csv", str(out / "final.csv"),
+                           "--json", str(out / "final.json")], check=False, capture_output=True, text=True, timeout=180)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "WARNING: the final table is NOT SETTLED: 1 neighbour pair is still open" in done.stderr
+    assert "graded as tied" in done.stderr
+    rows = list(csv.DictReader(io.StringIO((out / "final.csv").read_text())))
+    got = [(r["team"], r["rank"], r["grade"], r["verdict"]) for r in rows]
+    assert got == [("alpha", "1", "A", "separated"), ("beta", "2", "B", "open"), ("gamma", "2", "B", ""),
+                   ("delta", "", "", "")]  # fmt: skip
+    data = json.loads((out / "final.json").read_text())
+    assert data["settled"] is False and data["open_pairs"] == 1 and "graded as tied" in data["warning"]
+    assert "graded as tied" in data["rule"]["open"]
+    plain = subprocess.run([ARENA, "ladder", "export", str(lad.directory), "--final"], check=False, capture_output=True,
+                           text=True, timeout=180)  # fmt: skip
+    assert plain.returncode == 0 and "WARNING" in plain.stderr and "verdict" in plain.stdout.splitlines()[0]
+    with served(lad.config, lad.state) as url:
+        page = httpx.get(url + "/final").text
+        assert 'id="final-warning"' in page and "graded as tied" in page
+        assert '<span class="verdict verdict-open">open</span>' in page
+        home = httpx.get(url + "/").text
+        assert 'id="final-warning"' in home
+        api = httpx.get(url + "/api/final").json()
+        assert api["final"]["open_pairs"] == 1 and "graded as tied" in api["final"]["warning"]
