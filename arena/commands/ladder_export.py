@@ -62,7 +62,9 @@ def export_command(
         else:
             table = ex.export(load_ladder_config(directory))  # type: ignore[assignment]
             texts = {csv_path: ex.to_csv, json_path: ex.to_json}
-            what = f"{len(table.rows)} versions of {safe_text(table.ladder)} at {table.at}"  # type: ignore[attr-defined]
+            kind = "the final table" if table.table == "final" else "the standings"  # type: ignore[attr-defined]
+            what = (f"{kind} of {safe_text(table.ladder)} (phase {table.phase}): {len(table.rows)} versions "  # type: ignore[attr-defined]
+                    f"at {table.at}")  # type: ignore[attr-defined]  # fmt: skip
     except ArenaError as exc:
         fail(str(exc))
     for path, render in texts.items():
