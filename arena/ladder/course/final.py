@@ -41,8 +41,12 @@ gets games; the loop asks it once per free table (several tables at once).
 the table freezes as it stands and each open pair is graded as if tied: its two teams
 share the better place (:func:`final_table`'s ``tie_group``), so the grade; the verdict
 (``separated``, ``tied``, ``open``) is in every row, and the table carries a loud
-:attr:`FinalTable.warning`.  Two identical bots therefore always end in one band:
-tied, or open and graded as tied (unless they separate by chance, at the ``los`` risk).  Pure functions (no I/O, no clock) but :func:`fix_candidates`.
+:attr:`FinalTable.warning`.  Two identical bots therefore end in one band, tied or
+open and graded as tied, unless they are separated by chance: the verdicts are looked
+at after every pair, so that risk is above ``1 - los`` (``bench/final_evaluation.py
+--course`` measures it).
+
+Pure functions (no I/O, no clock) but :func:`fix_candidates`.
 """
 
 from __future__ import annotations
