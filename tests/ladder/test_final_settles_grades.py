@@ -115,3 +115,26 @@ def test_a_table_frozen_with_an_open_pair_says_so_in_every_export_the_console_an
         assert 'id="final-warning"' in home
         api = httpx.get(url + "/api/final").json()
         assert api["final"]["open_pairs"] == 1 and "graded as tied" in api["final"]["warning"]
+
+
+def test_the_loud_line_and_the_verdicts_are_read_in_a_real_browser(tmp_path: Path, browser):  # type: ignore[no-untyped-def]
+    lad = frozen_ladder(tmp_path / "lad", resolution=1.0, bands=[[30, "A"], [67, "B"], [100, "C"]])
+    try:
+        with served(lad.config, lad.state) as url:
+            page = browser.new_page()
+            blocked: list[str] = []
+            page.on("console", lambda m: blocked.append(m.text) if "Content Security Policy" in m.text else None)
+            page.goto(url + "/")
+            alert = page.get_by_role("alert")
+            assert alert.is_visible() and "graded as tied" in alert.text_content()
+            verdicts = page.locator("#final-table td.verdict").all_text_contents()
+            assert [v.strip() for v in verdicts] == ["separated", "open", ""]
+            ranks = [r.split()[0] for r in page.locator("#final-table td.rank").all_text_contents()]
+            assert ranks == ["1", "2", "2"]
+            page.keyboard.press("Tab")  # by keyboard: the link to the final standings, then the page
+            page.locator("#final-link").focus()
+            page.keyboard.press("Enter")
+            page.wait_for_url(url + "/final")
+            assert page.get_by_role("alert").is_visible() and blocked == []
+    finally:
+        lad.close()
