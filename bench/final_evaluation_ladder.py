@@ -124,7 +124,8 @@ def main() -> None:
         for team, bot in BOTS.items():
             arena("submit", str(bots[bot]), "--server", url, "--token", tokens[team], "--note", bot)
         print(f"uploaded {len(BOTS)} bots; deadline {deadline:%H:%M:%S}, final_until in {args.final:g} min more", flush=True)
-        frozen = wait_for("the freeze", lambda: httpx.get(url + "/api/final", timeout=10).json()["phase"] == "frozen",
+        # The table stored by the loop (frozen_reason set), not just the clock's phase: the loop stores it at its next look.
+        frozen = wait_for("the freeze", lambda: httpx.get(url + "/api/final", timeout=10).json()["frozen_reason"],
                           (deadline - datetime.datetime.now(datetime.UTC)).total_seconds() + args.final * 60 + 600, 10)  # fmt: skip
         assert frozen
     finally:

@@ -133,9 +133,7 @@ def test_final_pairing_plays_the_least_separated_free_neighbours_and_unrated_ver
     found = verdicts(rows, 0.95, 10)
     assert [v.state for v in found] == [SEPARATED, UNSETTLED, SEPARATED]
     assert final_pairing(rows, found, busy=set(), played={}) == ("b@1", "c@1")
-    # The only open pair has a busy side: its free side plays the free version nearest it (another table at once).
-    assert final_pairing(rows, found, busy={"c@1"}, played={}) == ("a@1", "b@1")
-    assert final_pairing(rows, found, busy={"a@1", "c@1", "d@1"}, played={}) is None  # nobody free to meet b
+    assert final_pairing(rows, found, busy={"c@1"}, played={}) is None  # the only open pair is busy
     newcomer = [*rows, row("e@2", None, None, None, pairs=0)]
     assert final_pairing(newcomer, found, busy=set(), played={frozenset(("a@1", "e@2")): 3}) == ("b@1", "e@2")
     assert not settled(rows, found)

@@ -60,14 +60,33 @@ def test_an_open_pair_straddling_a_band_is_played_first_and_every_open_pair_gets
     assert counts[("c@1", "d@1")] > counts[("a@1", "b@1")], counts
 
 
-def test_every_free_table_gets_a_pair_while_open_pairs_remain():
+def test_every_free_table_gets_a_pair_while_open_pairs_remain_and_none_is_left_behind():
     rows = issue_rows()
     found = verdicts(rows, 0.95, 10)
     straddles = straddling(rows, BANDS)
     assert final_pairing(rows, found, {"c@1", "d@1"}, {}, straddles) == ("a@1", "b@1")  # a second table at once
-    # Both open pairs have a busy side: a free version of one plays the free version nearest it.
-    assert final_pairing(rows, found, {"a@1", "c@1"}, {}, straddles) == ("b@1", "d@1")
-    assert final_pairing(rows, found, {"a@1", "b@1", "c@1", "d@1"}, {}, straddles) is None  # e is in no open pair
+    assert final_pairing(rows, found, {"a@1", "c@1"}, {}, straddles) is None  # both open pairs busy: nothing else plays
+    # A chain of open neighbours: b/c gets its turn, a/b and c/d do not run ahead of it (the real ladder's
+    # three tables once kept playing the same three disjoint pairs, and the middle pair none).
+    chain = [row("a@1", 1700, 90, 1), row("b@1", 1680, 90, 2), row("c@1", 1660, 90, 3), row("d@1", 1640, 90, 4)]
+    open_chain = verdicts(chain, 0.95, 10)
+    assert [v.state for v in open_chain] == [OPEN, OPEN, OPEN]
+    spent = Counter({frozenset(("a@1", "b@1")): 3, frozenset(("c@1", "d@1")): 3})
+    assert final_pairing(chain, open_chain, {"c@1", "d@1"}, {}, (), spent) is None  # a/b waits for b/c
+    assert final_pairing(chain, open_chain, set(), {}, (), spent) == ("b@1", "c@1")
+    tables: Counter[frozenset[str]] = Counter()
+    spent = Counter()
+    for _ in range(20):  # rounds of three tables: every open pair plays, evenly
+        busy: set[str] = set()
+        for _ in range(3):
+            pick = final_pairing(chain, open_chain, busy, {}, (), spent)
+            if pick is None:
+                break
+            busy.update(pick)
+            spent[frozenset(pick)] += 1
+            tables[frozenset(pick)] += 1
+    assert set(tables) == {frozenset(("a@1", "b@1")), frozenset(("b@1", "c@1")), frozenset(("c@1", "d@1"))}
+    assert max(tables.values()) - min(tables.values()) <= 1, tables
 
 
 def test_an_open_pair_at_the_end_is_graded_as_tied_and_the_table_says_so_loudly():

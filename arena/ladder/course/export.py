@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.errors import ArenaError
-from arena.ladder.course.calendar import Calendar, iso, phase, utc_now
+from arena.ladder.course.calendar import FROZEN, Calendar, iso, phase, utc_now
 from arena.ladder.course.final import OPEN, FinalTable
 from arena.ladder.course.final_store import FinalStore
 from arena.ladder.course.grades import GradeBands
@@ -241,6 +241,9 @@ def final_export(config: Course) -> FinalExport:
             now = phase(utc_now(), cal)
             when = f"; the final evaluation ends by {iso(cal.final_until)}" if cal.final_until else ""
             dated = f" (deadline {iso(cal.deadline)}{when})" if cal.deadline else " (ladder.toml sets no deadline)"
+            if now == FROZEN:  # by the clock, but the loop has not looked since: it stores the table at its next look
+                raise NotFrozen(f"the final table of {config.directory} is not stored yet: final_until passed while "
+                                "the server was stopped or busy; `arena ladder serve` stores it when it starts or next looks")  # fmt: skip
             raise NotFrozen(f"the final table of {config.directory} is not frozen yet: the ladder is {now}{dated}")
         table = FinalTable.from_dict(frozen.body)
         ranked = sum(1 for r in table.rows if r.rank is not None)

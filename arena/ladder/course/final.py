@@ -35,7 +35,8 @@ open.  Until then :func:`final_pairing` spends the next pair first on any final 
 with no rating yet, then on the open neighbours in turn (the fewest pairs between them
 first), those whose order changes a grade (:func:`straddling`: their places get
 different grades under ``[grades]``) first and twice as often, so that every open pair
-gets games; the loop asks it once per free table (several tables at once).
+gets games; the loop asks it once per free table (several tables at once), and no pair
+runs more than one turn ahead of the open pair furthest behind.
 
 **An open pair is graded as tied.**  When ``final_until`` comes with pairs still open,
 the table freezes as it stands and each open pair is graded as if tied: its two teams
@@ -234,19 +235,20 @@ def final_pairing(
     straddles: Collection[frozenset[str]] = frozenset(),
     spent: Mapping[frozenset[str], int] | None = None,
 ) -> tuple[str, str] | None:
-    """The next final pair (names in order), or None when no open neighbour has a free version.
+    """The next final pair (names in order), or None when no open neighbour pair may play now.
 
     An unrated final version first (against the free version it met least, then by
-    name).  Then the open neighbour pairs whose two versions are free, in turn: the pair
-    with the fewest pairs ``spent`` on it by the final evaluation (None: ``played``, every
-    pair between its two versions, the term's too), where a pair straddling a
-    grade band (``straddles``, :func:`straddling`) counts its pairs at 1/:data:`STRADDLE_WEIGHT`
-    (so it is played first and twice as often), then straddling first, then the lowest
-    LOS.  Every open pair gets games: none waits for another to settle (a pair of
-    identical versions may never separate, and "lowest LOS first" played only it).
-    With no open pair free (a busy neighbour), a free version of an open pair plays the
-    free rated version nearest it in Elo: more tables at once, each
-    narrowing an open version's rating (the nearest first, then the one it met least).
+    name).  Then the open neighbour pairs in turn: each pair's *turn* is the pairs
+    ``spent`` on it by the final evaluation (None: ``played``, every pair between its two
+    versions, the term's too), divided by :data:`STRADDLE_WEIGHT` for a pair straddling a
+    grade band (``straddles``, :func:`straddling`: played first and twice as often).
+    Among the pairs whose two versions are free, the lowest turn plays (then straddling
+    first, then the lowest LOS), but only if it is at most one turn ahead of the open pair
+    furthest behind: otherwise the table waits for that pair's versions to be free.
+    Every open pair gets games, none waits for another to settle, and several tables
+    play at once (a pick for each free table) without locking into the same disjoint
+    pairs: "lowest LOS first" played only the pair of identical versions, and a pick of
+    whatever was free kept three tables on the same three pairs, none of them neighbours.
     """
     free = [r for r in rows if r.entry not in busy]
     unrated = sorted((r for r in free if r.elo is None), key=lambda r: (r.pairs, r.entry))
@@ -255,40 +257,27 @@ def final_pairing(
         if others:
             other = min(others, key=lambda o: (played.get(frozenset((newcomer.entry, o)), 0), o))
             return _ordered(newcomer.entry, other)
+    counts = spent if spent is not None else played
+
+    def turn(v: Verdict) -> tuple[float, bool, float, str]:
+        pair = frozenset((v.upper, v.lower))
+        weight = STRADDLE_WEIGHT if pair in straddles else 1.0
+        return counts.get(pair, 0) / weight, pair not in straddles, v.los, v.upper
+
     still_open = [v for v in found if v.state == OPEN]
-    both_free = [v for v in still_open if v.upper not in busy and v.lower not in busy]
-    if both_free:
-
-        def turn(v: Verdict) -> tuple[float, bool, float, str]:
-            pair = frozenset((v.upper, v.lower))
-            weight = STRADDLE_WEIGHT if pair in straddles else 1.0
-            return (spent if spent is not None else played).get(pair, 0) / weight, pair not in straddles, v.los, v.upper
-
-        best = min(both_free, key=turn)
-        return _ordered(best.upper, best.lower)
-    return _beside_busy(free, still_open, played)
+    if not still_open:
+        return None
+    behind = min(turn(v)[0] for v in still_open)
+    ready = [v for v in still_open if v.upper not in busy and v.lower not in busy and turn(v)[0] <= behind + 1]
+    if not ready:
+        return None
+    best = min(ready, key=turn)
+    return _ordered(best.upper, best.lower)
 
 
 def _ordered(a: str, b: str) -> tuple[str, str]:
     first, second = sorted((a, b))
     return first, second
-
-
-def _beside_busy(
-    free: Sequence[Standing], still_open: Sequence[Verdict], played: Mapping[frozenset[str], int]
-) -> tuple[str, str] | None:
-    """A free version of an open pair against the free rated version nearest it in Elo (None if there is none)."""
-    elo = {r.entry: r.elo for r in free if r.elo is not None}
-    waiting = sorted({e for v in still_open for e in (v.upper, v.lower) if e in elo})
-    best: tuple[tuple[float, int, str, str], tuple[str, str]] | None = None
-    for entry in waiting:
-        for other, rating in elo.items():
-            if other == entry:
-                continue
-            key = (abs(rating - elo[entry]), played.get(frozenset((entry, other)), 0), entry, other)  # type: ignore[operator]
-            if best is None or key < best[0]:
-                best = (key, _ordered(entry, other))
-    return None if best is None else best[1]
 
 
 # ------------------------------------------------------------ the final table
