@@ -16,7 +16,12 @@ before and after the deadline).  For each pair of neighbours, upper ``a`` and lo
 ``b``, with ``sd`` the standard deviation (Elo) of their rating difference:
 
 - the likelihood of superiority ``LOS = Φ((elo_a − elo_b) / sd)``;
-- **separated** when ``LOS ≥ [final] los`` (default 0.95);
+- **separated** when ``LOS ≥ [final] los`` (default 0.95) and the gap is at least
+  ``[final] resolution``: a difference that matters, shown.  Without the second
+  condition two identical versions were declared separated by chance in up to half
+  of the simulated courses that ran until settled (the verdict is looked at after
+  every pair: LOS touched 0.95 at a 27 Elo gap); within the resolution a pair ends tied,
+  or open and graded as tied;
 - **tied** when the 95% interval of their difference lies within ``±[final] resolution``
   Elo: ``gap + 1.96·sd ≤ resolution`` (an equivalence test: equal bots never separate,
   and this ends their games);
@@ -168,7 +173,7 @@ def verdict(upper: Standing, lower: Standing, los_threshold: float, resolution: 
         sd = math.hypot(_se(upper), _se(lower))
     los = (1.0 if gap > 0 else 0.5) if sd == 0 else _normal_cdf(gap / sd)
     width = Z95 * sd
-    if los >= los_threshold:
+    if los >= los_threshold and gap >= resolution:  # a difference that matters, shown (the module docstring)
         state = SEPARATED
     elif abs(gap) + width <= resolution:
         state = TIED
