@@ -22,7 +22,6 @@ from arena.commands.common import console, err_console, fail, hold_or_fail, prin
 from arena.commands.options import PresetOption, SetOption, warn_if_oversubscribed
 from arena.errors import ArenaError
 from arena.ladder.config import CONFIG_NAME, LadderConfig, load_ladder_config, template
-from arena.ladder.games.leaderboard import ladder_standings
 from arena.ladder.site.settings import DEFAULT_HOST, DEFAULT_PORT  # (the help texts name them)
 from arena.ladder.site.sizes import mib
 from arena.ladder.store import LadderStore
@@ -200,13 +199,18 @@ def _set_disabled(directory: Path, name: str, disabled: bool) -> None:
 
 
 def snapshot(config: LadderConfig, store: LadderStore) -> dict[str, Any]:
-    """The leaderboard and every team's versions, from the stores (what ``show`` prints)."""
+    """The table shown now and every team's versions, from the stores (what ``show`` prints).
+
+    The table is the site's and the export's (:func:`arena.ladder.course.board.read_board`): after
+    the freeze the stored final table, phase named, ties and verdicts marked.
+    """
+    from arena.ladder.course.board import read_board
+    from arena.ladder.course.calendar import utc_now
     from arena.results.store import ResultsStore
 
     results = ResultsStore.open_read_only(config.results_path)
     try:
-        games = results.games()
-        rows = ladder_standings(store, results, games)  # the site's and the export's definition
+        shown, _, games = read_board(store, results, config.calendar, utc_now())
     finally:
         results.close()
     teams = {}
@@ -221,8 +225,15 @@ def snapshot(config: LadderConfig, store: LadderStore) -> dict[str, Any]:
         }
     sub = config.submissions
     limits = {"max_bytes": sub.max_bytes, "max_files": sub.max_files, "daily_quota": sub.daily_quota}
-    return {"ladder": config.name, "paused": store.paused, "games": len(games), "limits": limits,
-            "standings": [r.to_dict() for r in rows], "teams": teams}  # fmt: skip
+    board = shown.to_dict()
+    return {"ladder": config.name, "paused": store.paused, "games": games, "limits": limits,
+            "phase": board.pop("phase"), "table": board.pop("table"), "settled": board["settled"],
+            "warning": board["warning"], "frozen_at": board["frozen_at"], "standings": board.pop("rows"),
+            "teams": teams}  # fmt: skip
+
+
+#: ``show``'s title for each kind of table.
+_TITLES = {"live": "standings", "final": "final table"}
 
 
 @app.command("show")
@@ -230,7 +241,10 @@ def show(
     directory: DirArgument,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
 ) -> None:
-    """Print the leaderboard, the upload limits and each team's versions (read from the stores; fine while the server runs)."""
+    """Print the table shown now (after the deadline the final table, ties marked =), the upload limits and each team's versions.
+
+    Read from the stores (fine while the server runs), by the same definition as the site, the API and the export.
+    """
     config, store = _open(directory)
     try:
         data = snapshot(config, store)
@@ -239,16 +253,23 @@ def show(
     if as_json:
         print_json(data)
         return
-    table = Table(title=f"{safe_text(config.name)}: {data['games']} games" + (" (paused)" if data["paused"] else ""))
-    for column in ("Rank", "Version", "Elo", "±95%", "Pairs", "Points/hand"):
-        table.add_column(column, justify="left" if column == "Version" else "right")
+    title = f"{safe_text(config.name)}: {_TITLES[data['table']]}, phase {data['phase']}, {data['games']} games"
+    table = Table(title=title + (" (paused)" if data["paused"] else ""))
+    for column in ("Rank", "Version", "Elo", "±95%", "Pairs", "Points/hand", "Verdict"):
+        table.add_column(column, justify="left" if column in ("Version", "Verdict") else "right")
     for r in data["standings"]:
         margin = "" if r["low"] is None else f"±{(r['high'] - r['low']) / 2:.0f}"
+        rank = "–" if r["rank"] is None else f"{r['rank']}{'=' if r['tie_group'] is not None else ''}"
         table.add_row(
-            str(r["rank"] or "–"), safe_text(r["entry"]), "–" if r["elo"] is None else f"{r['elo']:.0f}", margin,
-            str(r["pairs"]), "–" if r["points_per_hand"] is None else f"{r['points_per_hand']:+.1f}",
+            rank, safe_text(r["entry"]), "–" if r["elo"] is None else f"{r['elo']:.0f}", margin,
+            str(r["pairs"]), "–" if r["points_per_hand"] is None else f"{r['points_per_hand']:+.1f}", r["verdict"] or "",
         )  # fmt: skip
     console.print(table)
+    if data["table"] == "final":
+        how = f"frozen at {data['frozen_at']}" if data["frozen_at"] else "the final evaluation is running"
+        console.print(f"final table ({how}): = marks teams graded as tied (they share the place)", highlight=False)
+    if data["warning"]:
+        console.print(f"WARNING: the final table is {data['warning']}", style="bold red", highlight=False, markup=False)
     limits = data["limits"]
     console.print(
         f"uploads: at most {mib(limits['max_bytes'])} and {limits['max_files']} files each, "

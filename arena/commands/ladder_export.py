@@ -62,7 +62,9 @@ def export_command(
         else:
             table = ex.export(load_ladder_config(directory))  # type: ignore[assignment]
             texts = {csv_path: ex.to_csv, json_path: ex.to_json}
-            what = f"{len(table.rows)} versions of {safe_text(table.ladder)} at {table.at}"  # type: ignore[attr-defined]
+            kind = "the final table" if table.table == "final" else "the standings"  # type: ignore[attr-defined]
+            what = (f"{kind} of {safe_text(table.ladder)} (phase {table.phase}): {len(table.rows)} versions "  # type: ignore[attr-defined]
+                    f"at {table.at}")  # type: ignore[attr-defined]  # fmt: skip
     except ArenaError as exc:
         fail(str(exc))
     for path, render in texts.items():
@@ -71,6 +73,9 @@ def export_command(
     written = [str(p) for p in (csv_path, json_path, canvas_path) if p is not None and str(p) != "-"]
     if written:
         err_console.print(f"{what} written to {safe_text(', '.join(written))}", highlight=False)
+    warning = getattr(table, "warning", None)
+    if warning:  # loud, whatever was written where: the grades rest on the open-pair rule
+        err_console.print(f"WARNING: the final table is {warning}", style="bold red", highlight=False, markup=False)
 
 
 def register(app: typer.Typer) -> None:

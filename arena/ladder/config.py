@@ -45,6 +45,7 @@ from arena.ladder.site.settings import SERVER_KEYS, SERVER_TEMPLATE, ServerSetti
 from arena.ladder.teams.roster import ROSTER_TEMPLATE, RosterError, RosterSettings, parse_roster_settings
 from arena.ladder.versions.settings import KEYS as SUBMISSIONS_KEYS
 from arena.ladder.versions.settings import SubmissionLimits, parse_submissions, submissions_template
+from arena.ladder.versions.suspension import SuspensionRule, parse_suspension
 from arena.match import TimeControl
 from arena.match.spec import check_seconds, default_hard_cap
 from arena.sandbox.build import DEFAULT_BASE_IMAGE
@@ -59,7 +60,8 @@ LADDER_CLOCK = "cpu"
 
 #: Every section and its keys: the whole ladder's here, each package's from that package.
 SECTIONS: dict[str, set[str]] = {
-    "ladder": {"name", "concurrency", "pairs_per_batch", "start_timeout", "suspend_after"},
+    "ladder": {"name", "concurrency", "pairs_per_batch", "start_timeout", "suspend_after", "suspend_window",
+               "suspend_share"},
     "rules": {"preset", "set"},
     "time": {"move", "bank", "hard_cap", "strikes", "clock"},
     "limits": {"memory", "cpus", "pids", "tmpfs", "log_bytes"},
@@ -89,7 +91,9 @@ class LadderConfig(StorePaths):
     host: str
     port: int
     suspend_after: int = 4
-    """A newly active version that loses its first this many games by crash or forfeit is suspended (0: never)."""
+    """The fewest stored games before a version is judged by the suspension rule (0: never suspend)."""
+    suspension: SuspensionRule = SuspensionRule()
+    """``suspend_after``, ``suspend_window``, ``suspend_share``: the suspension rule, by rate."""
     server: ServerSettings = ServerSettings()
     roster: RosterSettings = RosterSettings()
     """``[roster]``: self-registration and team size (the site reads it again at each sign-up)."""
@@ -117,7 +121,9 @@ def _ladder_template(name: str, preset: str, overrides: dict[str, str]) -> str:
 name = {toml_value(name)}
 concurrency = 1                # duplicate pairs played at once; each is two tables (two processes)
 start_timeout = 30.0           # seconds the bots of a table get to connect
-suspend_after = 4              # a new version that loses its first N games by crash or forfeit is suspended (0: never)
+suspend_window = 10            # the suspension rule judges a version's last N stored games...
+suspend_share = 0.5            # ...and suspends it once its own crash or forfeit lost this share of them
+suspend_after = 4              # the fewest stored games before a version is judged (0: never suspend)
 
 [rules]
 preset = {toml_value(preset)}            # see `arena rules presets`
@@ -150,7 +156,7 @@ def load_ladder_config(directory: Path) -> LadderConfig:
     name = read_key(lad, "name", str, directory.name, "ladder")
     concurrency = _concurrency(lad)
     start_timeout = float(read_key(lad, "start_timeout", (int, float), 30.0, "ladder"))
-    suspend_after = _suspend_after(lad)
+    suspension = _suspension(lad)
     rules = _rules(data.get("rules", {}))
     time_control = _time_control(data.get("time", {}), start_timeout)
     limits = parse_limits(data.get("limits", {}))
@@ -160,7 +166,7 @@ def load_ladder_config(directory: Path) -> LadderConfig:
     return LadderConfig(
         directory=directory, name=name, rules=rules, time_control=time_control, limits=limits,
         concurrency=concurrency, start_timeout=start_timeout, matchmaking=matchmaking, submissions=submissions,
-        host=host, port=port, suspend_after=suspend_after, server=parse_server(srv),
+        host=host, port=port, suspend_after=suspension.after, suspension=suspension, server=parse_server(srv),
         roster=_roster_settings(data.get("roster", {})),
         calendar=parse_calendar(data.get("schedule", {}), data.get("final", {})),
         grades=parse_grades(data.get("grades", {})),
@@ -196,11 +202,8 @@ def _concurrency(lad: dict[str, Any]) -> int:
     return concurrency
 
 
-def _suspend_after(lad: dict[str, Any]) -> int:
-    suspend_after = read_key(lad, "suspend_after", int, 4, "ladder")
-    if not 0 <= suspend_after <= 1000:
-        raise ConfigError(f"[ladder] suspend_after must be 0 to 1000, got {suspend_after}")
-    return suspend_after
+def _suspension(lad: dict[str, Any]) -> SuspensionRule:
+    return parse_suspension(lad)
 
 
 def _rules(r: dict[str, Any]) -> Ruleset:

@@ -102,10 +102,10 @@ class LadderService:
         self.book = ladder_book(store, results, stored)
         self.engine = self._engine_watch()
         self.builds = self._build_queue(builders)
-        self.suspension = Suspension(store, config.suspend_after, lambda text: self._tell("suspend", text))
+        self.suspension = Suspension(store, config.suspension, lambda text: self._tell("suspend", text))
         self.evaluation = FinalEvaluation(
             store, config.calendar, clock, self.book, standings=lambda: self.state.standings, refresh=self.refresh,
-            tell=lambda text: self._tell("phase", text),
+            tell=lambda text: self._tell("phase", text), grades=config.grades,
         )  # fmt: skip
         self.schedule = PairSchedule(
             settings=config, results=results, ledger=self.ledger, player=player, book=self.book,

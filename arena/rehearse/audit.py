@@ -26,7 +26,9 @@ import sqlite3
 import subprocess
 import sys
 import time
+import tomllib
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -292,6 +294,9 @@ def audit(
     }
     unfinished = unfinished_versions(sent, versions, seconds, build_s)
     version_figures = _versions(versions, failures, actions, unfinished)
+    forfeited = {(str(r[0]), str(r[1])) for r in _query(results_db, "SELECT game_id, entry FROM forfeits")}
+    version_figures["missed_suspensions"] = missed_suspensions(rows, forfeited, versions, suspension_keys(directory))
+    failures += [f"not suspended: {m}" for m in version_figures["missed_suspensions"]]
     outcomes = _uploads(sent, versions, failures, actions, unfinished)
     left = _left(directory, ladder_id, struck, sys_tmp, docker_url, failures, actions)
     truth = {t.name: t.strength for t in plan.teams}
@@ -421,6 +426,42 @@ def _pair_figures(pairs: list[sqlite3.Row], rows: list[dict[str, Any]], seconds:
         # Hands played at all tables: what scales to a course's longer games (pairs/hour ~ this / (2 x hands a game)).
         "table_hands_per_hour": round(sum(int(r.get("hands") or 0) for r in rows) / hours, 1),
     }
+
+
+def suspension_keys(directory: Path) -> tuple[int, int, float]:
+    """``[ladder]``'s (suspend_after, suspend_window, suspend_share) as the ladder reads them (docs/ladder.md's defaults)."""
+    try:
+        lad = tomllib.loads((directory / "ladder.toml").read_text()).get("ladder", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        lad = {}
+    return int(lad.get("suspend_after", 4)), int(lad.get("suspend_window", 10)), float(lad.get("suspend_share", 0.5))
+
+
+def missed_suspensions(
+    rows: list[dict[str, Any]],
+    forfeited: set[tuple[str, str]],
+    versions: Mapping[str, Mapping[str, Any]],
+    keys: tuple[int, int, float],
+) -> list[str]:
+    """Versions still active whose own faults lost the rule's share of their last games (the rule missed them).
+
+    ``rows``: the games, oldest first (by game id); ``forfeited``: (game id, entry) charged with a
+    forfeit; ``keys``: (suspend_after, suspend_window, suspend_share).
+    """
+    after, window, share = keys
+    recent: dict[str, list[bool]] = {}
+    for row in rows:
+        if str(row.get("ending") or "").startswith("void"):
+            continue
+        for side in (row["side0"], row["side1"]):
+            recent.setdefault(side, []).append((row["game_id"], side) in forfeited)
+    out = []
+    for entry, lost in sorted(recent.items()):
+        last = lost[-window:]
+        status = versions[entry]["status"] if entry in versions else None
+        if after and status == "active" and len(last) >= after and sum(last) >= share * len(last):
+            out.append(f"{entry} lost {sum(last)} of its last {len(last)} games by its own fault and is still active")
+    return out
 
 
 def _versions(

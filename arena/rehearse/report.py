@@ -63,7 +63,8 @@ def headline(report: dict[str, Any]) -> list[tuple[str, str]]:
         ("pairs per hour", f"{pairs['per_hour']:.0f} ({pairs['per_hour_per_core']:.0f} per core; "
                            f"{pairs.get('table_hands_per_hour', 0):.0f} table-hands)"),
         ("hostile uploads contained", f"{contained} of {len(hostile)}"),
-        ("versions suspended", str(len(report["versions"]["suspended"]))),
+        ("versions suspended", f"{len(report['versions']['suspended'])} "
+                               f"({len(report['versions'].get('missed_suspensions', []))} missed by the rule)"),
         (
             "faults (restarts)",
             f"{len(report['faults'])} ({report.get('server_starts', 0)} server starts)",

@@ -44,8 +44,10 @@ def set_keys(directory: Path, **values: object) -> None:
     load_ladder_config(directory)  # a bad edit fails here, not in the code under test
 
 
-def frozen_ladder(directory: Path, rounds: int = 12, **keys: object):  # type: ignore[no-untyped-def]
+def frozen_ladder(directory: Path, rounds: int = 12, resolution: float = 400.0, **keys: object):  # type: ignore[no-untyped-def]
     """A ladder whose final table is frozen: alpha beats beta and gamma, who split every pair (a tie).
+
+    ``resolution``: the default ties beta and gamma; a small one leaves them open at ``final_until``.
 
     Teams alpha, beta, gamma (final versions ``@1``) and delta (no version: no place). The deadline
     and final_until are an hour or two past on the real clock: the loop, made once, freezes it.
@@ -59,7 +61,7 @@ def frozen_ladder(directory: Path, rounds: int = 12, **keys: object):  # type: i
     real = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
     lad = SyntheticLadder(directory)
     set_keys(directory, deadline=real - 2 * datetime.timedelta(hours=1), final_until=real - datetime.timedelta(hours=1),
-             resolution=400.0, **keys)  # fmt: skip
+             resolution=resolution, **keys)  # fmt: skip
     for team in ("alpha", "beta", "gamma", "delta"):
         lad.add_team(team)
         if team != "delta":

@@ -65,7 +65,7 @@ def test_after_the_deadline_uploads_are_refused_and_the_frozen_final_table_is_sh
             table = home.text[home.text.index('<table id="final-table">'):]
             rows = re.findall(r'<tr data-entry="([^"]+)"( class="tied" data-tie-group="(\d+)")?', table)
             assert [(e, g) for e, _, g in rows] == [("alpha@1", ""), ("beta@1", "1"), ("gamma@1", "1")]
-            assert "100.0% <span class=\"verdict verdict-separated\">separated</span>" in table
+            assert '100.0%</td>\n<td class="verdict"><span class="verdict verdict-separated">separated</span>' in table
             assert table.count('<span class="tie"') == 2  # the tied group, marked on both
             page = httpx.get(url + "/final").text
             assert page.count("<tr data-entry=") == 3 and "Frozen at " in page and "final_until (" in page

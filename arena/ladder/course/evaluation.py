@@ -13,11 +13,13 @@ one :class:`FinalEvaluation` and asks it who is listed and who may play.
 from __future__ import annotations
 
 import datetime
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 from arena.ladder.course import final
 from arena.ladder.course.calendar import BEFORE, FINAL, FROZEN, OPEN, Calendar, Clock, countdown, iso, phase
 from arena.ladder.course.final_store import FinalStore
+from arena.ladder.course.grades import GradeBands
 from arena.ladder.games.standings import Standing, StandingsBook
 from arena.ladder.store import LadderStore
 from arena.ladder.versions.lifecycle import ACTIVE, RETIRED
@@ -41,6 +43,7 @@ class FinalEvaluation:
         standings: Callable[[], Sequence[Standing]],
         refresh: Callable[[], None],
         tell: Callable[[str], None],
+        grades: GradeBands | None = None,
     ) -> None:
         self.store = store
         self.calendar = calendar
@@ -49,9 +52,14 @@ class FinalEvaluation:
         self.standings = standings
         self.refresh = refresh
         self.tell = tell
+        #: ``[grades]``: the open pairs whose order changes a grade are played first.
+        self.grades = grades
         self.finals = FinalStore(store.path)
         #: The phase last seen (None before the first look): a change is told once.
         self.phase: str | None = None
+        #: The pairs this loop started in the final evaluation, by pair: the open pairs take turns by it
+        #: (a restart starts the turns afresh; every open pair still gets games).
+        self.spent: Counter[frozenset[str]] = Counter()
         #: The final versions' entries once fixed (read back from the store on a restart).
         self.final_entries: list[str] | None = None
 
@@ -88,7 +96,11 @@ class FinalEvaluation:
         """The final evaluation's next pair among the final versions that may play (``playing``)."""
         rows = [s for s in self.standings() if s.entry in playing]
         found = [v for v in self._verdicts() if v.upper in playing and v.lower in playing]
-        return final.final_pairing(rows, found, busy, self.book.pairs_played())
+        straddles = final.straddling(rows, self.grades)
+        picked = final.final_pairing(rows, found, busy, self.book.pairs_played(), straddles, self.spent)
+        if picked is not None:
+            self.spent[frozenset(picked)] += 1
+        return picked
 
     # ------------------------------------------------------------ the steps
 
@@ -148,6 +160,8 @@ class FinalEvaluation:
         if made:
             top = ", ".join(f"{r.rank or '–'}. {r.entry}" for r in table.rows[:5])
             self.tell(f"final table frozen ({reason}): {top}")
+            if table.warning:
+                self.tell(f"WARNING: final table {table.warning}")
 
 
 __all__ = ["FinalEvaluation"]

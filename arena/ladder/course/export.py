@@ -2,9 +2,10 @@
 
 ``arena ladder export DIR --csv FILE --json FILE`` (:mod:`arena.commands.ladder_export`)
 writes what :func:`export` returns. It reads the ladder's two stores directly (read-only;
-fine while the server runs) and uses the standings' one definition
-(:mod:`arena.ladder.games.leaderboard`): every stored game, voided pairs out, the listed rows
-the active versions of enabled teams. The columns and the JSON schema are in
+fine while the server runs) and writes the table the site, the API and ``arena ladder show``
+show (:mod:`arena.ladder.course.board`, the one definition): before the deadline the
+standings of the active versions (every stored game, voided pairs out); after it the final
+table, the stored one once frozen (phase named, ties and verdicts). The columns and the JSON schema are in
 docs/ladder.md ("Standings and grading").  Both exports take the ladder's
 configuration (:class:`Course`: a ``LadderConfig`` is one), loaded by the caller.
 """
@@ -20,21 +21,22 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.errors import ArenaError
-from arena.ladder.course.calendar import Calendar, iso, phase, utc_now
-from arena.ladder.course.final import FinalTable
+from arena.ladder.course.calendar import FROZEN, Calendar, iso, phase, utc_now
+from arena.ladder.course.final import OPEN, FinalTable
 from arena.ladder.course.final_store import FinalStore
 from arena.ladder.course.grades import GradeBands
-from arena.ladder.games.leaderboard import ladder_book
+from arena.ladder.course.board import read_board
 from arena.ladder.store import LadderStore
 from arena.ladder.teams.names import email_key
 from arena.results.store import ResultsStore
 
-#: The export's format version (the JSON's ``format``): a change of columns changes it.
-FORMAT = 1
-#: The CSV's columns, in order (the JSON rows have the same keys).
+#: The export's format version (the JSON's ``format``): a change of columns changes it
+#: (2: the table shown now, the final one after the deadline; ``tied``, ``verdict`` and ``phase``).
+FORMAT = 2
+#: The CSV's columns, in order (the JSON rows have the same keys but ``phase`` and ``at``, the table's).
 COLUMNS = (
     "rank", "team", "version", "entry", "elo", "low", "high", "plus_minus",
-    "pairs", "games", "points_per_hand", "at",
+    "pairs", "games", "points_per_hand", "tied", "verdict", "phase", "at",
 )  # fmt: skip
 
 
@@ -70,11 +72,15 @@ class Row:
     pairs: int
     games: int
     points_per_hand: float | None
+    tied: int | None = None
+    """The group of teams graded as tied (the final table's; empty otherwise)."""
+    verdict: str | None = None
+    """Towards the next row: ``separated``, ``tied`` or ``open``."""
 
 
 @dataclasses.dataclass(frozen=True)
 class Export:
-    """The leaderboard at ``at`` (UTC, ISO 8601), with how it was computed."""
+    """The table shown at ``at`` (UTC, ISO 8601): the standings, or the final table after the deadline."""
 
     ladder: str
     at: str
@@ -82,12 +88,22 @@ class Export:
     error_bars: str
     note: str
     rows: tuple[Row, ...]
+    phase: str = "open"
+    table: str = "live"
+    """``live``: the active versions' standings; ``final``: the final table (after the deadline)."""
+    settled: bool | None = None
+    warning: str | None = None
+    """The final table's loud line when pairs are still open (graded as tied)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
             "format": FORMAT,
             "ladder": self.ladder,
             "at": self.at,
+            "phase": self.phase,
+            "table": self.table,
+            "settled": self.settled,
+            "warning": self.warning,
             "games": self.games,
             "method": {"error_bars": self.error_bars, "note": self.note, "interval": 0.95},
             "standings": [dataclasses.asdict(r) for r in self.rows],
@@ -95,36 +111,29 @@ class Export:
 
 
 def export(config: Course, *, at: datetime.datetime | None = None) -> Export:
-    """The leaderboard of the ladder ``config`` describes, from its stores (read only)."""
-    stamp = (at or datetime.datetime.now(datetime.UTC)).astimezone(datetime.UTC).isoformat(timespec="seconds")
+    """The table the ladder ``config`` describes shows now (:func:`arena.ladder.course.board.read_board`), from its stores."""
+    when = (at or utc_now()).astimezone(datetime.UTC)
     store = LadderStore(config.ladder_path)
     try:
         results = ResultsStore.open_read_only(config.results_path)
         try:
-            book = ladder_book(store, results, results.games())
+            shown, book, _ = read_board(store, results, config.calendar, when)
         finally:
             results.close()
-        versions = {v.entry: v for v in store.active_versions()}
     finally:
         store.close()
     fitted = book.ratings()
-    rows = []
-    for s in book.standings(versions):
-        v = versions[s.entry]
-        half = None if s.low is None or s.high is None else (s.high - s.low) / 2.0
-        rows.append(
-            Row(rank=s.rank, team=v.team, version=v.number, entry=s.entry, elo=s.elo, low=s.low,
-                high=s.high, plus_minus=half, pairs=s.pairs, games=s.games,
-                points_per_hand=s.points_per_hand)
-        )
-    return Export(
-        ladder=config.name,
-        at=stamp,
-        games=book.games,
-        error_bars=fitted.error_method if fitted else "none",
-        note=fitted.error_note if fitted else "fewer than two versions have played each other",
-        rows=tuple(rows),
+    rows = tuple(
+        Row(rank=r.rank, team=r.team, version=r.version, entry=r.entry, elo=r.elo, low=r.low, high=r.high,
+            plus_minus=None if r.low is None or r.high is None else (r.high - r.low) / 2.0, pairs=r.pairs,
+            games=r.games, points_per_hand=r.points_per_hand, tied=r.tie_group, verdict=r.verdict)  # fmt: skip
+        for r in shown.rows
     )
+    return Export(
+        ladder=config.name, at=iso(when), games=book.games, error_bars=fitted.error_method if fitted else "none",
+        note=fitted.error_note if fitted else "fewer than two versions have played each other", rows=rows,
+        phase=shown.phase, table=shown.kind, settled=shown.settled, warning=shown.warning,
+    )  # fmt: skip
 
 
 def _cell(value: object) -> str:
@@ -144,7 +153,7 @@ def to_csv(table: Export) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
     for r in table.rows:
-        values = {**dataclasses.asdict(r), "at": table.at}
+        values = {**dataclasses.asdict(r), "phase": table.phase, "at": table.at}
         writer.writerow([_cell(values[c]) for c in COLUMNS])
     return out.getvalue()
 
@@ -158,9 +167,11 @@ def to_json(table: Export) -> str:
 
 #: The final export's CSV columns: one row per member; ``email`` identifies the member in a gradebook.
 FINAL_COLUMNS = (
-    "email", "name", "team", "rank", "tied", "grade", "elo", "low", "high", "plus_minus", "los_next",
+    "email", "name", "team", "rank", "tied", "grade", "verdict", "elo", "low", "high", "plus_minus", "los_next",
     "pairs", "points_per_hand", "entry", "frozen_at",
 )  # fmt: skip
+#: The rule for a pair still open when the final evaluation ends (the JSON's ``rule.open``; docs/ladder.md).
+OPEN_RULE = "a neighbour pair still open at final_until is graded as tied: both teams share the better place"
 #: The Canvas gradebook import's own columns (then one column per assignment: the grade).
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 
@@ -226,13 +237,17 @@ class FinalExport:
     bands: tuple[tuple[float, str], ...]
     teams: tuple[dict[str, Any], ...]
     """Best first: the final row's fields, ``grade``, and ``members`` [(name, email)]; teams with no place last."""
+    warning: str | None = None
+    """The loud line of a table frozen with pairs still open (:attr:`FinalTable.warning`); None when settled."""
 
     def to_dict(self) -> dict[str, object]:
         return {
             "format": FORMAT, "kind": "final", "ladder": self.ladder, "frozen_at": self.frozen_at,
-            "reason": self.reason, "settled": self.settled,
+            "reason": self.reason, "settled": self.settled, "warning": self.warning,
+            "open_pairs": sum(1 for t in self.teams if t.get("next_verdict") == OPEN),
             "rule": {"los": self.los, "resolution": self.resolution, "interval": 0.95,
-                     "grades": "the first band with fewer than that percent of ranked teams placed above"},
+                     "grades": "the first band with fewer than that percent of ranked teams placed above",
+                     "open": OPEN_RULE},
             "bands": [list(b) for b in self.bands],
             "teams": [{**t, "members": [{"name": n, "email": e} for n, e in t["members"]]} for t in self.teams],
         }  # fmt: skip
@@ -252,6 +267,9 @@ def final_export(config: Course) -> FinalExport:
             now = phase(utc_now(), cal)
             when = f"; the final evaluation ends by {iso(cal.final_until)}" if cal.final_until else ""
             dated = f" (deadline {iso(cal.deadline)}{when})" if cal.deadline else " (ladder.toml sets no deadline)"
+            if now == FROZEN:  # by the clock, but the loop has not looked since: it stores the table at its next look
+                raise NotFrozen(f"the final table of {config.directory} is not stored yet: final_until passed while "
+                                "the server was stopped or busy; `arena ladder serve` stores it when it starts or next looks")  # fmt: skip
             raise NotFrozen(f"the final table of {config.directory} is not frozen yet: the ladder is {now}{dated}")
         table = FinalTable.from_dict(frozen.body)
         ranked = sum(1 for r in table.rows if r.rank is not None)
@@ -274,6 +292,7 @@ def final_export(config: Course) -> FinalExport:
     return FinalExport(
         ladder=config.name, frozen_at=frozen.frozen_at, reason=frozen.reason, settled=table.settled,
         los=table.los, resolution=table.resolution, bands=config.grades.bands, teams=tuple(teams),
+        warning=table.warning,
     )  # fmt: skip
 
 
@@ -284,7 +303,7 @@ def final_to_csv(table: FinalExport) -> str:
     writer.writerow(FINAL_COLUMNS)
     for t in table.teams:
         for name, email in t["members"]:
-            values = {**t, "email": email, "name": name, "frozen_at": table.frozen_at,
+            values = {**t, "email": email, "name": name, "frozen_at": table.frozen_at, "verdict": t.get("next_verdict"),
                       "tied": "" if t.get("tie_group") is None else t["tie_group"]}  # fmt: skip
             writer.writerow([_cell(values.get(c)) for c in FINAL_COLUMNS])
     return out.getvalue()

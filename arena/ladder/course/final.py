@@ -16,7 +16,12 @@ before and after the deadline).  For each pair of neighbours, upper ``a`` and lo
 ``b``, with ``sd`` the standard deviation (Elo) of their rating difference:
 
 - the likelihood of superiority ``LOS = Φ((elo_a − elo_b) / sd)``;
-- **separated** when ``LOS ≥ [final] los`` (default 0.95);
+- **separated** when ``LOS ≥ [final] los`` (default 0.95) and the gap is at least
+  ``[final] resolution``: a difference that matters, shown.  Without the second
+  condition two identical versions were declared separated by chance in up to half
+  of the simulated courses that ran until settled (the verdict is looked at after
+  every pair: LOS touched 0.95 at a 27 Elo gap); within the resolution a pair ends tied,
+  or open and graded as tied;
 - **tied** when the 95% interval of their difference lies within ``±[final] resolution``
   Elo: ``gap + 1.96·sd ≤ resolution`` (an equivalence test: equal bots never separate,
   and this ends their games);
@@ -31,9 +36,23 @@ version's interval narrow before they could be tied, and ``bench/final_evaluatio
 ran into its cap of 1500 pairs at N = 8 that way (a median of 580 with the model).
 
 The evaluation is settled when every final version is rated and no neighbour pair is
-open.  Until then :func:`final_pairing` spends the next pair on the open neighbours
-least separated (lowest LOS) whose two versions are free, and first on any final
-version with no rating yet.  Pure functions (no I/O, no clock) but :func:`fix_candidates`.
+open.  Until then :func:`final_pairing` spends the next pair first on any final version
+with no rating yet, then on the open neighbours in turn (the fewest pairs between them
+first), those whose order changes a grade (:func:`straddling`: their places get
+different grades under ``[grades]``) first and twice as often, so that every open pair
+gets games; the loop asks it once per free table (several tables at once), and no pair
+runs more than one turn ahead of the open pair furthest behind.
+
+**An open pair is graded as tied.**  When ``final_until`` comes with pairs still open,
+the table freezes as it stands and each open pair is graded as if tied: its two teams
+share the better place (:func:`final_table`'s ``tie_group``), so the grade; the verdict
+(``separated``, ``tied``, ``open``) is in every row, and the table carries a loud
+:attr:`FinalTable.warning`.  Two identical bots therefore end in one band, tied or
+open and graded as tied, unless they are separated by chance: the verdicts are looked
+at after every pair, so that risk is above ``1 - los`` (``bench/final_evaluation.py
+--course`` measures it).
+
+Pure functions (no I/O, no clock) but :func:`fix_candidates`.
 """
 
 from __future__ import annotations
@@ -44,6 +63,7 @@ import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from arena.ladder.course.calendar import Calendar, parse_instant
+from arena.ladder.course.grades import GradeBands
 from arena.ladder.versions.lifecycle import ACTIVE, RETIRED
 from arena.ladder.games.matchmaking import Standing as MatchStanding
 from arena.ladder.games.matchmaking import difference_sds
@@ -153,7 +173,7 @@ def verdict(upper: Standing, lower: Standing, los_threshold: float, resolution: 
         sd = math.hypot(_se(upper), _se(lower))
     los = (1.0 if gap > 0 else 0.5) if sd == 0 else _normal_cdf(gap / sd)
     width = Z95 * sd
-    if los >= los_threshold:
+    if los >= los_threshold and gap >= resolution:  # a difference that matters, shown (the module docstring)
         state = SEPARATED
     elif abs(gap) + width <= resolution:
         state = TIED
@@ -191,16 +211,49 @@ def settled(rows: Sequence[Standing], found: Sequence[Verdict]) -> bool:
     return all(r.elo is not None for r in rows) and all(v.state != OPEN for v in found)
 
 
+def straddling(rows: Sequence[Standing], bands: GradeBands | None) -> frozenset[frozenset[str]]:
+    """The rated neighbours of ``rows`` (best first) whose order changes a grade under ``bands``.
+
+    Two neighbours straddle a band when the places they hold now (among the rated
+    versions) get different grades; no bands: none does (every open pair counts the same).
+    """
+    rated = [r.entry for r in rows if r.elo is not None]
+    if bands is None or not bands.bands:
+        return frozenset()
+    n = len(rated)
+    return frozenset(
+        frozenset((upper, lower))
+        for place, (upper, lower) in enumerate(zip(rated, rated[1:], strict=False), 1)
+        if bands.grade(place, n) != bands.grade(place + 1, n)
+    )
+
+
+#: How many more pairs an open pair straddling a grade band gets than one that does not.
+STRADDLE_WEIGHT = 2.0
+
+
 def final_pairing(
     rows: Sequence[Standing],
     found: Sequence[Verdict],
     busy: Collection[str],
     played: Mapping[frozenset[str], int],
+    straddles: Collection[frozenset[str]] = frozenset(),
+    spent: Mapping[frozenset[str], int] | None = None,
 ) -> tuple[str, str] | None:
-    """The next final pair (names in order), or None when nothing open has both versions free.
+    """The next final pair (names in order), or None when no open neighbour pair may play now.
 
     An unrated final version first (against the free version it met least, then by
-    name); else the open neighbours with the lowest LOS, then the fewest pairs between them.
+    name).  Then the open neighbour pairs in turn: each pair's *turn* is the pairs
+    ``spent`` on it by the final evaluation (None: ``played``, every pair between its two
+    versions, the term's too), divided by :data:`STRADDLE_WEIGHT` for a pair straddling a
+    grade band (``straddles``, :func:`straddling`: played first and twice as often).
+    Among the pairs whose two versions are free, the lowest turn plays (then straddling
+    first, then the lowest LOS), but only if it is at most one turn ahead of the open pair
+    furthest behind: otherwise the table waits for that pair's versions to be free.
+    Every open pair gets games, none waits for another to settle, and several tables
+    play at once (a pick for each free table) without locking into the same disjoint
+    pairs: "lowest LOS first" played only the pair of identical versions, and a pick of
+    whatever was free kept three tables on the same three pairs, none of them neighbours.
     """
     free = [r for r in rows if r.entry not in busy]
     unrated = sorted((r for r in free if r.elo is None), key=lambda r: (r.pairs, r.entry))
@@ -208,14 +261,28 @@ def final_pairing(
         others = [r.entry for r in free if r.entry != newcomer.entry]
         if others:
             other = min(others, key=lambda o: (played.get(frozenset((newcomer.entry, o)), 0), o))
-            a, b = sorted((newcomer.entry, other))
-            return a, b
-    open_pairs = [v for v in found if v.state == OPEN and v.upper not in busy and v.lower not in busy]
-    if not open_pairs:
+            return _ordered(newcomer.entry, other)
+    counts = spent if spent is not None else played
+
+    def turn(v: Verdict) -> tuple[float, bool, float, str]:
+        pair = frozenset((v.upper, v.lower))
+        weight = STRADDLE_WEIGHT if pair in straddles else 1.0
+        return counts.get(pair, 0) / weight, pair not in straddles, v.los, v.upper
+
+    still_open = [v for v in found if v.state == OPEN]
+    if not still_open:
         return None
-    best = min(open_pairs, key=lambda v: (v.los, played.get(frozenset((v.upper, v.lower)), 0), v.upper))
-    a, b = sorted((best.upper, best.lower))
-    return a, b
+    behind = min(turn(v)[0] for v in still_open)
+    ready = [v for v in still_open if v.upper not in busy and v.lower not in busy and turn(v)[0] <= behind + 1]
+    if not ready:
+        return None
+    best = min(ready, key=turn)
+    return _ordered(best.upper, best.lower)
+
+
+def _ordered(a: str, b: str) -> tuple[str, str]:
+    first, second = sorted((a, b))
+    return first, second
 
 
 # ------------------------------------------------------------ the final table
@@ -237,7 +304,8 @@ class FinalRow:
     next_verdict: str | None
     """``separated``, ``tied`` or ``open`` towards the next team."""
     tie_group: int | None
-    """Teams declared tied share a group number (None: not tied with a neighbour)."""
+    """Teams graded as tied share a group number: neighbours declared tied, and neighbours still
+    open (an open pair is graded as tied); None: separated from both neighbours."""
     pairs: int
     games: int
     points_per_hand: float | None
@@ -253,13 +321,36 @@ class FinalTable:
     resolution: float
     rows: tuple[FinalRow, ...]
 
+    @property
+    def open_pairs(self) -> int:
+        """How many neighbour pairs are still open (graded as tied)."""
+        return sum(1 for r in self.rows if r.next_verdict == OPEN)
+
+    @property
+    def warning(self) -> str | None:
+        """The loud line of a table with open pairs (None when every pair is separated or tied)."""
+        n = self.open_pairs
+        unrated = sum(1 for r in self.rows if r.elo is None)
+        if self.settled or (n == 0 and unrated == 0):
+            return None
+        parts = []
+        if n:
+            pairs = "1 neighbour pair is" if n == 1 else f"{n} neighbour pairs are"
+            parts.append(f"{pairs} still open (verdict 'open'): by the rule, an open pair is graded as tied "
+                         "(its two teams share the better place, so the grade)")  # fmt: skip
+        if unrated:
+            parts.append(f"{unrated} final version(s) have no rating (no place, the 'missing' grade)")
+        return "NOT SETTLED: " + "; ".join(parts)
+
     def to_dict(self) -> dict[str, object]:
         return {"at": self.at, "settled": self.settled, "los": self.los, "resolution": self.resolution,
+                "open_pairs": self.open_pairs, "warning": self.warning,
                 "rows": [dataclasses.asdict(r) for r in self.rows]}  # fmt: skip
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> FinalTable:
-        rows = tuple(FinalRow(**r) for r in data["rows"])  # type: ignore[attr-defined]
+        fields = {f.name for f in dataclasses.fields(FinalRow)}
+        rows = tuple(FinalRow(**{k: v for k, v in r.items() if k in fields}) for r in data["rows"])  # type: ignore[attr-defined]
         return cls(str(data["at"]), bool(data["settled"]), float(data["los"]), float(data["resolution"]), rows)  # type: ignore[arg-type]
 
 
@@ -276,7 +367,7 @@ def final_table(
     groups: dict[str, int] = {}
     group = 0
     for v in found:
-        if v.state == TIED:
+        if v.state != SEPARATED:  # tied, or open: an open pair is graded as tied (the module docstring)
             if v.upper not in groups:
                 group += 1
                 groups[v.upper] = group
@@ -299,5 +390,5 @@ def final_table(
 
 __all__ = [
     "AT_DEADLINE", "OPEN", "SELECTED", "SEPARATED", "TIED", "FinalRow", "FinalTable", "Verdict", "active_at",
-    "choosable", "final_pairing", "final_table", "fix_candidates", "settled", "verdict", "verdicts",
+    "choosable", "final_pairing", "final_table", "fix_candidates", "settled", "straddling", "verdict", "verdicts",
 ]  # fmt: skip

@@ -18,9 +18,13 @@ router = APIRouter(prefix="/api")
 
 @router.get("/leaderboard")
 def api_leaderboard(site: SiteDep) -> JSONResponse:
-    """Active versions, best first: rank, team, version, Elo and 95% interval, pairs, points per table-hand."""
+    """The table shown now, best first: the active versions' standings, or after the deadline the final table
+    (phase named, ``table`` "final", tied groups and each row's verdict; :func:`arena.ladder.course.board.board`)."""
     state = site.state()
-    return JSONResponse({"ladder": site.settings.name, "paused": site.store.paused, "standings": site.leaderboard(),
+    shown = site.board()
+    return JSONResponse({"ladder": site.settings.name, "paused": site.store.paused, "phase": shown.phase,
+                         "table": shown.kind, "settled": shown.settled, "warning": shown.warning,
+                         "standings": site.leaderboard(shown),
                          "in_play": [list(p) for p in state.in_play], "building": state.building,
                          "engine_waiting": state.engine_down is not None})  # fmt: skip
 

@@ -8,6 +8,7 @@ another's transaction and none holds the event loop.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Annotated, Any, cast
@@ -22,6 +23,8 @@ from arena.ladder.site.settings import SiteSettings
 from arena.ladder.site.sizes import mib
 from arena.ladder.games.ids import GAME_ID
 from arena.ladder.games.state import LadderState
+from arena.ladder.course.board import Board, board
+from arena.ladder.course.calendar import utc_now
 from arena.ladder.course.final_store import FinalStore
 from arena.ladder.store import LadderStore
 from arena.ladder.teams.store import Team
@@ -107,20 +110,22 @@ class Site:
 
     # ------------------------------------------------------------ data
 
-    def leaderboard(self) -> list[dict[str, Any]]:
-        """The standings as the loop last published them, with each version's team and note.
+    def board(self) -> Board:
+        """The table shown now (:func:`arena.ladder.course.board.board`, the one definition): the frozen
+        final table after the freeze, the live final one during the final evaluation, else the
+        standings as the loop last published them."""
+        return board(utc_now(), self.settings.calendar, self.finals.frozen(), self.finals.live(), self.state().standings)
+
+    def leaderboard(self, shown: Board | None = None) -> list[dict[str, Any]]:
+        """The rows of :meth:`board` as dicts, each with its version's note.
 
         Active versions; during and after the final evaluation the final versions, some of
         which may be retired (a selected older one, or one a practice upload replaced).
         """
-        versions = {v.entry: v for v in self.store.active_versions()}
-        fixed = {f.entry for f in self.finals.final_versions() or []}
         rows = []
-        for s in self.state().standings:
-            v = versions.get(s.entry) or (self.store.version_by_entry(s.entry) if s.entry in fixed else None)
-            if v is None:
-                continue
-            rows.append({**s.to_dict(), "team": v.team, "version": v.number, "note": v.note})
+        for r in (shown or self.board()).rows:
+            v = self.store.version_by_entry(r.entry)
+            rows.append({**dataclasses.asdict(r), "note": v.note if v is not None else ""})
         return rows
 
     def version_public(self, v: Version) -> dict[str, Any]:

@@ -19,8 +19,9 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from arena.ladder.course.board import FINAL_TABLE
 from arena.ladder.course.calendar import BEFORE, FINAL, FROZEN, OPEN, PRACTICE, countdown, iso, phase, utc_now
-from arena.ladder.course.final import FinalTable, choosable, final_table
+from arena.ladder.course.final import choosable
 from arena.ladder.site.context import Site, SiteDep, Who, team_only
 
 router = APIRouter()
@@ -44,26 +45,16 @@ def phase_text(current: str, after_deadline: str) -> str:
 
 
 def calendar_view(site: Site) -> dict[str, Any]:
-    """The phase now, its line, the countdown, and the final table (None before the deadline)."""
+    """The phase now, its line, the countdown, and the table shown (:meth:`Site.board`; ``final`` once it is the final table)."""
     calendar = site.settings.calendar
-    finals = site.finals
-    frozen = finals.frozen()
-    now = utc_now()
-    current = phase(now, calendar, settled=frozen is not None)
-    table: FinalTable | None = None
-    reason = None
-    if current == FROZEN and frozen is not None:
-        table, reason = FinalTable.from_dict(frozen.body), frozen.reason
-    elif current in (FINAL, FROZEN):  # live: as the loop last wrote it (else from its standings)
-        live = finals.live()
-        table = (FinalTable.from_dict(live) if live is not None
-                 else final_table(site.state().standings, iso(now), calendar.los, calendar.resolution))  # fmt: skip
+    shown = site.board()
     return {
-        "phase": current,
-        "phase_text": phase_text(current, calendar.after_deadline),
-        "countdown": countdown(now, calendar, frozen=current == FROZEN),
-        "final": table,
-        "frozen_reason": reason,
+        "phase": shown.phase,
+        "phase_text": phase_text(shown.phase, calendar.after_deadline),
+        "countdown": countdown(utc_now(), calendar, frozen=shown.phase == FROZEN),
+        "board": shown,
+        "final": shown if shown.kind == FINAL_TABLE else None,
+        "frozen_reason": shown.reason,
         "has_calendar": calendar.opens is not None or calendar.deadline is not None,
     }
 
@@ -117,8 +108,9 @@ def final_choose_form(site: SiteDep, who: Who, version: Annotated[int, Form()]) 
 def api_final(site: SiteDep) -> JSONResponse:
     """The phase, the countdown and the final table (frozen, or live during the final evaluation)."""
     view = calendar_view(site)
-    table = view.pop("final")
-    return JSONResponse({**view, "final": table.to_dict() if table is not None else None})
+    shown = view.pop("board")
+    view.pop("final")
+    return JSONResponse({**view, "final": shown.source.to_dict() if shown.source is not None else None})
 
 
 @router.post("/api/me/final")

@@ -18,11 +18,12 @@ router = APIRouter(include_in_schema=False)
 def home(site: SiteDep, who: Who) -> HTMLResponse:
     """The leaderboard; with a calendar, its phase and countdown; after the deadline, the final table."""
     state = site.state()
-    return site.page("leaderboard.html", who, rows=site.leaderboard(), games=site.recent_games(15),
+    view = calendar_view(site)
+    return site.page("leaderboard.html", who, rows=site.leaderboard(view["board"]), games=site.recent_games(15),
                      paused=site.store.paused, building=state.building, in_play=state.in_play,
                      engine_down=state.engine_down is not None,
                      live=state.live.games() if state.live is not None else [],
-                     refresh=REFRESH_S, **calendar_view(site))  # fmt: skip
+                     refresh=REFRESH_S, **view)  # fmt: skip
 
 
 @router.get("/teams/{team}", response_class=HTMLResponse)
