@@ -7,12 +7,12 @@ evenly spaced ``--gap`` Elo apart, except the two in the middle, which are equal
 version at random.  Then each scheduler picks duplicate pairs one at a time, each pair's
 two games drawn from the true strengths (the stronger side wins a game with the Elo
 probability; the two tables' results correlated by ``--rho``, as in bench/ladder.py), and
-the standings are the ladder's own (:class:`arena.ladder.standings.StandingsBook`, refitted
-after every pair).  A run ends when :func:`arena.ladder.final.settled` says every
+the standings are the ladder's own (:class:`arena.ladder.games.standings.StandingsBook`, refitted
+after every pair).  A run ends when :func:`arena.ladder.course.final.settled` says every
 neighbour pair is separated (LOS >= 0.95) or tied (within ±40 Elo), or at ``--cap`` pairs.
 
-Schedulers: ``final`` (:func:`arena.ladder.final.final_pairing`, what the ladder plays
-after the deadline), ``ladder`` (:func:`arena.ladder.matchmaking.next_pairing`, the term's
+Schedulers: ``final`` (:func:`arena.ladder.course.final.final_pairing`, what the ladder plays
+after the deadline), ``ladder`` (:func:`arena.ladder.games.matchmaking.next_pairing`, the term's
 matchmaking), ``round-robin`` (the circle method's rounds, cycled).
 
 Printed per N: the median pairs over the seeds and the spread, runs that hit the cap, and
@@ -29,9 +29,9 @@ import statistics
 import time
 from collections.abc import Callable
 
-from arena.ladder.final import OPEN, SEPARATED, TIED, final_pairing, settled, verdicts
-from arena.ladder.matchmaking import Settings, Standing, next_pairing
-from arena.ladder.standings import StandingsBook
+from arena.ladder.course.final import OPEN, SEPARATED, TIED, final_pairing, settled, verdicts
+from arena.ladder.games.matchmaking import Settings, Standing, next_pairing
+from arena.ladder.games.standings import StandingsBook
 from arena.results.store import StoredGame
 
 LOS, RESOLUTION = 0.95, 40.0

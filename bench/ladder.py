@@ -33,7 +33,7 @@ The model
 
 The schedulers
 --------------
-- ``ours``: :func:`arena.ladder.matchmaking.next_pairing` with default settings, called
+- ``ours``: :func:`arena.ladder.games.matchmaking.next_pairing` with default settings, called
   with the standings of the latest fit (a version not yet fitted: Elo 1500, infinite
   interval), the pairs played so far, and as busy the versions at the other tables in
   flight (the server runs ``--tables`` pairs at once, default 2).
@@ -65,7 +65,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.ladder.matchmaking import INTERVALS, ORDER, Settings, Standing, next_pairing
+from arena.ladder.games.matchmaking import INTERVALS, ORDER, Settings, Standing, next_pairing
 from arena.ratings import Ratings, Result, fit
 
 #: The ratings' intervals: 95%.

@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO / "tests" / "ladder"))
 
 from standings_support import random_ladder
 
-from arena.ladder.standings import StandingsBook
+from arena.ladder.games.standings import StandingsBook
 
 NAMES = [f"team{x:02d}@1" for x in range(40)]
 

@@ -24,14 +24,14 @@ sys.path.insert(0, str(REPO / "tests" / "ladder"))
 
 from standings_support import pair, random_ladder
 
-from arena.ladder.standings import StandingsBook
+from arena.ladder.games.standings import StandingsBook
 
 
 def main_standings():  # type: ignore[no-untyped-def]
-    """main's ``arena/ladder/standings.py`` (the refit from scratch), or ``None`` outside git."""
+    """main's ``arena/ladder/games/standings.py`` (the refit from scratch), or ``None`` outside git."""
     try:
         text = subprocess.run(
-            ["git", "-C", str(REPO), "show", "main:arena/ladder/standings.py"],
+            ["git", "-C", str(REPO), "show", "main:arena/ladder/games/standings.py"],
             check=True, capture_output=True, text=True,
         ).stdout  # fmt: skip
     except (OSError, subprocess.CalledProcessError):

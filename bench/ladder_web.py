@@ -6,7 +6,7 @@ teams with an active version, duplicate pairs between random active
 versions, a rating-history row per version after every pair as the loop
 writes them, real records for a sample of the games), then two real uvicorn
 servers on 127.0.0.1 read it: this tree's site, and main's
-``arena/ladder/web.py`` (``git archive main arena`` into a scratch folder,
+``arena/ladder/site/app.py`` (``git archive main arena`` into a scratch folder,
 first on its ``PYTHONPATH``).  Each serves the same standings (fitted once).
 The client times ``GET /``, ``GET /teams/TEAM`` (the team with the most
 games) and ``GET /api/games/ID`` (games with records, in turn), the two
@@ -96,18 +96,15 @@ def serve(directory: Path, port: int) -> None:
 
     import arena
     from arena.ladder.config import load_ladder_config
-    from arena.ladder.standings import standings
+    from arena.ladder.games.standings import standings
     from arena.ladder.store import LadderStore
-    from arena.ladder.web import create_app, wrap
+    from arena.ladder.site.app import create_app, wrap
     from arena.results.store import ResultsStore
 
     config = load_ladder_config(directory)
     store = LadderStore(config.ladder_path)
     results = ResultsStore.open_read_only(config.results_path)
-    try:
-        from arena.ladder.state import LadderState  # this tree
-    except ImportError:
-        from arena.ladder.service import LadderState  # main
+    from arena.ladder.games.state import LadderState
     state = LadderState(tuple(standings(results.games(), [v.entry for v in store.active_versions()])))
     store.close()
     results.close()

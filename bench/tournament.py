@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.tournament.config import usable_cores
+from arena.tables.cores import usable_cores
 from arena_sdk.transport import TUNED_EXPERIMENTS
 
 REPO = Path(__file__).resolve().parents[1]

@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 # Failures said at once, the disk and engine in the header, the run's budget and its recap
 # (tests/run_report.py); under CI, a wedged Docker engine restarted and its test run again
 # (tests/engine_guard.py).
-pytest_plugins = ["run_report", "engine_guard"]
+pytest_plugins = ["parallel", "run_report", "engine_guard"]
 
 # One run secret for every results store the tests make (arena.match.seeds): a test that compares
 # two output directories (a reference run and a resumed one, local and cluster) deals the same cards

@@ -6,19 +6,25 @@ or base image fails them; on a developer's machine without Docker they skip.
 The engine may be shared with other arena runs (other test runs, a
 tournament): every container this test run starts carries the label
 ``arena.test=<this run's id>`` (through ``ARENA_LABELS``, which subprocesses
-inherit), and fixtures count, wait for and remove only those.
+inherit), and fixtures count, wait for and remove only those.  On parallel
+workers (``pytest -n N``) each worker is a run of its own in that sense: its
+own label, its own leftovers check; images under fixed tags are built once
+for the whole run (:func:`build_once`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from parallel import run_dir, run_lock
 
 from arena.sandbox.docker import LABELS_ENV, docker_client
 
@@ -38,6 +44,13 @@ def own_containers(client: Any, **filters: Any) -> list[dict[str, Any]]:
 REMOVE_OWN_S = 60.0
 
 
+def _described(info: dict[str, Any]) -> str:
+    """A leftover named so that a failure says whose it was: name, image, state and the arena's labels."""
+    name = str((info.get("Names") or [info["Id"][:12]])[0]).lstrip("/")
+    labels = {k: v for k, v in (info.get("Labels") or {}).items() if k.startswith("arena.") and k != TEST_LABEL}
+    return f"{name} ({info.get('Image', '?')}, {info.get('State', '?')}, {labels})"
+
+
 def remove_own(client: Any, within: float = REMOVE_OWN_S) -> list[str]:
     """Remove this test run's containers (and their volumes) at once; returns their names.
 
@@ -49,7 +62,7 @@ def remove_own(client: Any, within: float = REMOVE_OWN_S) -> list[str]:
         found = own_containers(client)
     except Exception:  # noqa: BLE001 - an engine that cannot list them: nothing to name
         return []
-    names = [str((info.get("Names") or [info["Id"][:12]])[0]).lstrip("/") for info in found]
+    names = [_described(info) for info in found]
 
     def remove(container_id: str) -> None:
         with contextlib.suppress(Exception):
@@ -77,7 +90,7 @@ def engine_or_skip(what: str = "Docker tests") -> Any:
     return client
 
 
-#: The tags of ladder versions' images (arena.ladder.builds.image_tag).
+#: The tags of ladder versions' images (arena.ladder.versions.builds.image_tag).
 LADDER_IMAGES = "arena-ladder-"
 
 
@@ -112,3 +125,24 @@ def remove_own_images(within: float = 120.0) -> int:
     thread.start()
     thread.join(within)
     return len(removed)
+
+
+def build_once(client: Any, tag: str, build: Callable[[], object]) -> str:
+    """``tag`` built once in this run, whichever worker of ``pytest -n`` asks first; returns ``tag``.
+
+    ``build`` makes the image under ``tag`` (``arena.sandbox.build.build_image``
+    or a plain ``docker build``).  The first caller runs it under a lock of the
+    run (``tests/parallel.py``) and records the image's ID; later callers, in
+    this process or another worker, find the same image under ``tag`` and build
+    nothing.  A tag some test has since moved or removed is built again.
+    """
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", tag)
+    record = run_dir() / "images" / f"{name}.id"
+    with run_lock(f"image-{name}"):
+        with contextlib.suppress(Exception):  # no record yet, no such image, or another image under the tag
+            if client.images.get(tag).id == record.read_text().strip():
+                return tag
+        build()
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(str(client.images.get(tag).id))
+    return tag

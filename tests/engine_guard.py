@@ -33,11 +33,22 @@ is asked to start a container of the base image that runs
 
 A test that fails on a healthy engine is reported as it is: the probe only
 decides whether the engine could have been the cause.
+
+On parallel workers (``pytest -n N``) the engine is shared by the workers'
+tests, so a restart is the run's, not a worker's: one worker restarts it at a
+time (a lock in the run's folder, ``tests/parallel.py``), at most
+:data:`MAX_RESTARTS` times in the whole run, and every restart is kept in a
+record the workers read.  A worker whose test failed while another one
+restarted the engine (the restart stopped its containers) does not restart
+it again: it says so and runs its test once more.  What a worker says reaches
+the controller with the test's report, and the controller prints it and the
+recap once.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shlex
 import subprocess
@@ -50,6 +61,10 @@ from typing import Any
 
 import pytest
 from _pytest.runner import runtestprotocol
+from parallel import is_worker, run_dir, run_lock, write_json
+
+#: The run's folder and its lock, shared with the workers of ``pytest -n`` (loaded with this plugin).
+pytest_plugins = ["parallel"]
 
 REPO = Path(__file__).resolve().parents[1]
 BASE_IMAGE = os.environ.get("ARENA_BASE_IMAGE", "arena-base:bookworm")
@@ -73,6 +88,52 @@ class GuardLog:
 
 
 LOG = GuardLog()
+#: The run's record of restarts (each: when it ended, which worker, after which test, what it said).
+RESTARTS_FILE = "engine-restarts.json"
+#: The attribute of a worker's report that carries what the guard said and did to the controller.
+REPORT_ATTRIBUTE = "arena_engine_guard"
+
+
+class _Said:
+    """What the guard says about the test under way: printed at once, or (on a worker) kept for its report."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.log: list[tuple[str, Any]] = []
+        self.on_worker = False
+        self.worker = "this run"
+        self.workers = 1
+
+    def begin(self, item: pytest.Item) -> None:
+        self.lines, self.log, self.on_worker = [], [], is_worker(item.config)
+        # From the worker's own input, not the environment: a pytest a test starts inherits a worker's.
+        workerinput = getattr(item.config, "workerinput", {})
+        self.worker, self.workers = workerinput.get("workerid", "this run"), int(workerinput.get("workercount", 1))
+
+    def note(self, kind: str, value: Any) -> None:
+        """One entry of :data:`LOG` (``restarts``, ``reruns``, ``wedged_unrestarted``)."""
+        getattr(LOG, kind).append(value)
+        self.log.append((kind, value))
+
+    def attach(self, reports: list[Any]) -> None:
+        if self.on_worker and (self.lines or self.log) and reports:
+            setattr(reports[-1], REPORT_ATTRIBUTE, {"said": self.lines, "log": self.log})
+
+
+_said = _Said()
+
+
+def restarts() -> list[dict[str, Any]]:
+    """The run's restarts so far, by every worker."""
+    try:
+        return list(json.loads((run_dir() / RESTARTS_FILE).read_text()))
+    except (OSError, ValueError):
+        return []
+
+
+def record_restart(entry: dict[str, Any]) -> None:
+    """Add a restart to the run's record (the caller holds the guard's lock)."""
+    write_json(run_dir() / RESTARTS_FILE, [*restarts(), entry])
 
 
 def probe_engine(timeout: float = PROBE_S) -> str | None:
@@ -162,6 +223,9 @@ def remove_first_attempts_containers() -> list[str]:
 
 
 def _say(item: pytest.Item, line: str) -> None:
+    if _said.on_worker:
+        _said.lines.append(line)
+        return
     reporter = item.config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         reporter.write_line(f"!! {line}")
@@ -183,6 +247,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return None  # a developer's run: pytest's own protocol, untouched
     ihook = item.ihook
     ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    _said.begin(item)
+    began = time.time()
     reports = runtestprotocol(item, nextitem=nextitem, log=False)
     if any(report.failed for report in reports):
         # The test's timeout is still armed: it must not go off in the probe or the restart.
@@ -190,33 +256,92 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
             item.config.pluginmanager.hook.pytest_timeout_cancel_timer(item=item)
         reason = probe_engine()
         if reason is not None:
-            reports = _after_a_wedge(item, nextitem, reports, reason)
+            reports = _after_a_wedge(item, nextitem, reports, reason, began)
+        else:
+            reports = _after_a_restart_elsewhere(item, nextitem, reports, began)
+    _said.attach(reports)
     for report in reports:
         ihook.pytest_runtest_logreport(report=report)
     ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
     return True
 
 
-def _after_a_wedge(item: pytest.Item, nextitem: pytest.Item | None, reports: list[Any], reason: str) -> list[Any]:
-    """The engine is wedged after ``item`` failed: restart it and run ``item`` again, if allowed."""
+def _after_a_wedge(
+    item: pytest.Item, nextitem: pytest.Item | None, reports: list[Any], reason: str, began: float
+) -> list[Any]:
+    """The engine is wedged after ``item`` failed: restart it (unless another worker just did) and run ``item`` again."""
     first = next(r for r in reports if r.failed)
     _say(item, f"{item.nodeid} failed in {first.when} and the Docker engine no longer starts containers ({reason})")
     for line in str(first.longrepr or "").rstrip().splitlines()[-6:]:
         _say(item, f"  {line[:300]}")
-    if own_engine_pid() is None or len(LOG.restarts) >= MAX_RESTARTS:
-        LOG.wedged_unrestarted.append(item.nodeid)
-        _say(item, "  the engine is not the one scripts/docker-setup.sh started, or it was restarted enough: left as it is")
-        return reports
-    said = restart_engine()
-    LOG.restarts.append(f"after {item.nodeid}: {said}")
-    _say(item, f"  engine restarted (goroutines kept in /var/log/arena): {said}; the test runs again")
+    with run_lock("engine-guard"):  # one restart at a time in the run; another worker's may be under way
+        done = restarts()
+        meanwhile = [r for r in done if r["at"] >= began]
+        if meanwhile:
+            _say(item, f"  {_restart_words(meanwhile[-1])} while it ran: not restarted again; the test runs again")
+        elif own_engine_pid() is None or len(done) >= MAX_RESTARTS:
+            _said.note("wedged_unrestarted", item.nodeid)
+            _say(item, "  the engine is not the one scripts/docker-setup.sh started, or it was restarted enough: left as it is")
+            return reports
+        else:
+            said = restart_engine()
+            record_restart({"at": time.time(), "by": _said.worker, "after": item.nodeid, "said": said})
+            _said.note("restarts", f"after {item.nodeid}: {said}")
+            _say(item, f"  engine restarted (goroutines kept in /var/log/arena): {said}; the test runs again")
+            if _said.workers > 1:
+                _say(item, "  the other workers' tests under way met the restart: each that failed runs again, said so")
+    return _run_again(item, nextitem)
+
+
+def _after_a_restart_elsewhere(item: pytest.Item, nextitem: pytest.Item | None, reports: list[Any], began: float) -> list[Any]:
+    """``item`` failed on a healthy engine: if another worker restarted the engine under it, it runs again."""
+    with run_lock("engine-guard"):  # a restart under way ends first (the engine is down while it runs)
+        meanwhile = [r for r in restarts() if r["at"] >= began]
+    if not meanwhile:
+        return reports  # the engine was not the cause: the failure stands as it is
+    first = next(r for r in reports if r.failed)
+    _say(item, f"{item.nodeid} failed in {first.when} after {first.duration:.0f} s; {_restart_words(meanwhile[-1])} "
+               f"under it: the test runs again")  # fmt: skip
+    for line in str(first.longrepr or "").rstrip().splitlines()[-6:]:
+        _say(item, f"  {line[:300]}")
+    return _run_again(item, nextitem)
+
+
+def _restart_words(restart: dict[str, Any]) -> str:
+    return f"the engine was restarted by {restart['by']} (after {restart['after']})"
+
+
+def _run_again(item: pytest.Item, nextitem: pytest.Item | None) -> list[Any]:
+    """Clear what the first attempt left on the engine and run ``item`` once more, its whole timeout again."""
     left = remove_first_attempts_containers()
     if left:
         _say(item, f"  the first attempt's containers (stopped with the engine) removed: {', '.join(left)}")
     _restart_timer(item)  # (runtestprotocol gives the item a fresh fixture request itself)
     again = runtestprotocol(item, nextitem=nextitem, log=False)
-    LOG.reruns.append((item.nodeid, "failed" if any(r.failed for r in again) else "passed"))
+    _said.note("reruns", (item.nodeid, "failed" if any(r.failed for r in again) else "passed"))
     return again
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """The controller of ``pytest -n``: what a worker's guard said and did, printed and kept for the recap."""
+    carried = getattr(report, REPORT_ATTRIBUTE, None)
+    if not carried or _config is None or is_worker(_config):
+        return
+    reporter = _config.pluginmanager.get_plugin("terminalreporter")
+    for line in carried.get("said", []):
+        if reporter is not None:
+            reporter.write_line(f"!! {line}")
+    for kind, value in carried.get("log", []):
+        getattr(LOG, kind).append(tuple(value) if isinstance(value, list) else value)
+
+
+_config: pytest.Config | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _config
+    _config = config
 
 
 def summary_lines() -> list[str]:

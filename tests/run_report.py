@@ -17,6 +17,11 @@ loads it):
   took and whether the budget stopped it, the disk and the engine at the end,
   the slowest tests, every failure in one line, and what the engine guard
   (``tests/engine_guard.py``) did.
+
+On parallel workers (``pytest -n N``, ``tests/parallel.py``) the controller
+prints all of it once for the whole run: the workers' reports reach it, the
+budget counts from the controller's start in every worker (each stops after
+its test under way), and the recap counts the tests no worker ran.
 """
 
 from __future__ import annotations
@@ -27,6 +32,10 @@ import time
 from pathlib import Path
 
 import pytest
+from parallel import is_worker, record_module_seconds, run_started_wall
+
+#: The run's folder and start, shared with the workers of ``pytest -n`` (loaded with this plugin).
+pytest_plugins = ["parallel"]
 
 #: Where a full disk would hurt: the checkout, temporary files, Docker's data.
 WATCHED = (Path("/"), Path("/tmp"), Path("/var/lib/docker"))
@@ -34,9 +43,13 @@ WATCHED = (Path("/"), Path("/tmp"), Path("/var/lib/docker"))
 REASON_LINES = 14
 CI_BUDGET_SECONDS = 70 * 60
 
-_started = time.monotonic()
 #: pytest's terminal, where a failure's lines are written at once (set when pytest is configured).
 _reporter: pytest.TerminalReporter | None = None
+
+
+def elapsed() -> float:
+    """Seconds since the run began (the controller's start, on every worker)."""
+    return time.time() - run_started_wall()
 
 
 def budget_seconds() -> float | None:
@@ -101,7 +114,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  #
     """Before pytest-timeout reads a test's timeout: none reaches past the run's budget."""
     budget = budget_seconds()
     if budget is not None:
-        left = max(budget - (time.monotonic() - _started), 0) + LAST_TEST_SECONDS
+        left = max(budget - elapsed(), 0) + LAST_TEST_SECONDS
         marker = item.get_closest_marker("timeout")
         current = item.config.getini("timeout")
         if marker is not None:
@@ -110,9 +123,12 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  #
         if seconds <= 0 or seconds > left:  # 0: no timeout at all
             item.add_marker(pytest.mark.timeout(max(1, int(left))), append=False)
     yield
-    if budget is not None and time.monotonic() - _started > budget and not item.session.shouldstop:
-        left_over = len(item.session.items) - item.session.items.index(item) - 1 if item in item.session.items else 0
+    if budget is not None and elapsed() > budget and not item.session.shouldstop:
         spent = f"the run's budget of {budget:.0f} s is spent (ARENA_TEST_BUDGET)"
+        if is_worker(item.config):  # the worker stops after its test; the controller counts what no one ran
+            item.session.shouldstop = f"{spent}: stopped after {item.nodeid}"
+            return
+        left_over = len(item.session.items) - item.session.items.index(item) - 1 if item in item.session.items else 0
         if left_over:
             _state.budget_stop = f"{spent}: stopped after {item.nodeid}, {left_over} test(s) not run"
             item.session.shouldstop = _state.budget_stop  # pytest stops before the next test
@@ -121,12 +137,14 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  #
 
 
 class _RunState:
-    """What the recap needs: failures in order, durations, a budget stop."""
+    """What the recap needs: failures in order, durations, a budget stop; on workers, the count and their stops."""
 
     def __init__(self) -> None:
         self.failures: list[str] = []
         self.durations: dict[str, float] = {}
         self.budget_stop = ""
+        self.collected = 0
+        self.worker_stops: list[str] = []
 
 
 _state = _RunState()
@@ -140,15 +158,14 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         return
     _state.failures.append(f"{report.nodeid} ({report.when}, {report.duration:.0f} s): {one_line(report)[:160]}")
     reporter = _reporter
-    if reporter is None:
+    if reporter is None:  # (a worker: the controller says it)
         return
     text = str(report.longrepr or "").rstrip().splitlines()
     reason = text[-REASON_LINES:]
-    elapsed = time.monotonic() - _started
     reporter.write_line("")
     reporter.write_line(
         f"!! {report.nodeid} failed in {report.when} after {report.duration:.0f} s "
-        f"(run at {elapsed:.0f} s; {free_space()})"
+        f"(run at {elapsed():.0f} s; {free_space()})"
     )
     for line in reason:
         reporter.write_line(f"!!   {line[:300]}")
@@ -164,7 +181,39 @@ def one_line(report: pytest.TestReport) -> str:
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     global _reporter
-    _reporter = config.pluginmanager.get_plugin("terminalreporter")
+    _reporter = None if is_worker(config) else config.pluginmanager.get_plugin("terminalreporter")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:
+    """The controller: how many tests the run has (every worker collects them all)."""
+    _state.collected = len(ids)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: object, error: object) -> None:
+    """The controller: a worker the budget stopped says after which test."""
+    stop = (getattr(node, "workeroutput", None) or {}).get("shouldstop")
+    if stop and "ARENA_TEST_BUDGET" in str(stop):
+        _state.worker_stops.append(str(stop).rsplit("stopped after ", 1)[-1])
+
+
+def budget_line() -> str:
+    """The recap's word on the budget: not reached, or where it stopped the run (and what it left)."""
+    if not _state.worker_stops:
+        return _state.budget_stop or "the budget was not reached"
+    budget = budget_seconds() or 0
+    not_run = max(_state.collected - len({nodeid for nodeid in _state.durations}), 0)
+    return (
+        f"the run's budget of {budget:.0f} s is spent (ARENA_TEST_BUDGET): the workers stopped after "
+        f"{', '.join(_state.worker_stops)}; {not_run} test(s) not run"
+    )
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """How long each module took, for the next run's order of modules on workers (tests/parallel.py)."""
+    if not is_worker(session.config):
+        record_module_seconds(session.config, _state.durations)
 
 
 @pytest.hookimpl(trylast=True)
@@ -174,12 +223,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
     write = terminalreporter.write_line
     write("")
-    write(f"== run report: {time.monotonic() - _started:.0f} s; {_state.budget_stop or 'the budget was not reached'}")
+    write(f"== run report: {elapsed():.0f} s; {budget_line()}")
     write(f"== disk: {free_space()}")
     write(f"== docker: {engine_line()}")
     for line in summary_lines():
         write(f"== engine guard: {line}")
     slowest = sorted(_state.durations.items(), key=lambda kv: -kv[1])[:SLOWEST]
-    write("== slowest: " + ", ".join(f"{nodeid.rsplit('::', 1)[-1][:50]} {seconds:.0f} s" for nodeid, seconds in slowest))
+    if slowest:  # (none when nothing ran: --collect-only)
+        write("== slowest: " + ", ".join(f"{nodeid.rsplit('::', 1)[-1][:50]} {seconds:.0f} s" for nodeid, seconds in slowest))
     for failure in _state.failures:
         write(f"== failed: {failure}")

@@ -171,3 +171,76 @@ def test_the_run_report_says_when_the_guard_never_fired(monkeypatch):
     monkeypatch.delenv("CI")
     engine_guard.LOG.restarts.clear()
     assert engine_guard.summary_lines() == [], "outside CI the guard does nothing and says nothing"
+
+
+WORKER_TEST_A = '''
+import time
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def test_needs_the_engine():
+    deadline = time.monotonic() + 300
+    while not (HERE / "b-started").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)  # the other worker's test is under way before this one fails
+    assert (HERE / "mended").exists(), "the engine never started its container"
+'''
+
+WORKER_TEST_B = '''
+import time
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def test_under_way_during_the_restart():
+    if (HERE / "mended").exists():
+        return  # begun after the restart: nothing broke it
+    (HERE / "b-started").touch()
+    deadline = time.monotonic() + 300
+    while not (HERE / "mended").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    raise AssertionError("the engine was restarted under this test")
+'''
+
+
+def test_on_workers_one_restart_is_said_and_a_test_it_broke_elsewhere_runs_again(
+    tmp_path: Path, silent_engine: Path, fake_dockerd: Path
+):
+    """``pytest -n 2``: a test on one worker finds the engine wedged; the restart breaks the other worker's test.
+
+    The restart (the test's mend) takes the silent engine away, so the second
+    test's probe finds no engine, not a wedged one: it runs again only because
+    the run's record says the engine was restarted while it ran.
+    """
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "conftest.py").write_text('pytest_plugins = ["run_report", "engine_guard"]\n')
+    (folder / "test_a.py").write_text(WORKER_TEST_A)
+    (folder / "test_b.py").write_text(WORKER_TEST_B)
+    mend = (f"{sys.executable} -c \"import os; os.unlink('{silent_engine}'); open('{folder / 'mended'}', 'w'); "
+            f"print('docker ready: mended')\"")  # fmt: skip
+    env = {
+        **os.environ, "CI": "true", "PYTHONPATH": str(HERE), "DOCKER_HOST": f"unix://{silent_engine}",
+        "ARENA_TEST_ENGINE_PROBE_S": "2", "ARENA_TEST_ENGINE_PID_FILE": str(fake_dockerd),
+        "ARENA_TEST_ENGINE_RESTART": mend,
+    }  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "2", "test_a.py", "test_b.py"],
+        cwd=folder, capture_output=True, text=True, timeout=600, env=env, check=False,
+    )  # fmt: skip
+    out = done.stdout
+    assert out.count("!! test_a.py::test_needs_the_engine failed in call and the Docker engine no longer starts") == 1, out
+    assert out.count("engine restarted (goroutines kept in /var/log/arena): docker ready: mended") == 1, out
+    assert "the other workers' tests under way met the restart" in out, "a restart under other workers is said"
+    said = "!! test_b.py::test_under_way_during_the_restart failed in call after"
+    assert out.count(said) == 1, out
+    line = out[out.index(said):].splitlines()[0]
+    assert "the engine was restarted by gw" in line and "(after test_a.py::test_needs_the_engine) under it" in line
+    assert "the engine was restarted under this test" in out, "the first attempt's reason is said"
+    recap = out[out.index("== run report:"):]
+    assert recap.count("== engine guard: engine restarted after test_a.py::test_needs_the_engine") == 1, recap
+    assert "== engine guard: ran again after the restart: test_a.py::test_needs_the_engine: passed" in recap, recap
+    assert "== engine guard: ran again after the restart: test_b.py::test_under_way_during_the_restart: passed" in recap
+    assert "2 passed" in out.splitlines()[-1], out

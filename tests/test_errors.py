@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from arena.errors import ArenaError
-from arena.ladder.store import LadderError
+from arena.ladder.common.ladder_db import LadderError
 from arena.match.seat import PlatformFault
 from arena.referee.botspec import BotSpecError
 from arena.results.store import DiskFull, StoreError

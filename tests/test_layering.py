@@ -54,8 +54,8 @@ def test_sdk_never_imports_the_server():
             assert name.split(".")[0] != "arena", f"{path}: imports {name}"
 
 
-#: Modules every layer may import: the user-facing error root and untrusted-text cleaning.
-EVERY_LAYER = ("arena.errors", "arena.text")
+#: Modules every layer may import: the user-facing error root, untrusted-text cleaning, settings files' keys.
+EVERY_LAYER = ("arena.errors", "arena.text", "arena.toml_keys")
 
 # Layers of the server distribution: a package may import those listed for it.
 ALLOWED = {
@@ -65,26 +65,27 @@ ALLOWED = {
     # The table kernel: what every runner (tournaments, sprt, the ladder) plays its tables with.
     # It knows nothing of any runner, so no runner can form an import circle with it.
     "tables": {"arena.match", "arena.referee", "arena.sandbox", "arena.results", "arena.tables"},
+    # The one SQLite helper every store uses (per-thread connections, the write transaction, DiskFull, migrations).
+    "storage": {"arena.storage"},
     # The results store (its timing totals are the standings' EntryTiming).
-    "results": {"arena.results", "arena.match", "arena.publish"},
+    "results": {"arena.results", "arena.match", "arena.publish", "arena.storage"},
     "tournament": {
         "arena.match", "arena.referee", "arena.sandbox", "arena.tables", "arena.results", "arena.tournament",
         "arena.ratings", "arena.publish",
     },
     "ratings": {"arena.ratings"},
     # arena sprt is a sibling of the tournament runner: it plays its duplicate tables with the table
-    # kernel and keeps its results in the same store (so the ratings commands read it); it reads the
-    # tournament's option parsers (concurrency). The arrow is one way: the tournament never imports it.
+    # kernel and keeps its results in the same store (so the ratings commands read it); its settings'
+    # parsers (concurrency) are the kernel's. Neither runner imports the other.
     "sprt": {
-        "arena.match", "arena.referee", "arena.sandbox", "arena.tables", "arena.results", "arena.tournament",
-        "arena.ratings", "arena.sprt",
+        "arena.match", "arena.referee", "arena.sandbox", "arena.tables", "arena.results", "arena.ratings", "arena.sprt",
     },
     "publish": {"arena.ratings", "arena.publish"},
     # The competition server: a runner on the table kernel (like sprt), with its own stores and site;
     # it reads the tournament's value parsers (limits, config errors). Nothing imports it but the CLI.
     "ladder": {
         "arena.match", "arena.referee", "arena.sandbox", "arena.tables", "arena.results", "arena.tournament",
-        "arena.ratings", "arena.publish", "arena.ladder",
+        "arena.ratings", "arena.publish", "arena.ladder", "arena.storage",
         # Practice tables and live spectators reuse arena play's table, seat and public view.
         "arena.play",
     },
@@ -121,6 +122,156 @@ def test_server_layers_import_one_way(layer):
                 assert (
                     name.split(".")[0] in STDLIB | RATINGS_THIRD_PARTY or name.startswith("arena.ratings")
                 ), f"{path}: ratings may use the standard library, numpy, scipy and threadpoolctl only ({name})"
+
+
+# The ladder wing's floors, lowest first (docs/architecture.md section 10). A module of the wing may
+# import its own package and the floors below it, never a floor above, and the packages that share a
+# floor never import each other. A new package or top-level module of the wing must be given a floor.
+LADDER_FLOORS: tuple[tuple[str, ...], ...] = (
+    ("arena.ladder.common",),  # the directory's layout, ladder.sqlite's connection and meta, the engine watch
+    ("arena.ladder.teams", "arena.ladder.versions"),  # who takes part; a version's life
+    ("arena.ladder.games",),  # pairs, standings, live games, practice tables (reads versions)
+    ("arena.ladder.store",),  # ladder.sqlite's tables composed: teams, versions, games
+    ("arena.ladder.course",),  # calendar, final evaluation, grades, exports
+    ("arena.ladder.site",),  # the web site: app, routers, guard, HTTP server, reads
+    ("arena.ladder.config",),  # ladder.toml: every package's section composed
+    ("arena.ladder.service",),  # the coordinator: the loop composed of the packages' parts
+    ("arena.ladder.serve",),  # `arena ladder serve`: the loop and the site in one process
+)
+
+
+def module_name(path: Path) -> str:
+    """The dotted name of a source file under the repository (a package's ``__init__`` is the package)."""
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def floor_of(module: str, floors: tuple[tuple[str, ...], ...] = LADDER_FLOORS) -> tuple[int, str] | None:
+    """The floor and the part (package or top-level module) of a module of the wing; None for ``arena.ladder`` itself."""
+    for level, parts in enumerate(floors):
+        for part in parts:
+            if module == part or module.startswith(part + "."):
+                return level, part
+    return None
+
+
+def floor_violations(importer: str, imported: set[str], floors: tuple[tuple[str, ...], ...] = LADDER_FLOORS) -> list[str]:
+    """What ``importer`` (a module of the wing) imports against the floors: each as one line."""
+    here = floor_of(importer, floors)
+    if here is None:
+        return [] if importer == "arena.ladder" else [f"{importer} is on no floor of LADDER_FLOORS"]
+    found = []
+    for name in sorted(n for n in imported if n.startswith("arena.ladder.")):
+        there = floor_of(name, floors)
+        if there is None:
+            found.append(f"{importer} imports {name}, which is on no floor")
+        elif there[0] > here[0]:
+            found.append(f"{importer} (floor {here[0]}) imports {name} (floor {there[0]}): up a floor")
+        elif there[0] == here[0] and there[1] != here[1]:
+            found.append(f"{importer} imports {name}: a sibling on its own floor")
+    return found
+
+
+def test_the_ladder_wing_imports_only_down_its_floors():
+    problems = []
+    for path in python_files(REPO / "arena" / "ladder"):
+        problems += floor_violations(module_name(path), imports_of(path))
+    assert problems == []
+
+
+def test_the_floor_check_can_fail():
+    floors = (("arena.ladder.common",), ("arena.ladder.teams", "arena.ladder.versions"), ("arena.ladder.site",))
+    assert floor_violations("arena.ladder.versions.store", {"arena.ladder.common.paths"}, floors) == []
+    assert floor_violations("arena.ladder.common.paths", {"arena.ladder.site.app"}, floors) == [
+        "arena.ladder.common.paths (floor 0) imports arena.ladder.site.app (floor 2): up a floor"
+    ]
+    assert floor_violations("arena.ladder.teams.store", {"arena.ladder.versions.store"}, floors) == [
+        "arena.ladder.teams.store imports arena.ladder.versions.store: a sibling on its own floor"
+    ]
+    assert floor_violations("arena.ladder.extra", set(), floors) == ["arena.ladder.extra is on no floor of LADDER_FLOORS"]
+
+
+def module_imports(path: Path, modules: set[str]) -> set[str]:
+    """The modules of ``modules`` that ``path`` imports: ``from pkg import mod`` is ``pkg.mod``, and a
+    ``__import__("name")`` or ``import_module("name")`` of a literal name counts too (a lazy import is an import)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name in modules)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                found.add(full if full in modules else node.module)
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            func = node.func
+            called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if called in ("__import__", "import_module"):
+                found.add(str(node.args[0].value))
+    return found & modules
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The circles of an import graph: each set of two or more modules that reach each other (Tarjan's)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            members = []
+            while True:
+                member = stack.pop()
+                members.append(member)
+                if member == node:
+                    break
+            if len(members) > 1:
+                circles.append(sorted(members))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return circles
+
+
+#: Import circles found outside the ladder wing, left to their packages' owners: none may be added, and
+#: each is taken off this list once broken (arena play's table and its snapshot import each other lazily).
+KNOWN_CIRCLES = [["arena.play.snapshot", "arena.play.table"]]
+
+
+def test_no_two_modules_of_the_server_import_each_other():
+    """No import circle anywhere in arena/, lazy imports included (site/context.py and site/practice.py made one)."""
+    paths = {module_name(p): p for p in python_files(REPO / "arena")}
+    graph = {name: module_imports(path, set(paths)) - {name} for name, path in paths.items()}
+    circles = import_circles(graph)
+    assert [c for c in circles if c not in KNOWN_CIRCLES] == []
+    assert not [c for c in circles if any(m.startswith("arena.ladder") for m in c)], "the ladder wing has none"
+
+
+def test_the_circle_check_can_fail(tmp_path: Path):
+    lazy = tmp_path / "lazy.py"
+    lazy.write_text('def f():\n    return __import__("a.b", fromlist=["x"]).x\nfrom a import c\n')
+    assert module_imports(lazy, {"a.b", "a.c", "a"}) == {"a.b", "a.c"}
+    assert import_circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert import_circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_of_the_server_imports_a_private_name():
+    """``from arena.x import _y`` reaches into another module's inside: a shared thing gets a public name."""
+    found = []
+    for path in python_files(REPO / "arena"):
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("arena"):
+                found += [f"{path}: {node.module}.{a.name}" for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+    assert found == []
 
 
 def test_layering_check_can_fail(tmp_path: Path):

@@ -13,6 +13,29 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
+#: The run's budget in these runs, counted from the first test's start (:data:`CONFTEST`).
+BUDGET_S = 10
+
+#: The folder's conftest: the plugin as the suite loads it, its budget counted from the start of the first
+#: test (each worker's own), so a loaded machine's start-up spends none of it: the first test, which fails
+#: at once, always runs within it and the second, which sleeps, always outlasts it.
+CONFTEST = """
+import time
+
+import parallel
+import pytest
+
+pytest_plugins = ["run_report"]
+_begun = []
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    if not _begun:
+        _begun.append(item)
+        parallel._run["started"] = time.time()
+"""
+
 TESTS = '''
 import time
 
@@ -25,7 +48,10 @@ def test_fails():
 
 @pytest.mark.timeout(900)
 def test_sleeps_past_the_budget():
-    time.sleep(6)
+    import run_report
+
+    budget = run_report.budget_seconds()  # a short one is slept past; none (or CI's 70 minutes) is not waited for
+    time.sleep(budget + 60 if budget is not None and budget < 600 else 1)
 
 
 def test_after_the_budget():
@@ -33,28 +59,29 @@ def test_after_the_budget():
 '''
 
 
-def _pytest(folder: Path, budget: str) -> str:
-    (folder / "conftest.py").write_text('pytest_plugins = ["run_report"]\n')
-    (folder / "test_small.py").write_text(TESTS)
+def _pytest(folder: Path, budget: str, *args: str, tests: dict[str, str] | None = None) -> str:
+    (folder / "conftest.py").write_text(CONFTEST)
+    for name, text in (tests or {"test_small.py": TESTS}).items():
+        (folder / name).write_text(text)
     env = {**os.environ, "PYTHONPATH": str(HERE), "ARENA_TEST_BUDGET": budget, "ARENA_TEST_GRACE": "2"}
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", str(folder)],
-        cwd=folder, capture_output=True, text=True, timeout=120, env=env, check=False,
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", *args, str(folder)],
+        cwd=folder, capture_output=True, text=True, timeout=600, env=env, check=False,
     )  # fmt: skip
     return done.stdout
 
 
 def test_a_failure_is_said_before_the_summary_and_the_budget_ends_the_run(tmp_path: Path):
-    out = _pytest(tmp_path, "3")
+    out = _pytest(tmp_path, str(BUDGET_S))
     summary = out.index("short test summary")
     said = out.index("!! test_small.py::test_fails failed in call")
     assert said < summary, out
     assert "!!   E       AssertionError: one is not two" in out[said:summary]
     assert "free of" in out[said:summary], "the free disk space is named with the failure"
-    # The 900 s timeout was cut to what is left of the 3 s budget plus the last test's grace (2 s).
+    # The 900 s timeout was cut to what is left of the budget plus the last test's grace (2 s).
     assert "Timeout (>" in out and "test_sleeps_past_the_budget" in out[summary:], out
     # Past the budget the run stops after the test under way: the last test never runs.
-    assert "run's budget of 3 s is spent (ARENA_TEST_BUDGET): stopped after" in out, out
+    assert f"run's budget of {BUDGET_S} s is spent (ARENA_TEST_BUDGET): stopped after" in out, out
     assert "1 test(s) not run" in out, out
     assert "test_after_the_budget" not in out, out
     assert any(line.startswith("disk: ") for line in out[:summary].splitlines()), "the header names the disk"
@@ -76,3 +103,23 @@ def test_no_budget_outside_ci_runs_every_test(tmp_path: Path):
         assert "run budget: none" in out, out
     assert "1 failed, 2 passed" in out, out
     assert "the budget was not reached" in out, out
+
+
+def test_on_workers_the_controller_reports_once_and_the_budget_stops_every_worker(tmp_path: Path):
+    """``pytest -n 2``: each module on a worker of its own; one recap, each failure said once, the budget kept."""
+    second = TESTS.replace("def test_", "def test_second_")
+    out = _pytest(tmp_path, str(BUDGET_S), "-n", "2", tests={"test_small.py": TESTS, "test_other.py": second})
+    summary = out.index("short test summary")
+    assert out.count("== run report:") == 1, out
+    for module, prefix in (("test_small.py", ""), ("test_other.py", "second_")):
+        assert out.count(f"!! {module}::test_{prefix}fails failed in call") == 1, out
+        assert out.index(f"!! {module}::test_{prefix}fails failed in call") < summary, out
+        assert f"test_{prefix}after_the_budget" not in out, "past the budget no worker starts another test"
+    recap = out[out.index("== run report:"):summary]
+    first = recap.splitlines()[0]
+    assert f"the run's budget of {BUDGET_S} s is spent (ARENA_TEST_BUDGET): the workers stopped after" in first, recap
+    assert "test_small.py::test_sleeps_past_the_budget" in first and "test_other.py::test_second_sleeps_past" in first, recap
+    assert first.endswith("; 2 test(s) not run"), recap
+    slowest = next(line for line in recap.splitlines() if line.startswith("== slowest: "))
+    assert "test_sleeps_past_the_budget" in slowest and "test_second_sleeps_past_the_budget" in slowest, recap
+    assert recap.count("== failed: ") == 4, recap

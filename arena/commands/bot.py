@@ -17,7 +17,7 @@ from arena.commands.preflight import EXIT_PLATFORM, start_problem
 from arena.text import safe_text
 from arena.match import TimeControl
 from arena.referee.botspec import BotSpec, BotSpecError
-from arena.referee.local_match import MatchConfig, run_match
+from arena.referee.local_match import MatchConfig, MatchReport, run_match
 from arena.sandbox.bot_dir import MAX_BYTES_ENV, MAX_FILES_ENV, BotDirError, DirLimits, human_size, parse_size
 from arena.sandbox.build import DEFAULT_BASE_IMAGE, DEFAULT_BOT_BASE, BuildError, build_image, ensure_bot_base
 from arena.sandbox.docker import (
@@ -180,24 +180,7 @@ def check(
         else:
             console.print(f"[red]FAIL[/] {safe_text(image)}: {safe_text(cannot_start)}", soft_wrap=True, highlight=False)
         raise typer.Exit(1)
-    with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
-        config = MatchConfig(
-            bots=(BotSpec("docker", image), BotSpec("cmd", f"python {RANDOM_BOT}")),
-            rules=resolve_ruleset("pagat", {"max_hands": "1"}),
-            games=1,
-            seed="check",
-            time_control=TimeControl(move_s=1.0, bank_s=10.0, hard_cap_s=30.0),
-            out_dir=Path(tmp),
-            match_id="check",
-            start_timeout=timeout,
-        )
-        try:
-            report = asyncio.run(run_match(config))
-        except BotSpecError as exc:
-            fail(str(exc))
-        except SeatStartError as exc:  # the platform (the Docker engine) failed: no verdict on the image
-            fail(str(exc), EXIT_PLATFORM)
-        logs = {p.name: p.read_text(errors="replace")[-2000:] for p in (Path(tmp) / "logs").glob("*.log")}
+    report, logs = _check_game(image, timeout)
     game = report.games[0]
     mine = report.totals[0]
     problems = []
@@ -229,3 +212,26 @@ def check(
         for warning in warnings:
             console.print(f"warning: {safe_text(warning)}", soft_wrap=True, highlight=False, markup=False)
     raise typer.Exit(0 if not problems else 1)
+
+
+def _check_game(image: str, timeout: float) -> tuple[MatchReport, dict[str, str]]:
+    """The check's one-hand game of IMAGE against the random bot, and the tail of each seat's log."""
+    with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
+        config = MatchConfig(
+            bots=(BotSpec("docker", image), BotSpec("cmd", f"python {RANDOM_BOT}")),
+            rules=resolve_ruleset("pagat", {"max_hands": "1"}),
+            games=1,
+            seed="check",
+            time_control=TimeControl(move_s=1.0, bank_s=10.0, hard_cap_s=30.0),
+            out_dir=Path(tmp),
+            match_id="check",
+            start_timeout=timeout,
+        )
+        try:
+            report = asyncio.run(run_match(config))
+        except BotSpecError as exc:
+            fail(str(exc))
+        except SeatStartError as exc:  # the platform (the Docker engine) failed: no verdict on the image
+            fail(str(exc), EXIT_PLATFORM)
+        logs = {p.name: p.read_text(errors="replace")[-2000:] for p in (Path(tmp) / "logs").glob("*.log")}
+    return report, logs

@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import secrets
-import threading
 from pathlib import Path
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
@@ -23,12 +22,12 @@ from arena.commands.common import console, err_console, fail, hold_or_fail, prin
 from arena.commands.options import PresetOption, SetOption, warn_if_oversubscribed
 from arena.errors import ArenaError
 from arena.ladder.config import CONFIG_NAME, LadderConfig, load_ladder_config, template
-from arena.ladder.export import ladder_standings
-from arena.ladder.paths import source_dir
-from arena.ladder.sizes import mib
-from arena.ladder.store import UPLOADING, LadderStore, token_hash
+from arena.ladder.games.leaderboard import ladder_standings
+from arena.ladder.site.settings import DEFAULT_HOST, DEFAULT_PORT  # (the help texts name them)
+from arena.ladder.site.sizes import mib
+from arena.ladder.store import LadderStore
+from arena.ladder.teams.store import token_hash
 from arena.sandbox.build import DEFAULT_BASE_IMAGE
-from arena.sandbox.tree import remove_tree
 from arena.text import safe_text
 
 app = typer.Typer(help="Run a competition: teams submit bots, a ladder plays them, a web site shows it.", no_args_is_help=True)
@@ -39,8 +38,6 @@ app.add_typer(admin_app, name="admin")
 
 T = TypeVar("T")
 
-#: The ``[server]`` address ``arena ladder init`` writes (the help texts name it; a test compares them).
-DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
 
 DirArgument = Annotated[Path, typer.Argument(help="The ladder directory (made by arena ladder init).")]
 NameArgument = Annotated[str, typer.Argument(help="The team's name: 1-40 letters, digits, '.', '_' or '-'.")]
@@ -142,8 +139,8 @@ def admin_rotate_token(
     """
     import os
 
-    from arena.ladder.admin_token import rotate_admin_token
-    from arena.ladder.store import new_token
+    from arena.ladder.teams.admin_token import rotate_admin_token
+    from arena.ladder.teams.store import new_token
 
     _, store = _open(directory)
     try:
@@ -288,80 +285,42 @@ def serve(
     are built again.
     """
     import trio
-    import uvicorn
 
-    from arena.ladder import http_server
-    from arena.ladder.scratch import private_temp_dir
-    from arena.ladder.service import LadderService, open_results
-    from arena.ladder.web import create_app, wrap
-    from arena.tables.players import LocalTables, TablePlayer
+    from arena.ladder.common.scratch import private_temp_dir
+    from arena.ladder.serve import LadderServer, recover_uploads
 
     lock = hold_or_fail(directory, "arena ladder serve", create=False)  # noqa: F841 - one server (and final evaluation) per directory, held while it runs, taken before anything is cleaned or written
     config, store = _open(directory)
-    _recover_uploads(config, store)
-    private_temp_dir(store.meta()["ladder_id"])  # its tables' temp files, removed at exit: arena.ladder.scratch
-    results = open_results(config, store.meta()["ladder_id"])
-    player: TablePlayer
-    if scheduler is not None:
-        from arena.tables.cluster import ClusterTables
+    recover_uploads(config, store)
+    private_temp_dir(store.meta()["ladder_id"])  # its tables' temp files, removed at exit: arena.ladder.common.scratch
+    served = LadderServer(config, store, _player(scheduler, insecure, config), host=host, port=port,
+                          on_event=lambda event: _tell(event, quiet))  # fmt: skip
+    served.start()
+    announce = lambda where: err_console.print(f"serving {safe_text(config.name)} on {where} (Ctrl-C stops)", highlight=False)  # noqa: E731
+    try:
+        stopped_by = trio.run(served.run, announce)
+    finally:
+        if not served.close():  # requests in flight are cut after shutdown_timeout
+            err_console.print("the web server did not stop in time; exiting without it", highlight=False)
+    if stopped_by is not None:
+        fail(str(stopped_by))
+    if not served.started:
+        fail(f"the web site could not start on {served.host}:{served.port}")
 
-        try:
-            player = ClusterTables.connect(scheduler, insecure=insecure)
-        except ArenaError as exc:
-            fail(str(exc))
-    else:
-        player = LocalTables()
+
+def _player(scheduler: str | None, insecure: bool, config: LadderConfig) -> Any:
+    """Where the ladder's tables play: this machine's processes, or a Dask cluster (a refusal is one line)."""
+    from arena.tables.players import LocalTables
+
+    if scheduler is None:
         warn_if_oversubscribed(2 * config.concurrency, config.time_control)  # two tables a pair
-    service = LadderService(config, store, results, player, on_event=lambda event: _tell(event, quiet),
-                            builders=config.submissions.builders)
-    app = create_app(config, lambda: service.state)
-    server = uvicorn.Server(
-        http_server.server_config(wrap(app, config), host or config.host, config.port if port is None else port,
-                                  config.server)  # fmt: skip
-    )
-    web = threading.Thread(target=http_server.run, args=(server,), name="arena-ladder-web", daemon=True)
-    web.start()
-
-    #: What stopped the ladder when it could not go on (a full disk): one line after the clean-up.
-    stopped_by: list[ArenaError] = []
-
-    async def main() -> None:
-        import signal
-
-        async with trio.open_nursery() as nursery:
-            async def watch() -> None:
-                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                    async for _ in signals:
-                        service.stop.set()
-                        return
-
-            nursery.start_soon(watch)
-            while not server.started and web.is_alive():
-                await trio.sleep(0.05)
-            if not web.is_alive():
-                service.stop.set()
-            else:
-                bound = server.servers[0].sockets[0].getsockname() if server.servers else (host, port)
-                err_console.print(f"serving {safe_text(config.name)} on http://{bound[0]}:{bound[1]}/ (Ctrl-C stops)", highlight=False)
-                try:
-                    await service.run()
-                except ArenaError as exc:
-                    stopped_by.append(exc)
-            nursery.cancel_scope.cancel()
+        return LocalTables()
+    from arena.tables.cluster import ClusterTables
 
     try:
-        trio.run(main)
-    finally:
-        server.should_exit = True
-        web.join(timeout=config.server.shutdown_timeout + 10)  # requests in flight are cut after shutdown_timeout
-        if web.is_alive():
-            err_console.print("the web server did not stop in time; exiting without it", highlight=False)
-        results.close()
-        store.close()
-    if stopped_by:
-        fail(str(stopped_by[0]))
-    if not server.started:
-        fail(f"the web site could not start on {host or config.host}:{config.port if port is None else port}")
+        return ClusterTables.connect(scheduler, insecure=insecure)
+    except ArenaError as exc:
+        fail(str(exc))
 
 
 def _tell(event: Any, quiet: bool) -> None:
@@ -374,14 +333,6 @@ def _tell(event: Any, quiet: bool) -> None:
     style = {"failure": "red", "void": "yellow", "suspend": "yellow", "build": "cyan"}.get(event.kind, "")
     # A Text, not markup: the line holds what teams and bots sent (brackets included).
     err_console.print(Text(f"{stamp} {event.kind:<7} {safe_text(event.text)}", style=style), highlight=False, soft_wrap=True)
-
-
-def _recover_uploads(config: LadderConfig, store: LadderStore) -> None:
-    """What a killed server left of uploads: half-received files, and versions whose files never arrived."""
-    remove_tree(config.directory / "tmp", ignore_errors=True)  # hostile trees: never recursive
-    for version in store.versions(status=UPLOADING):
-        remove_tree(source_dir(config, version), ignore_errors=True)
-        store.delete_version(version.id)
 
 
 __all__ = ["app", "snapshot"]

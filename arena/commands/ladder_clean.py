@@ -29,7 +29,7 @@ def clean_command(
     rehearsal; refused while a server runs on the directory (its lock). An
     image a container still uses is kept, and said so.
     """
-    from arena.ladder.builds import SPENT, ladder_images, remove_images
+    from arena.ladder.versions.builds import SPENT, ladder_images, remove_images
     from arena.ladder.config import load_ladder_config
     from arena.ladder.store import LadderStore
     from arena.sandbox.docker import docker_client

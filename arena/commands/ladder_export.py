@@ -44,7 +44,8 @@ def export_command(
     Read from the stores (fine while the server runs), by the same definition as the site and `arena ladder show`. With neither option, CSV to standard output.
     With --final: the final table frozen after the deadline (refused before), one row per member, e-mail first, with a grade column (docs/ladder.md, "Running a course").
     """
-    from arena.ladder import export as ex
+    from arena.ladder.config import load_ladder_config
+    from arena.ladder.course import export as ex
 
     if csv_path is None and json_path is None and canvas_path is None:
         csv_path = Path("-")
@@ -54,12 +55,12 @@ def export_command(
         fail("--canvas writes the final grades: add --final")
     try:
         if final:
-            table = ex.final_export(directory)
+            table = ex.final_export(load_ladder_config(directory))
             texts = {csv_path: ex.final_to_csv, json_path: ex.final_to_json,
                      canvas_path: lambda t: ex.final_to_canvas(t, assignment)}  # fmt: skip
             what = f"the final table of {safe_text(table.ladder)} (frozen {table.frozen_at}): {len(table.teams)} teams"
         else:
-            table = ex.export(directory)  # type: ignore[assignment]
+            table = ex.export(load_ladder_config(directory))  # type: ignore[assignment]
             texts = {csv_path: ex.to_csv, json_path: ex.to_json}
             what = f"{len(table.rows)} versions of {safe_text(table.ladder)} at {table.at}"  # type: ignore[attr-defined]
     except ArenaError as exc:

@@ -22,7 +22,7 @@ import typer
 from arena.commands.common import console, fail, print_json
 from arena.errors import ArenaError
 from arena.ladder.config import LadderConfig, load_ladder_config
-from arena.ladder.roster import (
+from arena.ladder.teams.roster import (
     check_roster,
     import_roster,
     new_join_code,

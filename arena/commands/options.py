@@ -20,7 +20,7 @@ from arena.match import TimeControl, oversubscribed_warning
 from arena.match.seeds import guessable
 from arena.match.spec import DEFAULT_HARD_CAP_S, check_seconds, default_hard_cap
 from arena.text import safe_text
-from arena.tournament.cores import usable_cores
+from arena.tables.cores import usable_cores
 
 BotOption = Annotated[
     list[str],

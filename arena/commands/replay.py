@@ -8,10 +8,12 @@ from typing import Annotated
 
 import typer
 from arena_sdk.engine import ReplayReport, RulesError, game_result_to_json, replay_record, team_name
+from arena_sdk.engine.record import record_assists
 from rich.table import Table
 
 from arena.commands.common import bad_input_exits, console, fail, print_json
 from arena.match.timing import record_timing
+from arena.play.assist import assists_words
 from arena.publish.steps import game_steps
 from arena.publish.viewer import standalone_html
 from arena.text import safe_text
@@ -27,6 +29,12 @@ def write_replay_page(record: Path, data: object, report: ReplayReport, out: Pat
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         fail(f"cannot write {out}: {exc.strerror or exc}")
+
+
+def print_assists(data: object) -> None:
+    """Say which seats had help (a hint, an undo: unrated play), one line each; nothing for most games."""
+    for seat, helped in record_assists(data).items():  # type: ignore[arg-type]
+        console.print(f"assisted play: {safe_text(seat)} had {assists_words(helped)} (unrated play)", highlight=False)
 
 
 def load_record(path: Path) -> object:
@@ -94,37 +102,48 @@ def check_record(path: Path, data: object) -> ReplayReport:
             fail(f"{path} is not a valid record: {type(exc).__name__}: {_first_line(exc)}")
 
 
+RecordArgument = Annotated[Path, typer.Argument(help="A game record (JSON) to check.")]
+HtmlOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--html",
+        help="Also write a self-contained HTML replay viewer to this file (docs/replay.md).",
+    ),
+]
+# Asking a bot again (python -m arena_sdk.testing BOT --replay RECORD, which these options are passed to).
+ReaskOption = Annotated[
+    str | None,
+    typer.Option(
+        "--reask", metavar="BOT",
+        help="Ask BOT (path/to/bot.py[:Class], or easy, medium, hard) again at every decision of --seat "
+        "and list where its answer now differs (python -m arena_sdk.testing BOT --replay RECORD).",
+    ),
+]  # fmt: skip
+ReaskSeatOption = Annotated[str | None, typer.Option("--seat", help="With --reask: the seat the bot played (N, E, A, 0...).")]
+ReaskDecisionOption = Annotated[
+    int | None,
+    typer.Option("--decision", metavar="K", help="With --reask: only the seat's decision K (0-based, as strikes name it)."),
+]
+ReaskPdbOption = Annotated[bool, typer.Option("--pdb", help="With --reask and --decision: stop in the debugger there.")]
+ReaskAllOption = Annotated[bool, typer.Option("--all", help="With --reask: list every decision.")]
+ReaskTimeControlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--time-control", metavar="MOVE_MS,BANK_MS,HARD_CAP_MS", help="With --reask: the match's time control."
+    ),
+]
+
+
 def replay(
-    record: Annotated[Path, typer.Argument(help="A game record (JSON) to check.")],
+    record: RecordArgument,
     as_json: Annotated[bool, typer.Option("--json", help="Print the final result as JSON.")] = False,
-    html: Annotated[
-        Path | None,
-        typer.Option(
-            "--html",
-            help="Also write a self-contained HTML replay viewer to this file (docs/replay.md).",
-        ),
-    ] = None,
-    reask: Annotated[
-        str | None,
-        typer.Option(
-            "--reask", metavar="BOT",
-            help="Ask BOT (path/to/bot.py[:Class], or easy, medium, hard) again at every decision of --seat "
-            "and list where its answer now differs (python -m arena_sdk.testing BOT --replay RECORD).",
-        ),
-    ] = None,
-    seat: Annotated[str | None, typer.Option("--seat", help="With --reask: the seat the bot played (N, E, A, 0...).")] = None,
-    decision: Annotated[
-        int | None,
-        typer.Option("--decision", metavar="K", help="With --reask: only the seat's decision K (0-based, as strikes name it)."),
-    ] = None,
-    pdb: Annotated[bool, typer.Option("--pdb", help="With --reask and --decision: stop in the debugger there.")] = False,
-    show_all: Annotated[bool, typer.Option("--all", help="With --reask: list every decision.")] = False,
-    time_control: Annotated[
-        str | None,
-        typer.Option(
-            "--time-control", metavar="MOVE_MS,BANK_MS,HARD_CAP_MS", help="With --reask: the match's time control."
-        ),
-    ] = None,
+    html: HtmlOption = None,
+    reask: ReaskOption = None,
+    seat: ReaskSeatOption = None,
+    decision: ReaskDecisionOption = None,
+    pdb: ReaskPdbOption = False,
+    show_all: ReaskAllOption = False,
+    time_control: ReaskTimeControlOption = None,
 ) -> None:
     """Re-simulate RECORD: every action must be legal and every stored score must match.
 
@@ -153,6 +172,7 @@ def replay(
                 "actions": report.actions,
                 **game_result_to_json(n, report.result),
                 "timing": record_timing(data),
+                "assisted": record_assists(data),  # type: ignore[arg-type]
             }
         )
         return
@@ -174,5 +194,6 @@ def replay(
     console.print(
         f"ended by [bold]{safe_text(result.ending)}[/] after {result.hands} hands; winner: [bold]{winner}[/]"
     )
+    print_assists(data)
     if html is not None:
         console.print(f"viewer: {safe_text(html)} (open it in a browser)", soft_wrap=True)

@@ -47,11 +47,14 @@ def seat_tokens(players: int) -> tuple[list[str], bool]:
     return tokens, False
 
 
+ListenOption = Annotated[
+    list[str],
+    typer.Option(help="Address to serve on: unix:/path/to.sock or 127.0.0.1:PORT (repeatable)."),
+]
+
+
 def serve(
-    listen: Annotated[
-        list[str],
-        typer.Option(help="Address to serve on: unix:/path/to.sock or 127.0.0.1:PORT (repeatable)."),
-    ],
+    listen: ListenOption,
     preset: PresetOption = "pagat",
     overrides: SetOption = None,
     games: GamesOption = 2,
@@ -86,37 +89,48 @@ def serve(
         if address.startswith("unix:"):
             Path(address.removeprefix("unix:").removeprefix("//")).parent.mkdir(parents=True, exist_ok=True)
 
-    async def main() -> list[GameOutcome]:
-        try:
-            server = await RefereeServer().start(listen)
-        except RuntimeError as exc:
-            fail(f"cannot serve on {', '.join(listen)}: {exc}")
-        for address in server.addresses:
-            if address.startswith("unix:"):
-                # Bots in other containers run as other users; the socket's
-                # directory is the access control (only the match's containers mount it).
-                Path(address.removeprefix("unix:").removeprefix("//")).chmod(0o777)
-        seats = [RemoteSeat(s, match_id, tokens[s]) for s in range(n)]
-        if not as_json:
-            console.print(f"referee on {safe_text(', '.join(server.addresses))}; waiting {start_timeout:g} s for {n} bots", soft_wrap=True)
-            if generated:
-                for s in range(n):
-                    console.print(f"  seat {seat_name(n, s)}: ARENA_TOKEN={tokens[s]}", soft_wrap=True)
-        else:
-            print_json({"addresses": server.addresses, "tokens": {seat_name(n, s): tokens[s] for s in range(n)} if generated else None})
-        try:
-            hosted = await host_match(
-                server, spec, [None] * n, server.addresses[0], start_timeout=start_timeout,
-                seats=seats, on_game_end=lambda g: write_record(out, g),
-            )  # fmt: skip
-        finally:
-            await server.stop(1.0)
-        return hosted.outcome.games
-
     try:
-        results = asyncio.run(main())
+        results = asyncio.run(_host(listen, spec, tokens, generated, start_timeout, out, as_json))
     except OSError as exc:  # e.g. OUT cannot be created or written
         fail(f"cannot write the records under {out}: {exc.strerror or exc}")
+    _print_results(results, n, out, as_json)
+
+
+async def _host(
+    listen: list[str], spec: MatchSpec, tokens: list[str], generated: bool, start_timeout: float, out: Path,
+    as_json: bool,
+) -> list[GameOutcome]:  # fmt: skip
+    """Serve on ``listen``, say where and with which tokens, and host the match until it is over."""
+    n = spec.rules.players
+    try:
+        server = await RefereeServer().start(listen)
+    except RuntimeError as exc:
+        fail(f"cannot serve on {', '.join(listen)}: {exc}")
+    for address in server.addresses:
+        if address.startswith("unix:"):
+            # Bots in other containers run as other users; the socket's
+            # directory is the access control (only the match's containers mount it).
+            Path(address.removeprefix("unix:").removeprefix("//")).chmod(0o777)
+    seats = [RemoteSeat(s, spec.match_id, tokens[s]) for s in range(n)]
+    if not as_json:
+        console.print(f"referee on {safe_text(', '.join(server.addresses))}; waiting {start_timeout:g} s for {n} bots", soft_wrap=True)
+        if generated:
+            for s in range(n):
+                console.print(f"  seat {seat_name(n, s)}: ARENA_TOKEN={tokens[s]}", soft_wrap=True)
+    else:
+        print_json({"addresses": server.addresses, "tokens": {seat_name(n, s): tokens[s] for s in range(n)} if generated else None})
+    try:
+        hosted = await host_match(
+            server, spec, [None] * n, server.addresses[0], start_timeout=start_timeout,
+            seats=seats, on_game_end=lambda g: write_record(out, g),
+        )  # fmt: skip
+    finally:
+        await server.stop(1.0)
+    return hosted.outcome.games
+
+
+def _print_results(results: list[GameOutcome], n: int, out: Path, as_json: bool) -> None:
+    """Each game's ending, winner and scores, and where the records are."""
     summary = [
         {
             "game_id": g.game_id,

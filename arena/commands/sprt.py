@@ -45,27 +45,45 @@ from arena.sprt.view import EXIT_CODES, hypotheses, render, report_json, verdict
 from arena.text import safe_text
 
 
+#: The options of ``arena sprt`` alone (the shared ones are arena.commands.options').
+SprtBotsOption = Annotated[
+    list[str],
+    typer.Option(
+        "--bot",
+        help="Twice: NEW, then OLD. cmd:COMMAND (a local process), docker:IMAGE, or builtin:TIER.",
+        show_default=False,
+    ),
+]
+Elo0Option = Annotated[float, typer.Option("--elo0", help="H0: NEW is at most this much stronger (logistic Elo).")]
+Elo1Option = Annotated[float, typer.Option("--elo1", help="H1: NEW is at least this much stronger (logistic Elo).")]
+AlphaOption = Annotated[float, typer.Option(help="False positive rate: accepting H1 when H0 holds.")]
+BetaOption = Annotated[float, typer.Option(help="False negative rate: accepting H0 when H1 holds.")]
+SprtConcurrencyOption = Annotated[
+    str,
+    typer.Option(
+        metavar="N|auto",
+        help="Tables at the same time, each its own process: two per pair, so an even number; "
+        "auto: one per core, rounded down to an even number (at least 2).",
+    ),
+]
+MaxPairsOption = Annotated[
+    int | None,
+    typer.Option("--max-pairs", help="Stop as inconclusive after this many pairs (default: no limit)."),
+]
+PairsPerTableOption = Annotated[
+    int, typer.Option("--pairs-per-table", help="Deals a table plays before its bots are restarted.")
+]
+SprtOutOption = Annotated[
+    Path, typer.Option(help="Directory for results.sqlite, game records and bot logs (resumable).")
+]
+
+
 def sprt(
-    bots: Annotated[
-        list[str],
-        typer.Option(
-            "--bot",
-            help="Twice: NEW, then OLD. cmd:COMMAND (a local process), docker:IMAGE, or builtin:TIER.",
-            show_default=False,
-        ),
-    ],
-    elo0: Annotated[
-        float, typer.Option("--elo0", help="H0: NEW is at most this much stronger (logistic Elo).")
-    ],
-    elo1: Annotated[
-        float, typer.Option("--elo1", help="H1: NEW is at least this much stronger (logistic Elo).")
-    ],
-    alpha: Annotated[
-        float, typer.Option(help="False positive rate: accepting H1 when H0 holds.")
-    ] = 0.05,
-    beta: Annotated[
-        float, typer.Option(help="False negative rate: accepting H0 when H1 holds.")
-    ] = 0.05,
+    bots: SprtBotsOption,
+    elo0: Elo0Option,
+    elo1: Elo1Option,
+    alpha: AlphaOption = 0.05,
+    beta: BetaOption = 0.05,
     preset: PresetOption = "pagat",
     overrides: SetOption = None,
     move_time: MoveTimeOption = 1.0,
@@ -74,31 +92,11 @@ def sprt(
     strikes: StrikesOption = 3,
     clock: ClockOption = "wall",
     start_timeout: StartTimeoutOption = 20.0,
-    concurrency: Annotated[
-        str,
-        typer.Option(
-            metavar="N|auto",
-            help="Tables at the same time, each its own process: two per pair, so an even number; "
-            "auto: one per core, rounded down to an even number (at least 2).",
-        ),
-    ] = "2",
-    max_pairs: Annotated[
-        int | None,
-        typer.Option(
-            "--max-pairs", help="Stop as inconclusive after this many pairs (default: no limit)."
-        ),
-    ] = None,
-    pairs_per_table: Annotated[
-        int,
-        typer.Option(
-            "--pairs-per-table", help="Deals a table plays before its bots are restarted."
-        ),
-    ] = DEFAULT_PAIRS_PER_TABLE,
+    concurrency: SprtConcurrencyOption = "2",
+    max_pairs: MaxPairsOption = None,
+    pairs_per_table: PairsPerTableOption = DEFAULT_PAIRS_PER_TABLE,
     seed: SeedOption = None,
-    out: Annotated[
-        Path,
-        typer.Option(help="Directory for results.sqlite, game records and bot logs (resumable)."),
-    ] = Path("sprt/latest"),
+    out: SprtOutOption = Path("sprt/latest"),
     as_json: JsonOption = False,
 ) -> None:
     """Test whether NEW is stronger than OLD with a sequential probability ratio test.

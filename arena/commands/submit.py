@@ -9,7 +9,7 @@ import typer
 
 from arena.commands.common import console, fail, print_json
 from arena.errors import ArenaError
-from arena.ladder.client import submit as upload
+from arena.ladder.versions.client import submit as upload
 from arena.text import safe_text
 
 

@@ -21,10 +21,11 @@ from rich.progress import (
 from arena.commands.common import console, err_console, fail, hold_or_fail, print_json
 from arena.commands.options import warn_if_oversubscribed
 from arena.errors import ArenaError
+from arena.tables.settings import parse_concurrency
 from arena.text import safe_text
 from arena.tournament import ConfigError, load_config, run_tournament
 from arena.tournament import Progress as RunProgress
-from arena.tournament.config import TournamentConfig, parse_concurrency
+from arena.tournament.config import TournamentConfig
 
 app = typer.Typer(help="Run round-robin tournaments.", no_args_is_help=True)
 

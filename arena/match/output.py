@@ -183,6 +183,28 @@ def stage_file(path: Path, text: str, *, durable: bool = False) -> StagedFile:
     return StagedFile(path, temporary, durable)
 
 
+#: The names :func:`stage_file` gives its temporary files: ``<name>.<pid>-<12 hex>.tmp``.
+STAGED_PATTERN = "*.*-*.tmp"
+
+
+def remove_staged_leftovers(directory: Path) -> int:
+    """Remove the temporary files a killed writer left in ``directory`` (not below it); how many.
+
+    Only the directory's one runner may call this, holding its lock
+    (:mod:`arena.tables.runlock`): a live writer's file would go too.
+    """
+    removed = 0
+    if not directory.is_dir():
+        return 0
+    for path in directory.glob(STAGED_PATTERN):
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            continue
+        removed += 1
+    return removed
+
+
 def stage_record(out_dir: Path, game: GameOutcome, *, durable: bool = False) -> StagedFile:
     """A game's record written beside its place (:func:`record_path`), put there by :meth:`StagedFile.publish`."""
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -10,12 +10,15 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena_sdk.engine import Ruleset
 from arena_sdk.engine.policy import bot_seed
 
 from arena.match.seeds import derive_seed
+
+if TYPE_CHECKING:
+    from arena.match.undo import UndoBook
 
 __all__ = [
     "CLOCKS", "CPU_WALL_FACTOR", "DEFAULT_HARD_CAP_S", "MAX_SECONDS", "OFFTURN_FREE_S", "OFFTURN_SHARE", "MatchSpec",
@@ -152,7 +155,10 @@ class MatchSpec:
     """Keys the seats' bot seeds (:func:`arena.match.seeds.bot_seed_key`); "": they follow from the deal seeds."""
     observe: Callable[[str, Any], None] | None = dataclasses.field(default=None, compare=False, repr=False)
     """Called with (game id, the engine's game state) after each decision is applied: a live feed
-    (the ladder's spectators, :mod:`arena.ladder.live`). It must not change the state."""
+    (the ladder's spectators, :mod:`arena.ladder.games.live`). It must not change the state."""
+    undo: UndoBook | None = dataclasses.field(default=None, compare=False, repr=False)
+    """Unrated play only (a table with a person): the seats whose decisions may be taken back
+    (:mod:`arena.match.undo`); None everywhere else."""
 
     def bot_seed(self, index: int, seat: int) -> int:
         """The bot seed of ``seat`` in game ``index``."""

@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena_sdk.bot import Bot, BotDriver
-from arena_sdk.engine import GameState, Ruleset, seat_name, team_of
+from arena_sdk.engine import GameState, Ruleset, seat_name, team_name, team_of
 from arena_sdk.engine.cards import CARD_NAMES
 from arena_sdk.engine.policy import default_action
 from arena_sdk.engine.state import shuffled_deck
@@ -116,6 +114,35 @@ def seat_play(players: int, seat: int, result: dict[str, Any], tricks: Sequence[
     )
 
 
+def team_breakdown(players: int, result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each side's score breakdown of a hand (``hand_result_to_json``'s ``teams``), as the page shows it."""
+    teams = []
+    for t in range(2):
+        score = result["teams"][team_name(players, t)]
+        teams.append(
+            {
+                "name": team_name(players, t),
+                "contract": score["contract"],
+                "tricks": score["counted_tricks"],
+                "made": score["made"],
+                "contract_points": score["contract_points"],
+                "bags": score["bags"],
+                "bag_points": score["bag_points"],
+                "nil": [
+                    {"seat": n["seat"], "kind": n["kind"], "made": n["made"], "points": n["points"]}
+                    for n in score["nil_results"]
+                ],
+                "penalty_points": score["penalty_points"],
+                "points": score["points"],
+                "score_before": score["score_before"],
+                "score_after": score["score_after"],
+                "bags_before": score["bags_before"],
+                "bags_after": score["bags_after"],
+            }
+        )
+    return teams
+
+
 def replay_hand(setup: HandSetup, seat: int, bots: Sequence[Callable[[], Bot]]) -> SeatPlay:
     """Play the hand of ``setup`` again with ``bots[s]()`` at each seat; what ``seat`` did.
 
@@ -123,6 +150,16 @@ def replay_hand(setup: HandSetup, seat: int, bots: Sequence[Callable[[], Bot]]) 
     its seat's bot seed of the game.  The hand is numbered as in the game (so
     the two-player exchange draws the same random discards).
     """
+    rules = Ruleset.from_dict(setup.rules)
+    result, tricks = replay_hand_result(setup, bots)
+    return seat_play(rules.players, seat, result, [(leader, cards) for leader, cards, _ in tricks])
+
+
+def replay_hand_result(
+    setup: HandSetup, bots: Sequence[Callable[[], Bot]]
+) -> tuple[dict[str, Any], list[tuple[int, list[str], int]]]:
+    """:func:`replay_hand`'s whole hand: its result (``hand_result_to_json``) and its tricks
+    ``(leader, cards in play order, winner)``."""
     rules = Ruleset.from_dict(setup.rules)
     n = rules.players
     k = setup.hand_number
@@ -157,8 +194,7 @@ def replay_hand(setup: HandSetup, seat: int, bots: Sequence[Callable[[], Bot]]) 
     from arena_sdk.engine.record import hand_result_to_json
 
     result = hand_result_to_json(n, hand)
-    tricks = [(t.leader, [CARD_NAMES[c] for c in t.cards]) for t in hand.played]
-    return seat_play(n, seat, result, tricks)
+    return result, [(t.leader, [CARD_NAMES[c] for c in t.cards], t.winner) for t in hand.played]
 
 
 def compare_job(setup: HandSetup, seat: int, bot: str, others: Sequence[str]) -> dict[str, Any]:
@@ -167,8 +203,20 @@ def compare_job(setup: HandSetup, seat: int, bot: str, others: Sequence[str]) ->
     Returns the :class:`SeatPlay` as a dict (plain data back across the process).
     """
     names = [bot if s == seat else others[s] for s in range(len(others))]
-    played = replay_hand(setup, seat, [lambda name=name: make_compare_bot(name) for name in names])
-    return {**dataclasses.asdict(played), "margin": played.margin}
+    n = len(names)
+    result, tricks = replay_hand_result(setup, [lambda name=name: make_compare_bot(name) for name in names])
+    played = seat_play(n, seat, result, [(leader, cards) for leader, cards, _ in tricks])
+    seats = [seat_name(n, s) for s in range(n)]
+    return {
+        **dataclasses.asdict(played),
+        "margin": played.margin,
+        # The whole replayed hand.  It is asked once the game's own hand is over: with four players
+        # its 52 cards were all played there; with two, each card was played or went to the
+        # discards of a hand that is over.  Nothing here is a card still held by another seat.
+        "bids": [result["bids"][name] for name in seats],
+        "hand_tricks": [{"leader": leader, "cards": cards, "winner": winner} for leader, cards, winner in tricks],
+        "teams": team_breakdown(n, result),
+    }
 
 
 def result_json(text: str) -> dict[str, Any]:
@@ -179,17 +227,19 @@ def result_json(text: str) -> dict[str, Any]:
     return data
 
 
+def job_from_json(job: dict[str, Any]) -> dict[str, Any]:
+    """The worker's side: one comparison job (as :func:`arena.play.table.run_comparison` sends it) done."""
+    raw = job["setup"]
+    setup = HandSetup(**{**raw, "scores": tuple(raw["scores"]), "bags": tuple(raw["bags"]),
+                         "bot_seeds": tuple(raw["bot_seeds"])})  # fmt: skip
+    return compare_job(setup, int(job["seat"]), str(job["bot"]), [str(b) for b in job["others"]])
+
+
 def main() -> int:
     """``python -m arena.play.compare``: one job (JSON on stdin) in, its :func:`compare_job` result out."""
-    with_nice = getattr(os, "nice", None)
-    if with_nice is not None:
-        with_nice(5)  # behind the table's own processes: the person's game stays quick
-    job = json.loads(sys.stdin.read())
-    setup = HandSetup(**{**job["setup"], "scores": tuple(job["setup"]["scores"]), "bags": tuple(job["setup"]["bags"]),
-                         "bot_seeds": tuple(job["setup"]["bot_seeds"])})  # fmt: skip
-    result = compare_job(setup, int(job["seat"]), str(job["bot"]), [str(b) for b in job["others"]])
-    sys.stdout.write(json.dumps(result))
-    return 0
+    from arena.play.worker import worker_main
+
+    return worker_main(job_from_json)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ from arena_sdk.wire import arena_pb2_grpc as pb_grpc
 import grpc  # noqa: E402
 
 from arena.errors import ArenaError
+from arena.play.words import SUIT_NAMES, card_words, describe
 
 #: The seat answers the default move for the person this long before the referee's limit.
 AUTO_MARGIN_S = 1.5
@@ -54,19 +55,9 @@ CONNECT_TIMEOUT_S = 30.0
 #: The name the seat joins with (records name the person's seat by it).
 PERSON_NAME = "person"
 
-SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
-RANK_NAMES = {"T": "10", "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
-
 
 class AnswerRefused(ArenaError, ValueError):
     """An answer from the page that cannot be sent: not open, not legal, not readable."""
-
-
-def card_words(text: str) -> str:
-    """``"SA"`` -> ``"ace of spades"``: how the page and its messages name a card."""
-    if len(text) != 2 or text[0] not in SUIT_NAMES:
-        return repr(text[:8])
-    return f"{RANK_NAMES.get(text[1], text[1])} of {SUIT_NAMES[text[0]]}"
 
 
 @dataclasses.dataclass
@@ -83,6 +74,8 @@ class OpenDecision:
     asked_at: float
     """When it arrived, on :func:`time.monotonic`."""
     answer: asyncio.Future[pb.Answer]
+    request: pb.DecisionRequest | None = None
+    """The referee's request itself (a hint asks Hard exactly this)."""
 
 
 @dataclasses.dataclass
@@ -93,8 +86,11 @@ class HandEnd:
     first: int
     result: dict[str, Any]
     tricks: list[tuple[int, list[str]]]
+    """``(leader, cards in play order)`` per trick."""
     scores: tuple[int, ...]
     bags: tuple[int, ...]
+    winners: tuple[int, ...] = ()
+    """Who won each trick."""
 
 
 class SeatTask:
@@ -131,11 +127,13 @@ class HumanSeat:
         auto_margin_s: float = AUTO_MARGIN_S,
         on_change: Callable[[], None] = lambda: None,
         on_hand_end: Callable[[HandEnd], None] = lambda hand: None,
+        on_ask: Callable[[OpenDecision], None] = lambda decision: None,
     ) -> None:
         self.reconnect_s = reconnect_s
         self.auto_margin_s = auto_margin_s
         self.on_change = on_change
         self.on_hand_end = on_hand_end
+        self.on_ask = on_ask
         self.welcome: pb.Welcome | None = None
         self.game_index = -1
         self.game_id = ""
@@ -207,6 +205,19 @@ class HumanSeat:
             self.just_played = (decision.view.seat, text)
         return describe(decision.kind, text)
 
+    def withdraw(self, request_id: int) -> None:
+        """Close the open decision for an undo: it is answered with the default move, which the
+        referee's loop takes back at once (:mod:`arena.match.undo`) with the person's previous one.
+
+        Raises :class:`AnswerRefused` when that decision is not open any more.
+        """
+        decision = self.decision
+        if decision is None or decision.request_id != request_id or decision.answer.done():
+            raise AnswerRefused("that decision is no longer open: the table has moved on")
+        text = default_answer(decision)
+        decision.answer.set_result(answer_to_proto(request_id, decision.kind, parse_action_text(decision.kind, text)))
+        self.message = ""
+
     # ------------------------------------------------------------ the referee's side
 
     def launcher(self) -> Callable[[int, str, str, Path | None], Any]:
@@ -273,6 +284,7 @@ class HumanSeat:
                 tricks=[(t.leader, list(t.cards)) for t in message.tricks],
                 scores=tuple(message.scores),
                 bags=tuple(message.bags),
+                winners=tuple(t.winner for t in message.tricks),
             )
             self.hands.append(hand)
             self.on_hand_end(hand)
@@ -292,11 +304,12 @@ class HumanSeat:
             request_id=request.request_id, kind=kind, legal=tuple(request.legal), view=request.view,
             move_ms=request.move_ms, bank_ms=request.bank_ms,
             allowed_ms=request.allowed_ms or request.move_ms + request.bank_ms,
-            asked_at=asked_at, answer=loop.create_future(),
+            asked_at=asked_at, answer=loop.create_future(), request=request,
         )  # fmt: skip
         self.view = request.view
         self.just_played = None
         self.decision = decision
+        self.on_ask(decision)
         self.on_change()
         auto_at = asked_at + max(0.0, decision.allowed_ms / 1000 - self.auto_margin_s)
         try:
@@ -345,20 +358,6 @@ def default_answer(decision: OpenDecision) -> str:
     if kind is Decision.EXCHANGE:
         return ""
     return decision.legal[0]
-
-
-def describe(kind: Decision, text: str) -> str:
-    """An answer in words, for the person."""
-    if kind is Decision.PLAY:
-        return f"the {card_words(text)}"
-    if kind is Decision.BID:
-        return "a bid of nil" if text == "0" else f"a bid of {text}"
-    if kind is Decision.BLIND_NIL:
-        return "blind nil" if text == "true" else "no blind nil"
-    if kind is Decision.DRAW:
-        return "keeping the card" if text == "keep" else "discarding the card"
-    cards = [c for c in text.split(",") if c]
-    return "returning " + (", ".join(card_words(c) for c in cards) if cards else "no cards")
 
 
 def refusal(decision: OpenDecision, text: str) -> str | None:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import secrets
 import socket
 from collections.abc import Callable
 
 import uvicorn
 
-from arena.play.table import PlayTable
+from arena.play.table import PlayTable, new_match_id
 from arena.play.web import MAX_MESSAGE_CHARS, create_app
 
 #: The only address a table is served on: this machine.
@@ -23,6 +25,50 @@ HOST = "127.0.0.1"
 def table_url(port: int, table: PlayTable) -> str:
     """The table page's address."""
     return f"http://{HOST}:{port}/t/{table.key}"
+
+
+def next_table(done: PlayTable) -> PlayTable:
+    """A new table like ``done`` (the same seats, rules and clock): a new match id and a fresh seed."""
+    match_id = new_match_id()
+    config = dataclasses.replace(
+        done.config, match_id=match_id, seed=str(secrets.randbelow(2**63)), out_dir=done.config.out_dir.parent / match_id
+    )
+    return PlayTable(config, stats=done.stats)
+
+
+class NewGames:
+    """The tables a served table's "New game" button opens: each is served beside it, by key."""
+
+    def __init__(self, first: PlayTable, on_match_end: Callable[[PlayTable], None]) -> None:
+        self.tables = {first.key: first}
+        self.on_match_end = on_match_end
+        self._running: set[asyncio.Task[None]] = set()
+
+    def open_next(self, done: PlayTable) -> str:
+        """Start a table like ``done`` (its match begins at once); its key."""
+        next_one = next_table(done)
+        next_one.new_game = self.open_next
+        self.tables[next_one.key] = next_one
+        task = asyncio.get_running_loop().create_task(self._run(next_one))
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+        return next_one.key
+
+    async def _run(self, table: PlayTable) -> None:
+        try:
+            await table.run()
+            self.on_match_end(table)
+        except Exception:  # noqa: BLE001 - its page says why (PlayTable.error)
+            pass
+        finally:
+            await table.close()
+
+    def stop(self) -> list[asyncio.Task[None]]:
+        """Cancel the tables still playing; the tasks to wait for."""
+        tasks = list(self._running)
+        for task in tasks:
+            task.cancel()
+        return tasks
 
 
 async def serve_table(
@@ -36,10 +82,15 @@ async def serve_table(
     """Serve ``table`` on ``HOST:port`` (0: any free port) and play its match.
 
     ``on_ready`` gets the page's URL once the server listens.  After the match
-    the page stays up (its replay links) until the server is stopped (Ctrl-C),
-    or ``exit_when_done``.  Stopping the server during the match stops the match.
+    the page stays up (its replay links, and a "New game" button that opens
+    another table like it: ``on_match_end`` is called for each) until the
+    server is stopped (Ctrl-C), or ``exit_when_done``.  Stopping the server
+    during the match stops the match.
     """
-    app = create_app({table.key: table}, hosts=(HOST, "localhost"))
+    host = NewGames(table, on_match_end)
+    if not exit_when_done:
+        table.new_game = host.open_next
+    app = create_app(host.tables, hosts=(HOST, "localhost"))
     config = uvicorn.Config(
         app, host=HOST, port=port, log_level="warning", lifespan="off", ws_max_size=4 * MAX_MESSAGE_CHARS,
         server_header=False, proxy_headers=False,
@@ -72,7 +123,8 @@ async def serve_table(
         server.should_exit = True
         if not match.done():
             match.cancel()
-        for task in (match, served):
+        later = host.stop()
+        for task in (match, served, *later):
             with contextlib.suppress(BaseException):
                 await task
         await table.close()

@@ -14,23 +14,27 @@ on every change (a reloaded page gets the current one at once).
 from __future__ import annotations
 
 import asyncio
+import base64
 import dataclasses
 import json
 import secrets
-import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import Any
 
-from arena_sdk.engine import Ruleset, seat_name, team_name
+from arena_sdk.engine import Ruleset, action_to_json, seat_name, team_name, team_of
 
 from arena.errors import ArenaError
 from arena.match import GameOutcome, MatchSpec, TimeControl, game_seeds
 from arena.match.output import write_json, write_record
+from arena.match.undo import UndoBook
+from arena.play.assist import Assists
 from arena.play.compare import COMPARE_BOTS, HandSetup
 from arena.play.seat import DEFAULT_RECONNECT_S, HandEnd, HumanSeat
-from arena.play.views import clean_name, decision_json, hand_json, seat_view_json
+from arena.play.stats import PlayStats, StatsError
+from arena.play.views import clean_name, hand_json
+from arena.play.worker import run_job
 from arena.referee.botspec import BotSpec
 from arena.referee.local_match import play_seated
 from arena.sandbox.docker import ContainerLimits
@@ -114,60 +118,57 @@ def new_match_id() -> str:
 
 #: The longest one comparison may take before it is given up (Hard at every seat takes seconds).
 COMPARE_TIMEOUT_S = 300.0
+#: The longest a hint may take before it is given up (Hard's search takes a fraction of a second).
+HINT_TIMEOUT_S = 120.0
 
 
 async def run_comparison(setup: HandSetup, seat: int, bot: str, others: list[str]) -> dict[str, Any]:
-    """Replay a hand in a process of its own (``python -m arena.play.compare``); its result.
-
-    A process, not a thread: the bots' search is CPU-bound and would hold up the
-    table's event loop; not a multiprocessing pool: that would run the CLI's
-    main module again in the worker.
-    """
+    """Replay a hand in a process of its own (``python -m arena.play.compare``); its result."""
     job = {"setup": dataclasses.asdict(setup), "seat": seat, "bot": bot, "others": others}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "arena.play.compare",
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    try:
-        out, err = await asyncio.wait_for(process.communicate(json.dumps(job).encode()), COMPARE_TIMEOUT_S)
-    except BaseException:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-        raise
-    if process.returncode != 0:
-        last = (err.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
-        raise RuntimeError(f"the replay failed: {last[:200]}")
-    return json.loads(out)
+    return await run_job("arena.play.compare", job, COMPARE_TIMEOUT_S)
 
 
 class PlayTable:
-    """A table with one person and bots: its match, its seat adapter, its comparisons.
+    """A table with one person and bots: its match, its seat adapter, its comparisons, hints and undos.
 
     ``on_change`` is called whenever :meth:`snapshot` would differ (the web
-    layer pushes it to the page).
+    layer pushes it to the page).  ``stats``: where the person's statistics
+    are kept (None: not kept).  The host may set :attr:`new_game` (a button
+    that opens the next table) or :attr:`new_game_link` (a page that does).
     """
 
-    def __init__(self, config: TableConfig, *, key: str | None = None) -> None:
+    def __init__(self, config: TableConfig, *, key: str | None = None, stats: PlayStats | None = None) -> None:
         self.config = config
         self.key = key or secrets.token_urlsafe(18)
         """The table's secret: its page is ``/t/KEY``; whoever has it sits in the person's seat."""
         self.match_id = config.match_id or new_match_id()
+        self.undo_book = UndoBook({config.seat}) if self.undo_available() else None
         self.spec = MatchSpec(
             match_id=self.match_id,
             rules=config.rules,
             deal_seeds=tuple(game_seeds(config.seed, config.games)),
             time_control=config.time_control,
+            undo=self.undo_book,
         )
         self.listeners: list[Callable[[], None]] = []
-        self.seat = HumanSeat(reconnect_s=config.reconnect_s, on_change=self.changed, on_hand_end=self._hand_ended)
+        self.assists = Assists()
+        self.seat = HumanSeat(
+            reconnect_s=config.reconnect_s, on_change=self.changed, on_hand_end=self._hand_ended,
+            on_ask=lambda decision: self.assists.asked(decision.request_id),
+        )  # fmt: skip
         self.comparisons: dict[tuple[int, int, str], dict[str, Any]] = {}
         self.records: dict[str, Path] = {}
         self.outcomes: list[GameOutcome] = []
+        self.stats = stats
+        self.stats_message = ""
+        self.new_game: Callable[[PlayTable], str] | None = None
+        """Opens the next table like this one and returns its key (``arena play``: the "New game" button)."""
+        self.new_game_link: str | None = None
+        """Where another table is opened instead (a ladder's practice tables: the team's page)."""
         self.finished = False
         self.error = ""
         self.version = 0
-        self._comparing: set[asyncio.Task[None]] = set()
+        self._working: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------ names and labels
 
@@ -195,6 +196,11 @@ class PlayTable:
                 return None
         return tiers
 
+    def undo_available(self) -> bool:
+        """Undo needs bots that take a hand going back (the built-in ones): another author's bot
+        may keep its own memory of the hand, written for hands that only go forward."""
+        return self.builtin_tiers() is not None
+
     # ------------------------------------------------------------ the match
 
     async def run(self) -> None:
@@ -203,16 +209,10 @@ class PlayTable:
         out.mkdir(parents=True, exist_ok=True)
         placeholder = BotSpec("cmd", "person")  # never started: the seat's launcher replaces it
         bots = [b or placeholder for b in self.config.bots]
-
-        def saved(game: GameOutcome) -> None:
-            self.records[game.game_id] = write_record(out, game)
-            self.outcomes.append(game)
-            self.changed()
-
         try:
             await play_seated(
                 self.spec, bots, log_dir=out / "logs", start_timeout=self.config.start_timeout,
-                on_game_end=saved, seat_launchers={self.config.seat: self.seat.launcher()},
+                on_game_end=self._game_saved, seat_launchers={self.config.seat: self.seat.launcher()},
                 limits=self.config.limits, labels=dict(self.config.labels) or None,
             )  # fmt: skip
         except Exception as exc:  # the table's page says why, and the command too
@@ -222,6 +222,31 @@ class PlayTable:
             self.finished = True
             write_json(out / "play.json", self.summary())
             self.changed()
+
+    def _game_saved(self, game: GameOutcome) -> None:
+        """A game ended: its record, marked where the person had help, is written; statistics kept."""
+        n = self.players
+        self.assists.mark(game.record, seat_name(n, self.config.seat), self._undone(game.index))
+        self.records[game.game_id] = write_record(self.config.out_dir, game)
+        self.outcomes.append(game)
+        if not game.ending.startswith("void:") and not self.seat.abandoned:  # games the person finished
+            won = None if game.winner is None else game.winner == team_of(n, self.config.seat)
+            self._keep_stats("add_game", game.game_id, {"won": won, "ending": game.ending,
+                                                        "assisted": self.assists.assisted()})  # fmt: skip
+        self.assists.new_game()
+        self.changed()
+
+    def _undone(self, game: int) -> list[list[dict[str, Any]]]:
+        """The decisions each undo of game ``game`` took back, as the record writes actions."""
+        if self.undo_book is None:
+            return []
+        n = self.players
+        return [
+            [{"hand": hand, "seat": seat_name(n, s), "kind": kind.value, "action": action_to_json(kind, action)}
+             for hand, s, kind, action in taken]  # fmt: skip
+            for g, taken in self.undo_book.undone
+            if g == game
+        ]
 
     def summary(self) -> dict[str, Any]:
         """``play.json``: the table's match, who sat where, how each game ended."""
@@ -241,6 +266,7 @@ class PlayTable:
                     "winner": None if g.winner is None else team_name(n, g.winner),
                     "scores": {team_name(n, t): g.result.scores[t] for t in range(2)},
                     "record": f"{g.game_id}.json",
+                    "assisted": (g.record.get("meta") or {}).get("assisted", {}),
                 }
                 for g in self.outcomes
             ],
@@ -254,10 +280,48 @@ class PlayTable:
         for listener in list(self.listeners):
             listener()
 
+    def _start(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` beside the match (stopped by :meth:`close`)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._working.add(task)
+        task.add_done_callback(self._working.discard)
+
+    async def close(self) -> None:
+        """Stop the comparisons and hints still running (their processes are killed)."""
+        for task in list(self._working):
+            task.cancel()
+        await asyncio.gather(*self._working, return_exceptions=True)
+
+    # ------------------------------------------------------------ statistics
+
+    def _keep_stats(self, what: str, *args: Any) -> None:
+        """Update the person's statistics; a file that cannot be written turns them off, with a message."""
+        if self.stats is None:
+            return
+        try:
+            getattr(self.stats, what)(*args)
+        except (StatsError, OSError) as exc:
+            self.stats = None
+            self.stats_message = f"Statistics are not kept any more at this table: {exc}"[:300]
+
+    def _hand_stats(self, hand: HandEnd) -> None:
+        you = hand_json(self.players, self.config.seat, hand)
+        side = team_of(self.players, self.config.seat)
+        team = you["teams"][side]
+        entry = {
+            "bid": you["you"]["bid"], "blind": you["you"]["blind"], "tricks": you["you"]["tricks"],
+            "made": team["made"], "bags": team["bags"], "points": team["points"],
+            "other_points": you["teams"][1 - side]["points"], "players": self.players,
+            "assisted": any(self.assists.counts.values()),
+        }  # fmt: skip
+        self._keep_stats("add_hand", self.seat.game_id, hand.number, entry)
+
     # ------------------------------------------------------------ comparisons
 
     def _hand_ended(self, hand: HandEnd) -> None:
-        self.compare(self.seat.game_index, hand.number, self.config.compare_bot)
+        self._hand_stats(hand)
+        if self.builtin_tiers() is not None:
+            self.compare(self.seat.game_index, hand.number, self.config.compare_bot)
 
     def compare(self, game: int, number: int, bot: str) -> str | None:
         """Start replaying hand ``number`` of game ``game`` with ``bot`` in the person's seat.
@@ -275,10 +339,7 @@ class PlayTable:
             return "that hand is not in the game being played"
         tiers = self.builtin_tiers()
         if tiers is None:
-            self.comparisons[key] = {"status": "unavailable", "bot": bot, "hand": number,
-                                     "message": "the comparison replays built-in bots only: another seat is not one"}  # fmt: skip
-            self.changed()
-            return None
+            return "the comparison replays built-in bots only: another seat is not one"
         n = self.players
         teams = list(hand.result["teams"].values())
         setup = HandSetup(
@@ -292,73 +353,82 @@ class PlayTable:
         )
         self.comparisons[key] = {"status": "running", "bot": bot, "hand": number}
         self.changed()
-        task = asyncio.get_running_loop().create_task(self._compare(key, setup, tiers))
-        self._comparing.add(task)
-        task.add_done_callback(self._comparing.discard)
+        self._start(self._compare(key, setup, tiers, self.seat.game_id))
         return None
 
-    async def close(self) -> None:
-        """Stop the comparisons still running (their processes are killed)."""
-        for task in list(self._comparing):
-            task.cancel()
-        await asyncio.gather(*self._comparing, return_exceptions=True)
-
-    async def _compare(self, key: tuple[int, int, str], setup: HandSetup, tiers: list[str]) -> None:
+    async def _compare(self, key: tuple[int, int, str], setup: HandSetup, tiers: list[str], game_id: str) -> None:
         try:
             played = await run_comparison(setup, self.config.seat, key[2], tiers)
             self.comparisons[key] = {"status": "done", "bot": key[2], "hand": key[1], **played}
+            hand = next((h for h in self.seat.hands if h.number == key[1] and self.seat.game_id == game_id), None)
+            if key[2] == "hard" and hand is not None:
+                you = hand_json(self.players, self.config.seat, hand)["you"]
+                self._keep_stats("add_swing", game_id, key[1], played["margin"] - (you["side_points"] - you["other_points"]))
         except Exception as exc:
             self.comparisons[key] = {"status": "failed", "bot": key[2], "hand": key[1],
                                      "message": f"{type(exc).__name__}: {exc}"[:200]}  # fmt: skip
         self.changed()
 
+    # ------------------------------------------------------------ hints and undo
+
+    def hint(self, request_id: int) -> str | None:
+        """Ask Hard for the open decision ``request_id`` (marked as assisted); why not, or None once asked."""
+        decision = self.seat.decision
+        if decision is None or decision.request_id != request_id or decision.answer.done() or decision.request is None:
+            return "a hint is for the decision that is open now: the table has moved on"
+        if request_id in self.assists.hints:
+            return None
+        self.assists.hinted(request_id)
+        self.assists.hints[request_id] = {"status": "running"}
+        game = self.seat.game_index
+        job = {
+            "rules": self.config.rules.to_dict(),
+            "seat": self.config.seat,
+            "bot_seed": self.spec.bot_seed(game, self.config.seat),
+            "request": base64.b64encode(decision.request.SerializeToString()).decode(),
+        }
+        self.changed()
+        self._start(self._hint(request_id, job))
+        return None
+
+    async def _hint(self, request_id: int, job: dict[str, Any]) -> None:
+        try:
+            found = await run_job("arena.play.hint", job, HINT_TIMEOUT_S)
+            self.assists.hints[request_id] = {"status": "done", "action": str(found["action"]),
+                                              "reason": str(found["reason"])[:400]}  # fmt: skip
+        except Exception as exc:
+            self.assists.hints[request_id] = {"status": "failed", "message": f"{type(exc).__name__}: {exc}"[:200]}
+        self.changed()
+
+    def can_undo(self) -> bool:
+        """Whether the open decision can be withdrawn for the person's previous one (same hand)."""
+        decision = self.seat.decision
+        book = self.undo_book
+        return book is not None and decision is not None and not decision.answer.done() and book.can_undo()
+
+    def undo(self, request_id: int) -> str | None:
+        """Take back the person's previous decision (the open one, ``request_id``, is withdrawn); why not, or None."""
+        if self.undo_book is None:
+            return "undo needs built-in bots at every seat: this table has another bot"
+        decision = self.seat.decision
+        if decision is None or decision.request_id != request_id or decision.answer.done():
+            return "undo works when it is your turn: the table has moved on"
+        if not self.undo_book.can_undo():
+            return "there is nothing to undo in this hand yet"
+        self.undo_book.request()
+        self.assists.undone()
+        self.seat.withdraw(request_id)
+        self.seat.message = "Undone: make your previous move again."
+        self.changed()
+        return None
+
     # ------------------------------------------------------------ what the page shows
 
     def snapshot(self) -> dict[str, Any]:
         """Everything the page shows now, as JSON-ready data (the seat's view and nothing more)."""
-        seat = self.seat
-        n = self.players
-        me = self.config.seat
-        decision = seat.decision
-        view = decision.view if decision is not None else seat.view
-        hands = [hand_json(n, me, h) for h in seat.hands]
-        hands_by = {h["number"]: h for h in hands}
-        comparisons = [
-            with_swing(c, hands_by.get(c["hand"])) for (g, _, _), c in sorted(self.comparisons.items())
-            if g == seat.game_index
-        ]  # fmt: skip
-        games_ended = [
-            {"game_id": g.game_id, "ending": g.ending, "winner": g.winner, "scores": list(g.scores),
-             "replay": f"replay/{g.game_id}" if g.game_id in self.records else None}
-            for g in seat.games_ended
-        ]  # fmt: skip
-        return {
-            "version": self.version,
-            "players": n,
-            "seat": me,
-            "seat_names": [seat_name(n, s) for s in range(n)],
-            "team_names": [team_name(n, t) for t in range(2)],
-            "names": self.names(),
-            "rules": {"preset": self.config.rules.preset, "target": self.config.rules.to_dict().get("target")},
-            "games": self.config.games,
-            "game_index": seat.game_index,
-            "game_id": seat.game_id,
-            "view": seat_view_json(view) if view is not None else None,
-            "decision": None if decision is None else decision_json(
-                decision.request_id, decision.kind.value, decision.legal, decision.move_ms, decision.bank_ms,
-                decision.allowed_ms, int((time.monotonic() - decision.asked_at) * 1000),
-            ),
-            "just_played": None if seat.just_played is None else {"seat": seat.just_played[0], "card": seat.just_played[1]},
-            "hands": hands,
-            "comparisons": comparisons,
-            "compare_bots": list(COMPARE_BOTS),
-            "compare_bot": self.config.compare_bot,
-            "games_ended": games_ended,
-            "finished": self.finished,
-            "abandoned": seat.abandoned,
-            "message": seat.message,
-            "error": self.error,
-        }
+        from arena.play.snapshot import table_snapshot
+
+        return table_snapshot(self)
 
     def replay_record(self, game_id: str) -> Path | None:
         """The record of a finished game of this table, or None."""

@@ -13,14 +13,20 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from arena_sdk.engine import seat_name, team_name
+from arena_sdk.bots.medium import estimate_tricks
+from arena_sdk.engine import Ruleset, seat_name
+from arena_sdk.protocol import cards_from_text
 from arena_sdk.wire import arena_pb2 as pb
 
-from arena.play.compare import seat_play
+from arena.play.compare import seat_play, team_breakdown
 from arena.play.seat import HandEnd
 
 #: The longest bot name the page shows.
 NAME_CHARS = 40
+#: A game of at most this many hands is described by its hands first (a ladder's short games).
+SHORT_GAME_HANDS = 10
+#: The rules' hand cap when none is set (docs/rules.md): not worth mentioning.
+DEFAULT_MAX_HANDS = 200
 
 
 def clean_name(name: str) -> str:
@@ -65,48 +71,110 @@ def seat_view_json(view: pb.SeatView) -> dict[str, Any]:
 
 
 def hand_json(players: int, seat: int, hand: HandEnd) -> dict[str, Any]:
-    """A finished hand: bids, tricks, and each side's score breakdown (from the referee's HandEnd)."""
+    """A finished hand: bids, tricks, each side's score breakdown (from the referee's HandEnd), and its
+    tricks in play order (every card of a finished hand has been played: nothing hidden)."""
     result = hand.result
     names = [seat_name(players, s) for s in range(players)]
-    teams = []
-    for t in range(2):
-        score = result["teams"][team_name(players, t)]
-        teams.append(
-            {
-                "name": team_name(players, t),
-                "contract": score["contract"],
-                "tricks": score["counted_tricks"],
-                "made": score["made"],
-                "contract_points": score["contract_points"],
-                "bags": score["bags"],
-                "bag_points": score["bag_points"],
-                "nil": [
-                    {"seat": n["seat"], "kind": n["kind"], "made": n["made"], "points": n["points"]}
-                    for n in score["nil_results"]
-                ],
-                "penalty_points": score["penalty_points"],
-                "points": score["points"],
-                "score_after": score["score_after"],
-                "bags_after": score["bags_after"],
-            }
-        )
     you = seat_play(players, seat, result, hand.tricks)
+    winners = hand.winners or (-1,) * len(hand.tricks)
+    played = [{"leader": leader, "cards": cards, "winner": w} for (leader, cards), w in zip(hand.tricks, winners)]
     return {
         "number": hand.number,
         "bids": [result["bids"][n] for n in names],
         "blind": [n in result.get("blind", []) for n in names],
         "tricks": [result["tricks"][n] for n in names],
-        "teams": teams,
-        "last_trick": {"leader": hand.tricks[-1][0], "cards": hand.tricks[-1][1]} if hand.tricks else None,
+        "teams": team_breakdown(players, result),
+        "tricks_played": played,
+        "last_trick": played[-1] if played else None,
         "you": {"bid": you.bid, "blind": you.blind, "cards": list(you.cards), "tricks": you.tricks,
                 "side_points": you.side_points, "other_points": you.other_points},
     }  # fmt: skip
 
 
-def decision_json(request_id: int, kind: str, legal: tuple[str, ...], move_ms: int, bank_ms: int,
-                  allowed_ms: int, elapsed_ms: int) -> dict[str, Any]:  # fmt: skip
-    """The open decision: what to answer, the legal answers, and the clock as it stands now."""
+def table_view_json(view: pb.SeatView, hands: list[HandEnd], just_played: tuple[int, str] | None) -> dict[str, Any]:
+    """The person's view as it stands now, not as it stood at their last decision.
+
+    The seat's view is the one of the last request; since then the person may
+    have played a card (``just_played``) and the hand may have ended (its
+    HandEnd is the last of ``hands``): the card leaves the hand for the table,
+    and a finished hand shows all its tricks, its tricks won and no cards left.
+    Only cards the person holds or that were played: nothing else is added.
+    """
+    shown = seat_view_json(view)
+    last = hands[-1] if hands else None
+    if last is not None and last.number == view.hand_number:
+        names = [seat_name(len(view.bids), s) for s in range(len(view.bids))]
+        winners = last.winners or (-1,) * len(last.tricks)
+        shown.update(
+            hand=[], current_trick=[], hand_over=True,
+            tricks=[{"leader": leader, "cards": cards, "winner": w} for (leader, cards), w in zip(last.tricks, winners)],
+            tricks_won=[int(last.result["tricks"][n]) for n in names],
+            bids=[int(last.result["bids"][n]) for n in names],
+        )  # fmt: skip
+        return shown
+    shown["hand_over"] = False
+    if just_played is not None and just_played[1] in shown["hand"]:
+        seat, card = just_played
+        shown["hand"] = [c for c in shown["hand"] if c != card]
+        shown["current_trick"] = [*shown["current_trick"], {"seat": seat, "card": card}]
+    return shown
+
+
+def totals_json(view: pb.SeatView | None, hands: list[HandEnd], game_end: pb.GameEnd | None) -> dict[str, Any]:
+    """The scores and bags of both sides now: the game's end, else the last hand's end, else the hand's start."""
+    if game_end is not None:
+        return {"scores": list(game_end.scores), "bags": list(game_end.bags)}
+    last = hands[-1] if hands else None
+    if last is not None and (view is None or last.number >= view.hand_number):
+        return {"scores": list(last.scores), "bags": list(last.bags)}
+    if view is not None:
+        return {"scores": list(view.scores), "bags": list(view.bags)}
+    return {"scores": [0, 0], "bags": [0, 0]}
+
+
+def game_length(rules: Ruleset) -> str:
+    """How long a game is, in words: the target, and the hand cap where it can end the game first."""
+    target = f"first to {rules.target}" + (f" (or down to {rules.lose_floor})" if rules.lose_floor is not None else "")
+    hands = rules.max_hands
+    if hands <= SHORT_GAME_HANDS:
+        return f"{hands} hand{'s' if hands != 1 else ''}, or {target}"
+    if hands < DEFAULT_MAX_HANDS:
+        return f"{target}, at most {hands} hands"
+    return target
+
+
+def rules_json(rules: Ruleset) -> dict[str, Any]:
+    """What the page says of the rules: the preset, the game's length, the bag limit."""
     return {
+        "preset": rules.preset,
+        "target": rules.target,
+        "max_hands": rules.max_hands,
+        "length": game_length(rules),
+        "bag_threshold": rules.bag_threshold,
+        "bag_penalty": rules.bag_penalty,
+        "nil_value": rules.nil_value,
+        "blind_nil_value": rules.blind_nil_value,
+    }
+
+
+def opening_bid(view: pb.SeatView, legal: tuple[str, ...]) -> str | None:
+    """Where the bid buttons' focus starts: the hand's own trick count (Medium's rule), never nil."""
+    non_nil = [b for b in legal if b != "0"]
+    if not non_nil:
+        return None
+    try:
+        estimate = estimate_tricks(cards_from_text(list(view.hand)), len(view.bids) or 4)
+    except Exception:  # noqa: BLE001 - a view the rule cannot read: the lowest bid that is not nil
+        return non_nil[0]
+    wanted = str(max(1, min(13, int(estimate + 0.35))))
+    return wanted if wanted in non_nil else non_nil[0]
+
+
+def decision_json(request_id: int, kind: str, legal: tuple[str, ...], move_ms: int, bank_ms: int,
+                  allowed_ms: int, elapsed_ms: int, start: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """The open decision: what to answer, the legal answers, where the focus starts, and the clock now."""
+    return {
+        "start": start,
         "request_id": request_id,
         "kind": kind,
         "legal": list(legal),

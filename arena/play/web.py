@@ -7,8 +7,11 @@ Routes (``KEY`` is the table's secret, :attr:`arena.play.table.PlayTable.key`):
 - ``WS /t/KEY/ws``: the page's connection.  The server pushes the table's
   snapshot on every change (``{"type": "state", "state": ...}``); the page sends
   ``{"type": "answer", "request_id": N, "action": "SA"}`` and
-  ``{"type": "compare", "game": G, "hand": H, "bot": "hard"}``.  A refused
-  answer gets ``{"type": "refused", "message": ...}`` and the decision stays open.
+  ``{"type": "compare", "game": G, "hand": H, "bot": "hard"}``, ``{"type": "hint",
+  "request_id": N}`` (Hard's choice for the open decision), ``{"type": "undo",
+  "request_id": N}`` (back to the previous decision) and ``{"type": "new_game"}``
+  (answered ``{"type": "moved", "key": KEY}``: the next table's key).  A refused
+  message gets ``{"type": "refused", "message": ...}`` and the decision stays open.
   One page per table: a second one takes over and the first gets
   ``{"type": "taken_over"}`` and is closed (code 4001);
 - ``GET /t/KEY/replay/GAME_ID``: the replay viewer of a finished game;
@@ -239,14 +242,29 @@ async def _receive(table: PlayTable, connection: Connection) -> None:
             text = await socket.receive_text()
         except (WebSocketDisconnect, RuntimeError, KeyError):
             return
-        problem = _handle(table, text)
-        if problem is not None:
-            await connection.send({"type": "refused", "message": problem})
+        reply = _handle(table, text)
+        if reply is not None:
+            await connection.send(reply)
             connection.dirty.set()  # the page shows the same decision again
 
 
-def _handle(table: PlayTable, text: str) -> str | None:
-    """Carry out one message from the page; returns a message for the person if it was refused."""
+def _int(message: dict[str, Any], key: str) -> int | None:
+    value = message.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _handle(table: PlayTable, text: str) -> dict[str, Any] | None:
+    """Carry out one message from the page; returns the reply it needs (a refusal with a message for
+    the person, or where the next table is), or None."""
+    problem = _carry_out(table, text)
+    if isinstance(problem, dict):
+        return problem
+    if problem is not None:
+        return {"type": "refused", "message": problem}
+    return None
+
+
+def _carry_out(table: PlayTable, text: str) -> str | dict[str, Any] | None:
     if len(text) > MAX_MESSAGE_CHARS:
         return "that message is too long"
     try:
@@ -257,17 +275,26 @@ def _handle(table: PlayTable, text: str) -> str | None:
         return "that message cannot be read"
     kind = message.get("type")
     if kind == "answer":
-        request_id, action = message.get("request_id"), message.get("action")
-        if not isinstance(request_id, int) or not isinstance(action, str):
+        request_id, action = _int(message, "request_id"), message.get("action")
+        if request_id is None or not isinstance(action, str):
             return "an answer needs a request_id and an action"
         try:
             table.seat.answer(request_id, action)
         except AnswerRefused as exc:
             return str(exc)
         return None
+    if kind in ("hint", "undo"):
+        request_id = _int(message, "request_id")
+        if request_id is None:
+            return f"a {kind} needs the request_id of the open decision"
+        return table.hint(request_id) if kind == "hint" else table.undo(request_id)
     if kind == "compare":
-        game, hand, bot = message.get("game"), message.get("hand"), message.get("bot")
-        if not isinstance(game, int) or not isinstance(hand, int) or not isinstance(bot, str):
+        game, hand, bot = _int(message, "game"), _int(message, "hand"), message.get("bot")
+        if game is None or hand is None or not isinstance(bot, str):
             return "a comparison needs a game, a hand and a bot"
         return table.compare(game, hand, bot)
+    if kind == "new_game":
+        if table.new_game is None or not table.finished:
+            return "a new game can be opened here once this one is over"
+        return {"type": "moved", "key": table.new_game(table)}
     return "unknown request"

@@ -33,15 +33,12 @@ from arena.ratings.model import (
 
 if TYPE_CHECKING:
     from arena.ratings.graph import components
-    from arena.ratings.ladder import Ladder, Snapshot
     from arena.ratings.superiority import likelihood_of_superiority, normal_cdf
     from arena.ratings.tally import crosstable, player_records
 
 #: Names served from the numerical modules, imported when first asked for.
 _LAZY = {
     "components": "arena.ratings.graph",
-    "Ladder": "arena.ratings.ladder",
-    "Snapshot": "arena.ratings.ladder",
     "likelihood_of_superiority": "arena.ratings.superiority",
     "normal_cdf": "arena.ratings.superiority",
     "crosstable": "arena.ratings.tally",
@@ -85,13 +82,11 @@ __all__ = [
     "ERROR_MODEL",
     "MIN_CLUSTERS",
     "Z95",
-    "Ladder",
     "PairRecord",
     "PlayerRating",
     "PlayerRecord",
     "Ratings",
     "Result",
-    "Snapshot",
     "components",
     "crosstable",
     "fit",

@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse
 from numpy.typing import NDArray
 from scipy.special import expit
 
@@ -60,12 +59,6 @@ def gradient(theta: Floats, pairs: PairTotals) -> tuple[Floats, Floats]:
         pairs.j, weights=r, minlength=pairs.k
     )
     return g, pairs.n * p * (1.0 - p)
-
-
-def hessian(theta: Floats, pairs: PairTotals) -> scipy.sparse.csr_array:
-    """The Hessian of the negative log-likelihood (a sparse weighted Laplacian)."""
-    _, v = gradient(theta, pairs)
-    return LaplacianPattern(pairs.k, pairs.i, pairs.j).matrix(v)
 
 
 def maximise(

@@ -46,13 +46,8 @@ def meat(scores: scipy.sparse.csr_array) -> scipy.sparse.csr_array:
     return scipy.sparse.csr_array(scores.T @ scores)
 
 
-def small_sample_factor(clusters: int) -> float:
-    """``G/(G−1)`` (1 for a single cluster)."""
-    return clusters / (clusters - 1) if clusters > 1 else 1.0
-
-
 def sandwich(q: Floats, m: scipy.sparse.csr_array) -> Floats:
-    """``Q M Q`` (symmetric; multiply by :func:`small_sample_factor` for the covariance)."""
+    """``Q M Q`` (symmetric; times ``G/(G−1)`` it is the covariance, :func:`arena.ratings.intervals.robust_factor`)."""
     # Dense products: BLAS does Q·(M·Q) several times faster than a sparse-by-dense
     # product, even with M a quarter full (1,000 players, 300,000 games).
     a = q @ (m.toarray() @ q)

@@ -69,7 +69,7 @@ def fit(
     - ``start``: a warm start, e.g. the Elo of a previous fit
       (``{p.name: p.elo for p in old.players}``; players it lacks start at its mean).
       It saves Newton iterations, never changes the answer. To keep a ladder current
-      as games arrive, :class:`arena.ratings.Ladder` also keeps the counts between calls.
+      as games arrive, :class:`arena.ratings.running.RunningFit` keeps the counts between calls.
     """
     check_prior(prior_draws)
     t = tally(results)

@@ -85,11 +85,6 @@ class LaplacianPattern:
         return scipy.sparse.csr_array((data, self._indices, self._indptr), shape=(k, k))
 
 
-def laplacian(k: int, i: Ints, j: Ints, w: Floats) -> scipy.sparse.csr_array:
-    """``Σ w_p (e_i − e_j)(e_i − e_j)ᵀ`` over the distinct pairs ``p = (i, j)``, as a sparse matrix."""
-    return LaplacianPattern(k, i, j).matrix(w)
-
-
 def dense_laplacian(k: int, i: Ints, j: Ints, w: Floats) -> Floats:
     """``Σ w_p (e_i − e_j)(e_i − e_j)ᵀ`` over the distinct pairs ``p = (i, j)``, dense."""
     h = np.zeros((k, k))
@@ -154,7 +149,3 @@ def regularised_inverse(h: Floats) -> Floats:
     inv += np.tril(inv, -1).T
     return inv
 
-
-def pseudo_inverse(h: Floats) -> Floats:
-    """``H⁺``, the covariance of the ratings under ``Σ θ = 0`` (connected Laplacian ``H``)."""
-    return regularised_inverse(h) - 1.0 / h.shape[0]

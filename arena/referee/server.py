@@ -224,81 +224,15 @@ class RefereeService(pb_grpc.RefereeServicer):
 
     async def play(self, request_iterator: object, context: grpc.aio.ServicerContext, gate: _Gate) -> None:
         """One ``Play`` stream, admitted by ``gate`` (the listener it came in on)."""
-        guard = gate.guard
-        if guard is not None and (guard.seat.joined.is_set() or guard.seat.lost() is not None) and guard.live():
-            # A seat has one stream: any other on its own socket after its Welcome is
-            # refused whatever it sends (it cannot become the seat's) and charged to it.
-            why = f"seat {guard.seat.seat} has already joined this match (one stream per seat)"
-            # Its first message is taken (briefly) before the answer: a grpc.aio client
-            # whose write is still in flight when the status arrives reports INTERNAL
-            # instead of the referee's status (grpc/grpc#36066), and the bot must read
-            # why it was refused.  A stream that sends nothing waits REFUSAL_DRAIN_S.
-            with contextlib.suppress(Exception):  # a timeout, garbage, a reset: refused all the same
-                await asyncio.wait_for(context.read(), REFUSAL_DRAIN_S)
-            await self._refuse(context, grpc.StatusCode.ALREADY_EXISTS, why, gate, "join_refused")
+        if await self._refused_again(context, gate):
             return
-        # The token decides, not the count: every stream's first message is
-        # read, and only how long a stream may take to send it depends on how
-        # many are waiting (a flood's streams cannot crowd out a valid Join).
-        patient = gate.pending < MAX_PENDING_JOINS
-        if patient:
-            gate.pending += 1
-        try:
-            first = await asyncio.wait_for(context.read(), JOIN_TIMEOUT_S if patient else CROWDED_JOIN_TIMEOUT_S)
-        except TimeoutError:
-            if not patient:
-                # Counted, not listed: a flood must not push real refusals out of the list.
-                self.refused_floods += 1
-                self.charge(gate, "RESOURCE_EXHAUSTED: too many streams waiting to join")
-                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many streams waiting to join")
-                return
-            await self._refuse(context, grpc.StatusCode.DEADLINE_EXCEEDED, "no Join within the join timeout", gate)
+        join = await self._read_join(context, gate)
+        if join is None:
             return
-        except asyncio.CancelledError:
-            self.charge(gate, "CANCELLED: the stream was reset before its Join")
-            raise
-        except Exception as exc:  # an unparsable first message (garbage bytes)
-            await self._refuse(
-                context, grpc.StatusCode.INVALID_ARGUMENT,
-                f"the first message must be Join ({type(exc).__name__})", gate,
-            )  # fmt: skip
+        admitted = await self._admit(context, gate, join)
+        if admitted is None:
             return
-        finally:
-            if patient:
-                gate.pending -= 1
-        if first is grpc.aio.EOF or first.WhichOneof("message") != "join":
-            # (EOF: also a stream reset before its Join.)
-            await self._refuse(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Join", gate)
-            return
-        join = first.join
-        if join.protocol_version != PROTOCOL_VERSION:
-            await self._refuse(
-                context,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"protocol version {join.protocol_version} is not supported; this referee speaks {PROTOCOL_VERSION}",
-                gate,
-            )
-            return
-        entry = self._by_token.get(join.token)
-        if entry is None:
-            await self._refuse(context, grpc.StatusCode.UNAUTHENTICATED, "unknown or expired seat token", gate)
-            return
-        match, seat = entry
-        if gate.seat is not None and seat is not gate.seat:
-            # Charged to the socket's own seat: only its container sees this socket (local
-            # processes are not isolated from each other: docs/protocol.md "Connection").
-            await self._refuse(
-                context, grpc.StatusCode.PERMISSION_DENIED, f"this socket serves seat {gate.seat.seat} only", gate
-            )
-            return
-        if seat.joined.is_set() or seat.lost() is not None:
-            why = f"seat {seat.seat} has already joined this match"
-            if gate.guard is not None:  # (its seat's own socket: charged once, by the guard)
-                await self._refuse(context, grpc.StatusCode.ALREADY_EXISTS, why, gate, "join_refused")
-                return
-            seat.refuse_join(f"a second Join with seat {seat.seat}'s token")
-            await self._refuse(context, grpc.StatusCode.ALREADY_EXISTS, why)
-            return
+        match, seat = admitted
         seat.attach(context.write, join.bot_name[:NAME_LIMIT] or f"seat{seat.seat}", join.bot_version[:NAME_LIMIT])
         seat.post(pb.RefereeMessage(welcome=match.welcome(seat)))
         reader = asyncio.ensure_future(self._read(context, seat))
@@ -319,6 +253,95 @@ class RefereeService(pb_grpc.RefereeServicer):
         lost = seat.lost()
         if lost is not None and lost.reason in _ABORT_STATUS:
             await context.abort(_ABORT_STATUS[lost.reason], lost.detail)
+
+    async def _refused_again(self, context: grpc.aio.ServicerContext, gate: _Gate) -> bool:
+        """Whether the stream came on a seat's own socket after its Welcome: then it has been refused."""
+        guard = gate.guard
+        if guard is None or not (guard.seat.joined.is_set() or guard.seat.lost() is not None) or not guard.live():
+            return False
+        # A seat has one stream: any other on its own socket after its Welcome is
+        # refused whatever it sends (it cannot become the seat's) and charged to it.
+        why = f"seat {guard.seat.seat} has already joined this match (one stream per seat)"
+        # Its first message is taken (briefly) before the answer: a grpc.aio client
+        # whose write is still in flight when the status arrives reports INTERNAL
+        # instead of the referee's status (grpc/grpc#36066), and the bot must read
+        # why it was refused.  A stream that sends nothing waits REFUSAL_DRAIN_S.
+        with contextlib.suppress(Exception):  # a timeout, garbage, a reset: refused all the same
+            await asyncio.wait_for(context.read(), REFUSAL_DRAIN_S)
+        await self._refuse(context, grpc.StatusCode.ALREADY_EXISTS, why, gate, "join_refused")
+        return True
+
+    async def _read_join(self, context: grpc.aio.ServicerContext, gate: _Gate) -> pb.Join | None:
+        """The stream's first message, a Join in this protocol's version; None when the stream was refused."""
+        # The token decides, not the count: every stream's first message is
+        # read, and only how long a stream may take to send it depends on how
+        # many are waiting (a flood's streams cannot crowd out a valid Join).
+        patient = gate.pending < MAX_PENDING_JOINS
+        if patient:
+            gate.pending += 1
+        try:
+            first = await asyncio.wait_for(context.read(), JOIN_TIMEOUT_S if patient else CROWDED_JOIN_TIMEOUT_S)
+        except TimeoutError:
+            if not patient:
+                # Counted, not listed: a flood must not push real refusals out of the list.
+                self.refused_floods += 1
+                self.charge(gate, "RESOURCE_EXHAUSTED: too many streams waiting to join")
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many streams waiting to join")
+                return None
+            await self._refuse(context, grpc.StatusCode.DEADLINE_EXCEEDED, "no Join within the join timeout", gate)
+            return None
+        except asyncio.CancelledError:
+            self.charge(gate, "CANCELLED: the stream was reset before its Join")
+            raise
+        except Exception as exc:  # an unparsable first message (garbage bytes)
+            await self._refuse(
+                context, grpc.StatusCode.INVALID_ARGUMENT,
+                f"the first message must be Join ({type(exc).__name__})", gate,
+            )  # fmt: skip
+            return None
+        finally:
+            if patient:
+                gate.pending -= 1
+        if first is grpc.aio.EOF or first.WhichOneof("message") != "join":
+            # (EOF: also a stream reset before its Join.)
+            await self._refuse(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Join", gate)
+            return None
+        join: pb.Join = first.join
+        if join.protocol_version != PROTOCOL_VERSION:
+            await self._refuse(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"protocol version {join.protocol_version} is not supported; this referee speaks {PROTOCOL_VERSION}",
+                gate,
+            )
+            return None
+        return join
+
+    async def _admit(
+        self, context: grpc.aio.ServicerContext, gate: _Gate, join: pb.Join
+    ) -> tuple[_Match, RemoteSeat] | None:
+        """The match and seat ``join``'s token names, if this socket may serve it and it has not joined; else None (refused)."""
+        entry = self._by_token.get(join.token)
+        if entry is None:
+            await self._refuse(context, grpc.StatusCode.UNAUTHENTICATED, "unknown or expired seat token", gate)
+            return None
+        match, seat = entry
+        if gate.seat is not None and seat is not gate.seat:
+            # Charged to the socket's own seat: only its container sees this socket (local
+            # processes are not isolated from each other: docs/protocol.md "Connection").
+            await self._refuse(
+                context, grpc.StatusCode.PERMISSION_DENIED, f"this socket serves seat {gate.seat.seat} only", gate
+            )
+            return None
+        if seat.joined.is_set() or seat.lost() is not None:
+            why = f"seat {seat.seat} has already joined this match"
+            if gate.guard is not None:  # (its seat's own socket: charged once, by the guard)
+                await self._refuse(context, grpc.StatusCode.ALREADY_EXISTS, why, gate, "join_refused")
+                return None
+            seat.refuse_join(f"a second Join with seat {seat.seat}'s token")
+            await self._refuse(context, grpc.StatusCode.ALREADY_EXISTS, why)
+            return None
+        return match, seat
 
     async def _read(self, context: grpc.aio.ServicerContext, seat: RemoteSeat) -> None:
         while True:

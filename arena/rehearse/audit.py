@@ -100,7 +100,7 @@ def left_images(ladder_id: str, docker_url: str | None = None) -> list[str]:
     """The ladder's bot images (tags ``arena-ladder-<id>:...``, no other ladder's) still on the engine."""
     import docker
 
-    repository = f"arena-ladder-{ladder_id}"  # (arena.ladder.builds.image_repository: the audit reads from outside)
+    repository = f"arena-ladder-{ladder_id}"  # (arena.ladder.versions.builds.image_repository: the audit reads from outside)
     client = docker.DockerClient(base_url=docker_url, timeout=60) if docker_url else docker.from_env(timeout=60)
     try:
         return sorted(t for image in client.images.list(name=repository) for t in image.tags
@@ -251,21 +251,94 @@ def audit(
     actions: list[str] = []
     results_db, ladder_db = directory / "results.sqlite", directory / "ladder.sqlite"
     ladder_id = str(_query(ladder_db, "SELECT value FROM meta WHERE key='ladder_id'")[0][0])
-
-    # ---- games, pairs, records
     rows = stored_rows(directory)
-    by_id = {r["game_id"]: r for r in rows}
-    tables = Counter((r["cluster"], r["table_no"]) for r in rows)
-    doubled = sorted(f"{c} table {t}" for (c, t), n in tables.items() if n > 1)
-    failures += [f"game stored twice: {d}" for d in doubled]
     pairs = _query(
         results_db,
         "SELECT seq, first, second, cluster, status, attempts, reason FROM pairs ORDER BY seq",
     )
+    games = _games(directory, rows, pairs, watched, failures)
+    versions = {
+        f"{v['team']}@{v['number']}": v for v in _query(ladder_db, "SELECT * FROM versions")
+    }
+    version_figures = _versions(versions, failures, actions)
+    outcomes = _uploads(sent, versions, failures, actions)
+    left = _left(directory, ladder_id, struck, sys_tmp, docker_url, failures, actions)
+    truth = {t.name: t.strength for t in plan.teams}
+    standings: list[dict[str, Any]] = []
+    tau = None
+    try:
+        standings = final_standings(directory)
+        tau = kendall_tau(
+            truth, {r["team"]: r["elo"] for r in standings if r.get("elo") is not None}
+        )
+    except (RuntimeError, ValueError, subprocess.TimeoutExpired) as exc:
+        failures.append(str(exc))
+    return {
+        "format": 1,
+        "seed": plan.seed,
+        "teams": len(plan.teams),
+        "seconds": round(seconds, 1),
+        "cores": cores,
+        "games": games,
+        "pairs": _pair_figures(pairs, rows, seconds, cores),
+        "versions": version_figures,
+        "uploads": [
+            {"team": s.team, "kind": s.upload.kind, "via": s.upload.via, "at": round(s.at, 1),
+             "status": s.status, "entry": s.entry, "detail": s.detail}
+            for s in sent
+        ],  # fmt: skip
+        "hostile": [dataclasses.asdict(o) for o in outcomes],
+        "faults": [dataclasses.asdict(s) for s in struck],
+        "left_behind": left,
+        "build_queue_wait_p95": p95(list(watched.queue_waits.values())),
+        "site": _site(visits),
+        "peak_memory": max((m for _, m in watched.memory), default=None),
+        "peak_disk": max((d for _, d in watched.disk), default=None),
+        "tau": tau,
+        "tau_rated": sum(1 for r in standings if r.get("elo") is not None),
+        "tau_over_time": [{"at": round(a, 1), "tau": t, "rated": n} for a, t, n in watched.tau],
+        "games_over_time": [{"at": round(a, 1), "games": g} for a, g in watched.games],
+        "memory_over_time": [{"at": round(a, 1), "bytes": m} for a, m in watched.memory],
+        "true_order": plan.true_order(),
+        "standings": [
+            {"rank": r.get("rank"), "entry": r["entry"], "team": r["team"], "elo": r.get("elo"),
+             "pairs": r.get("pairs"), "true_strength": truth.get(r["team"])}
+            for r in standings
+        ],  # fmt: skip
+        "failures": failures,
+        "organiser_actions": actions,
+    }
+
+
+def _games(
+    directory: Path, rows: list[dict[str, Any]], pairs: list[sqlite3.Row], watched: Watched, failures: list[str]
+) -> dict[str, Any]:
+    """Games stored twice or lost, records unequal to their rows or missing, stored games that changed."""
+    tables = Counter((r["cluster"], r["table_no"]) for r in rows)
+    doubled = sorted(f"{c} table {t}" for (c, t), n in tables.items() if n > 1)
+    failures += [f"game stored twice: {d}" for d in doubled]
     per_cluster = Counter(r["cluster"] for r in rows)
     lost = [f"pair {p['seq']} ({p['cluster']}) done with {per_cluster[p['cluster']]} games" for p in pairs
             if p["status"] == "done" and per_cluster[p["cluster"]] != 2]  # fmt: skip
     failures += [f"game lost: {x}" for x in lost]
+    unequal, missing_records = _records(directory, rows)
+    failures += [f"record not equal to its row: {x}" for x in unequal]
+    failures += [f"record missing: {x}" for x in missing_records]
+    changed = _changed(directory, {r["game_id"]: r for r in rows}, watched)
+    failures += [f"stored game changed: {x}" for x in changed]
+    return {
+        "stored": len(rows),
+        "doubled": doubled,
+        "lost": lost,
+        "records_unequal": unequal,
+        "records_missing": missing_records,
+        "changed_after_stored": changed,
+        "checked_for_change": len(watched.first_seen),
+    }
+
+
+def _records(directory: Path, rows: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """The games whose record differs from their row, and those whose record cannot be read."""
     unequal, missing_records = [], []
     for row in rows:
         if not row.get("record"):
@@ -279,8 +352,11 @@ def audit(
         why = record_matches_row(record, row)
         if why:
             unequal.append(f"{row['game_id']}: {why}")
-    failures += [f"record not equal to its row: {x}" for x in unequal]
-    failures += [f"record missing: {x}" for x in missing_records]
+    return unequal, missing_records
+
+
+def _changed(directory: Path, by_id: dict[str, dict[str, Any]], watched: Watched) -> list[str]:
+    """Games whose row or record changed (or went) since the monitor first saw them stored."""
     changed = []
     for game_id, (first_row, first_record) in watched.first_seen.items():
         row = by_id.get(game_id)
@@ -293,19 +369,30 @@ def audit(
             with contextlib.suppress(OSError):
                 if hash_bytes((directory / row["record"]).read_bytes()) != first_record:
                     changed.append(f"{game_id}: its record was rewritten")
-    failures += [f"stored game changed: {x}" for x in changed]
-    voided = [
-        {"pair": p["seq"], "entries": f"{p['first']} vs {p['second']}", "reason": p["reason"]}
-        for p in pairs
-        if p["status"] == "void"
-    ]
-    playing = [p["seq"] for p in pairs if p["status"] == "playing"]
-    done_pairs = sum(1 for p in pairs if p["status"] == "done")
+    return changed
 
-    # ---- versions
-    versions = {
-        f"{v['team']}@{v['number']}": v for v in _query(ladder_db, "SELECT * FROM versions")
+
+def _pair_figures(pairs: list[sqlite3.Row], rows: list[dict[str, Any]], seconds: float, cores: int) -> dict[str, Any]:
+    """Pairs done, void and left playing, and the pace."""
+    hours = max(seconds, 1e-9) / 3600
+    done_pairs = sum(1 for p in pairs if p["status"] == "done")
+    return {
+        "done": done_pairs,
+        "void": [
+            {"pair": p["seq"], "entries": f"{p['first']} vs {p['second']}", "reason": p["reason"]}
+            for p in pairs
+            if p["status"] == "void"
+        ],
+        "left_playing": [p["seq"] for p in pairs if p["status"] == "playing"],
+        "per_hour": round(done_pairs / hours, 1),
+        "per_hour_per_core": round(done_pairs / hours / max(cores, 1), 1),
+        # Hands played at all tables: what scales to a course's longer games (pairs/hour ~ this / (2 x hands a game)).
+        "table_hands_per_hour": round(sum(int(r.get("hands") or 0) for r in rows) / hours, 1),
     }
+
+
+def _versions(versions: dict[str, sqlite3.Row], failures: list[str], actions: list[str]) -> dict[str, Any]:
+    """Versions stuck between statuses, teams with no active version or with two."""
     statuses = Counter(v["status"] for v in versions.values())
     stuck = [f"{e} is {v['status']}" for e, v in versions.items() if v["status"] not in SETTLED]
     actions += [f"version stuck: {x}" for x in stuck]
@@ -322,8 +409,13 @@ def audit(
     actions += [f"team {t} has no active version (a good one was not restored)" for t in no_active]
     doubled_active = sorted(t for t, n in active_by_team.items() if n > 1)
     failures += [f"team {t} has {active_by_team[t]} active versions" for t in doubled_active]
+    return {"by_status": dict(statuses), "suspended": suspended, "stuck": stuck}
 
-    # ---- hostile uploads
+
+def _uploads(
+    sent: list[Sent], versions: dict[str, sqlite3.Row], failures: list[str], actions: list[str]
+) -> list[HostileOutcome]:
+    """The hostile uploads' outcomes (one uncontained is a failure); an honest upload refused is an action."""
     outcomes = hostile_outcomes(sent, versions, {})
     failures += [
         f"hostile upload uncontained: {o.team} {o.kind}: {o.how}"
@@ -336,105 +428,38 @@ def audit(
         if not s.upload.hostile and s.status != 201
     ]
     actions += [f"an honest upload was refused: {x}" for x in honest_lost]
+    return outcomes
 
-    # ---- left behind
+
+def _left(
+    directory: Path, ladder_id: str, struck: list[Struck], sys_tmp: Path, docker_url: str | None,
+    failures: list[str], actions: list[str],
+) -> dict[str, list[str]]:
+    """What the term left behind (each a failure, and a clean-up for the organiser), and restarts that failed."""
     left = left_behind(directory, ladder_id, sys_tmp, docker_url, failures)
     labels = {"containers": "container left", "images": "image left", "temp_dirs": "temporary file left",
               "tmp_files": "file left in DIR/tmp", "processes": "process left"}  # fmt: skip
     failures += [f"{labels[kind]}: {x}" for kind, found in left.items() for x in found]
     actions += [f"clean up: {x}" for found in left.values() for x in found]
-    restarts_failed = [
+    actions += [
         f"restart after {s.kind} at {s.at:.0f} s failed: {s.error}"
         for s in struck
         if s.restart_seconds is None
     ]
-    actions += restarts_failed
+    return left
 
-    # ---- standings
-    truth = {t.name: t.strength for t in plan.teams}
-    standings: list[dict[str, Any]] = []
-    tau = None
-    try:
-        standings = final_standings(directory)
-        tau = kendall_tau(
-            truth, {r["team"]: r["elo"] for r in standings if r.get("elo") is not None}
-        )
-    except (RuntimeError, ValueError, subprocess.TimeoutExpired) as exc:
-        failures.append(str(exc))
 
-    hours = max(seconds, 1e-9) / 3600
+def _site(visits: Visits) -> dict[str, Any]:
+    """The site's latencies, errors and slow clients as the visitors saw them."""
     return {
-        "format": 1,
-        "seed": plan.seed,
-        "teams": len(plan.teams),
-        "seconds": round(seconds, 1),
-        "cores": cores,
-        "games": {
-            "stored": len(rows),
-            "doubled": doubled,
-            "lost": lost,
-            "records_unequal": unequal,
-            "records_missing": missing_records,
-            "changed_after_stored": changed,
-            "checked_for_change": len(watched.first_seen),
-        },
-        "pairs": {
-            "done": done_pairs,
-            "void": voided,
-            "left_playing": playing,
-            "per_hour": round(done_pairs / hours, 1),
-            "per_hour_per_core": round(done_pairs / hours / max(cores, 1), 1),
-            # Hands played at all tables: what scales to a course's longer games (pairs/hour ~ this / (2 x hands a game)).
-            "table_hands_per_hour": round(sum(int(r.get("hands") or 0) for r in rows) / hours, 1),
-        },
-        "versions": {"by_status": dict(statuses), "suspended": suspended, "stuck": stuck},
-        "uploads": [
-            {
-                "team": s.team,
-                "kind": s.upload.kind,
-                "via": s.upload.via,
-                "at": round(s.at, 1),
-                "status": s.status,
-                "entry": s.entry,
-                "detail": s.detail,
-            }
-            for s in sent
-        ],
-        "hostile": [dataclasses.asdict(o) for o in outcomes],
-        "faults": [dataclasses.asdict(s) for s in struck],
-        "left_behind": left,
-        "build_queue_wait_p95": p95(list(watched.queue_waits.values())),
-        "site": {
-            "p95": visits.p95(),
-            "visits": len(visits.latencies),
-            "errors": len(visits.errors),
-            "down": visits.down,
-            "p95_by_page": {k: visits.p95(k) for k in ("leaderboard", "team", "games", "replay")},
-            "slow_client_closed": len(visits.slow_held),
-            "slow_client_unclosed": visits.slow_unclosed,
-            "slow_client_held_p95": p95(visits.slow_held),
-        },
-        "peak_memory": max((m for _, m in watched.memory), default=None),
-        "peak_disk": max((d for _, d in watched.disk), default=None),
-        "tau": tau,
-        "tau_rated": sum(1 for r in standings if r.get("elo") is not None),
-        "tau_over_time": [{"at": round(a, 1), "tau": t, "rated": n} for a, t, n in watched.tau],
-        "games_over_time": [{"at": round(a, 1), "games": g} for a, g in watched.games],
-        "memory_over_time": [{"at": round(a, 1), "bytes": m} for a, m in watched.memory],
-        "true_order": plan.true_order(),
-        "standings": [
-            {
-                "rank": r.get("rank"),
-                "entry": r["entry"],
-                "team": r["team"],
-                "elo": r.get("elo"),
-                "pairs": r.get("pairs"),
-                "true_strength": truth.get(r["team"]),
-            }
-            for r in standings
-        ],
-        "failures": failures,
-        "organiser_actions": actions,
+        "p95": visits.p95(),
+        "visits": len(visits.latencies),
+        "errors": len(visits.errors),
+        "down": visits.down,
+        "p95_by_page": {k: visits.p95(k) for k in ("leaderboard", "team", "games", "replay")},
+        "slow_client_closed": len(visits.slow_held),
+        "slow_client_unclosed": visits.slow_unclosed,
+        "slow_client_held_p95": p95(visits.slow_held),
     }
 
 

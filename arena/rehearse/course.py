@@ -26,7 +26,7 @@ from arena.rehearse.docker_host import own_engine
 from arena.rehearse.faults import TARGETS, Struck, strike
 from arena.rehearse.monitor import Monitor
 from arena.rehearse.own_faults import FILLER, OwnDaemon, can_make_faults, small_filesystem
-from arena.rehearse.plan import Plan, Upload
+from arena.rehearse.plan import Fault, Plan, Upload
 from arena.rehearse.server import LadderProcess, RehearsalError, arena
 from arena.rehearse.teams import Sent, Team
 from arena.rehearse.visitors import Visitors
@@ -179,52 +179,75 @@ def _rehearse(
     progress: Progress | None,
     daemon: OwnDaemon | None,
 ) -> dict[str, Any]:
-    say = progress or (lambda at, total, line: None)
-    total = settings.seconds
-    server = LadderProcess(directory, env={"DOCKER_HOST": daemon.url} if daemon else None)
-    server.init(
-        settings.ladder_toml(), base_image=settings.base_image, max_hands=settings.max_hands
-    )
-    teams = {t.name: Team(t.name, server.add_team(t.name), server.url) for t in plan.teams}
-    server.start()
-    start = time.monotonic()
-    say(0, total, f"ladder serving on {server.url} with {len(teams)} teams")
-    truth = {t.name: t.strength for t in plan.teams}
-    monitor = Monitor(directory, server.url, truth, lambda: server.process.pid if server.process else None,
-                      every=settings.sample_every, start=start)  # fmt: skip
-    visitors = Visitors(server.url, list(teams), readers=settings.visitors, rate=settings.visit_rate, seed=plan.seed,
-                        slow_client=settings.slow_client, slow_hold=30.0)  # fmt: skip
-    visitors.start = start
-    monitor.begin()
-    visitors.begin()
-    events: list[tuple[float, str, Any]] = [
-        (at * total, "upload", (name, u)) for at, name, u in plan.uploads()
-    ]
-    events += [(f.at * total, "fault", (i, f)) for i, f in enumerate(plan.faults)]
-    events.sort(key=lambda e: (e[0], e[1]))
-    struck: list[Struck] = []
-    futures: list[concurrent.futures.Future[Sent]] = []
-    kills = 0  # the n-th kill aims at TARGETS[n]: a build, a validation, a pair, in turn
-    held: concurrent.futures.Future[Struck] | None = None  # the fault in hand (one at a time)
-
-    def tell(hit: Struck) -> None:
-        struck.append(hit)
-        caught = (
-            (f" during {hit.target}" if hit.caught else f" ({hit.target} not caught)")
-            if hit.target != "any"
-            else ""
-        )
-        restart = (f"restarted in {hit.restart_seconds:.1f} s" if hit.restart_seconds
-                   else "no restart needed" if hit.restart_seconds == 0 else "NOT restarted")  # fmt: skip
-        say(
-            time.monotonic() - start,
-            total,
-            f"{hit.kind}{caught} at {hit.at / 60:.1f} min; "
-            + (f"{hit.detail}; " if hit.detail else "")
-            + restart,
-        )
-
+    term = _Term(directory, plan, settings, progress or (lambda at, total, line: None), daemon)
+    teams = term.begin()
     try:
+        sent = term.play(teams)
+    finally:
+        term.end()
+    server = term.server
+    elapsed = time.monotonic() - term.start
+    try:
+        report = audit(directory, plan, sent, term.struck, term.monitor.watched, term.visitors.visits, seconds=elapsed,
+                       cores=os.cpu_count() or 1, sys_tmp=server.sys_tmp,
+                       docker_url=daemon.url if daemon else None)  # fmt: skip
+    finally:
+        server.remove_temp_dir()
+    report["settings"] = dataclasses.asdict(settings)
+    report["server_starts"] = server.starts
+    return report
+
+
+class _Term:
+    """One rehearsal's term as it runs: the ladder's server, the clock, the watchers and the faults struck."""
+
+    def __init__(
+        self, directory: Path, plan: Plan, settings: Settings, say: Progress, daemon: OwnDaemon | None
+    ) -> None:
+        self.directory, self.plan, self.settings, self.say, self.daemon = directory, plan, settings, say, daemon
+        self.total = settings.seconds
+        self.server = LadderProcess(directory, env={"DOCKER_HOST": daemon.url} if daemon else None)
+        self.struck: list[Struck] = []
+        self.kills = 0  # the n-th kill aims at TARGETS[n]: a build, a validation, a pair, in turn
+        self.held: concurrent.futures.Future[Struck] | None = None  # the fault in hand (one at a time)
+        self.start = 0.0
+
+    def begin(self) -> dict[str, Team]:
+        """Make the ladder and its teams, serve it, and start the monitor and the visitors."""
+        settings, server = self.settings, self.server
+        server.init(
+            settings.ladder_toml(), base_image=settings.base_image, max_hands=settings.max_hands
+        )
+        teams = {t.name: Team(t.name, server.add_team(t.name), server.url) for t in self.plan.teams}
+        server.start()
+        start = self.start = time.monotonic()
+        self.say(0, self.total, f"ladder serving on {server.url} with {len(teams)} teams")
+        truth = {t.name: t.strength for t in self.plan.teams}
+        self.monitor = Monitor(self.directory, server.url, truth, lambda: server.process.pid if server.process else None,
+                               every=settings.sample_every, start=start)  # fmt: skip
+        self.visitors = Visitors(server.url, list(teams), readers=settings.visitors, rate=settings.visit_rate,
+                                 seed=self.plan.seed, slow_client=settings.slow_client, slow_hold=30.0)  # fmt: skip
+        self.visitors.start = start
+        self.monitor.begin()
+        self.visitors.begin()
+        return teams
+
+    def now(self) -> float:
+        return time.monotonic() - self.start
+
+    def events(self) -> list[tuple[float, str, Any]]:
+        """The plan's uploads and faults, in the order of their moments in the term."""
+        total = self.total
+        events: list[tuple[float, str, Any]] = [
+            (at * total, "upload", (name, u)) for at, name, u in self.plan.uploads()
+        ]
+        events += [(f.at * total, "fault", (i, f)) for i, f in enumerate(self.plan.faults)]
+        events.sort(key=lambda e: (e[0], e[1]))
+        return events
+
+    def play(self, teams: dict[str, Team]) -> list[Sent]:
+        """The term: each upload and fault at its moment, then the rest of the term; what the teams sent."""
+        futures: list[concurrent.futures.Future[Sent]] = []
         with (
             concurrent.futures.ThreadPoolExecutor(
                 max_workers=4, thread_name_prefix="rehearse-team"
@@ -233,77 +256,92 @@ def _rehearse(
                 max_workers=1, thread_name_prefix="rehearse-fault"
             ) as faults,
         ):
-            for moment, kind, payload in events:
-                delay = start + moment - time.monotonic()
+            for moment, kind, payload in self.events():
+                delay = self.start + moment - time.monotonic()
                 if delay > 0:
                     time.sleep(delay)
-                at = time.monotonic() - start
+                at = self.now()
                 if kind == "upload":
                     name, upload = payload
-                    futures.append(pool.submit(_submit, teams[name], upload, start, server))
-                    say(
+                    futures.append(pool.submit(_submit, teams[name], upload, self.start, self.server))
+                    self.say(
                         at,
-                        total,
+                        self.total,
                         f"{name} uploads {upload.kind} ({upload.base}, p={upload.p}) by {upload.via}",
                     )
                 else:
-                    _, fault = payload
-                    # One fault at a time: the last ends before the next strikes.
-                    if held is not None:
-                        tell(held.result())
-                        held = None
-                    aimed = fault.kind in ("kill", "kill-group")
-                    target = TARGETS[kills % len(TARGETS)] if aimed else "pair"
-                    kills += aimed
-                    # A pair is nearly always in play; a build or a validation only after an upload: wait longer for those.
-                    aim = max(
-                        5.0,
-                        0.1 * total
-                        if target in ("build", "validation")
-                        else min(30.0, 0.1 * total),
-                    )
-                    hold = settings.full_disk_for if settings.own_disk else None
-                    # In the background: while a kill waits for its build or validation, and while the
-                    # disk is full, the teams go on uploading (a wait that held them back would wait in vain).
-                    aims = (
-                        f"aims at a {target}"
-                        if aimed
-                        else ("for a while" if fault.kind == "disk-full" else "")
-                    )
-                    say(at, total, f"{fault.kind} {aims}".strip())
-                    held = faults.submit(
-                        strike,
-                        server,
-                        fault,
-                        target,
-                        at,
-                        aim_for=aim,
-                        daemon=daemon,
-                        disk_hold=hold,
-                    )
-            if held is not None:
-                tell(held.result())
-            while server.running and time.monotonic() - start < total:
-                time.sleep(max(0.0, min(1.0, total - (time.monotonic() - start))))
-                say(time.monotonic() - start, total, "")
+                    self._strike(faults, payload[1], at)
+            if self.held is not None:
+                self.tell(self.held.result())
+            while self.server.running and self.now() < self.total:
+                time.sleep(max(0.0, min(1.0, self.total - self.now())))
+                self.say(self.now(), self.total, "")
             sent = [f.result() for f in futures]
-            _settle(directory, settings, lambda: say(time.monotonic() - start, total, ""))
-    finally:
-        visitors.end()
-        monitor.end()
-        say(time.monotonic() - start, total, "term over: the organiser stops the ladder (SIGTERM)")
-        server.stop()
-        _remove_images(server)
-    elapsed = time.monotonic() - start
-    try:
-        report = audit(directory, plan, sent, struck, monitor.watched, visitors.visits, seconds=elapsed,
-                       cores=os.cpu_count() or 1, sys_tmp=server.sys_tmp,
-                       docker_url=daemon.url if daemon else None)  # fmt: skip
-    finally:
-        server.remove_temp_dir()
-    report["settings"] = dataclasses.asdict(settings)
-    report["server_starts"] = server.starts
-    return report
+            _settle(self.directory, self.settings, lambda: self.say(self.now(), self.total, ""))
+        return sent
+
+    def _strike(self, faults: concurrent.futures.ThreadPoolExecutor, fault: Fault, at: float) -> None:
+        """Strike ``fault`` in the background, once the one in hand has ended."""
+        # One fault at a time: the last ends before the next strikes.
+        if self.held is not None:
+            self.tell(self.held.result())
+            self.held = None
+        aimed = fault.kind in ("kill", "kill-group")
+        target = TARGETS[self.kills % len(TARGETS)] if aimed else "pair"
+        self.kills += aimed
+        # A pair is nearly always in play; a build or a validation only after an upload: wait longer for those.
+        total = self.total
+        aim = max(
+            5.0,
+            0.1 * total
+            if target in ("build", "validation")
+            else min(30.0, 0.1 * total),
+        )
+        hold = self.settings.full_disk_for if self.settings.own_disk else None
+        # In the background: while a kill waits for its build or validation, and while the
+        # disk is full, the teams go on uploading (a wait that held them back would wait in vain).
+        aims = (
+            f"aims at a {target}"
+            if aimed
+            else ("for a while" if fault.kind == "disk-full" else "")
+        )
+        self.say(at, total, f"{fault.kind} {aims}".strip())
+        self.held = faults.submit(
+            strike,
+            self.server,
+            fault,
+            target,
+            at,
+            aim_for=aim,
+            daemon=self.daemon,
+            disk_hold=hold,
+        )
+
+    def tell(self, hit: Struck) -> None:
+        """A fault has ended: kept for the audit, and said."""
+        self.struck.append(hit)
+        caught = (
+            (f" during {hit.target}" if hit.caught else f" ({hit.target} not caught)")
+            if hit.target != "any"
+            else ""
+        )
+        restart = (f"restarted in {hit.restart_seconds:.1f} s" if hit.restart_seconds
+                   else "no restart needed" if hit.restart_seconds == 0 else "NOT restarted")  # fmt: skip
+        self.say(
+            self.now(),
+            self.total,
+            f"{hit.kind}{caught} at {hit.at / 60:.1f} min; "
+            + (f"{hit.detail}; " if hit.detail else "")
+            + restart,
+        )
+
+    def end(self) -> None:
+        """The term is over: the watchers stop, the organiser stops the ladder, its bot images go."""
+        self.visitors.end()
+        self.monitor.end()
+        self.say(self.now(), self.total, "term over: the organiser stops the ladder (SIGTERM)")
+        self.server.stop()
+        _remove_images(self.server)
 
 
 __all__ = ["Progress", "Settings", "rehearse"]

@@ -129,59 +129,68 @@ def make_plan(
         raise ValueError("a rehearsal needs at least 2 teams")
     rng = random.Random(seed)
     hostile = max(2, teams // 5) if hostile is None else hostile
-    plans = []
     hostile_kinds = list(HOSTILE_KINDS)
     rng.shuffle(hostile_kinds)
-    for index in range(teams):
-        name = f"team-{index + 1:02d}"
-        base = (
-            BASES[1 + index % (len(BASES) - 1)] if index else "random"
-        )  # one pure random team, the rest graded
-        p = rng.choice((0.0, 0.25, 0.5, 0.75))
-        first = Upload(
-            at=round(rng.uniform(0.0, 0.1), 4),
-            kind=HONEST,
-            base=base,
-            p=p,
-            via="form" if index % 4 == 1 else "api",
-        )
-        uploads = [first]
-        if rng.random() < 0.25:  # a broken version: it passes validation, then breaks in play
-            uploads.append(
-                Upload(
-                    at=round(rng.uniform(0.15, 0.45), 4),
-                    kind=rng.choice(BROKEN_KINDS),
-                    base=base,
-                    p=p,
-                    at_hand=1,
-                )
-            )
-        if rng.random() < 0.35 and p > 0:  # a better version later in the term
-            uploads.append(
-                Upload(
-                    at=round(rng.uniform(0.3, 0.6), 4), kind=HONEST, base=base, p=round(p - 0.25, 2)
-                )
-            )
-        if index >= teams - hostile:
-            kind = hostile_kinds[(teams - 1 - index) % len(hostile_kinds)]
-            # It plays as the team's first version does (a hostile seat that is contained changes no strength).
-            uploads.append(Upload(at=round(rng.uniform(0.12, 0.5), 4), kind=kind, base=base, p=p))
-        plans.append(TeamPlan(name, tuple(sorted(uploads, key=lambda u: u.at))))
+    # (One generator, drawn from in this order: the same seed gives the same course.)
+    plans = [_team_plan(rng, index, teams, hostile, hostile_kinds) for index in range(teams)]
     scheduled: list[Fault] = []
     if faults:
-        kinds = (
-            *FAULT_KINDS,
-            *((DOCKER_FAULT,) if docker_faults else ()),
-            *((DISK_FAULT,) if disk_faults else ()),
-        )
-        count = max(2, teams // 10) if fault_count is None else fault_count
-        if fault_count is None and len(kinds) > len(FAULT_KINDS):
-            count = max(count, len(kinds) + 3)
-        moments = sorted(rng.uniform(0.2, 0.8) for _ in range(count))
-        scheduled = [
-            Fault(at=round(at, 4), kind=kinds[i % len(kinds)]) for i, at in enumerate(moments)
-        ]
+        scheduled = _faults(rng, teams, fault_count, docker_faults=docker_faults, disk_faults=disk_faults)
     return Plan(seed=seed, teams=tuple(plans), faults=tuple(scheduled))
+
+
+def _team_plan(rng: random.Random, index: int, teams: int, hostile: int, hostile_kinds: list[str]) -> TeamPlan:
+    """Team ``index``'s uploads (see :func:`make_plan`)."""
+    name = f"team-{index + 1:02d}"
+    base = (
+        BASES[1 + index % (len(BASES) - 1)] if index else "random"
+    )  # one pure random team, the rest graded
+    p = rng.choice((0.0, 0.25, 0.5, 0.75))
+    first = Upload(
+        at=round(rng.uniform(0.0, 0.1), 4),
+        kind=HONEST,
+        base=base,
+        p=p,
+        via="form" if index % 4 == 1 else "api",
+    )
+    uploads = [first]
+    if rng.random() < 0.25:  # a broken version: it passes validation, then breaks in play
+        uploads.append(
+            Upload(
+                at=round(rng.uniform(0.15, 0.45), 4),
+                kind=rng.choice(BROKEN_KINDS),
+                base=base,
+                p=p,
+                at_hand=1,
+            )
+        )
+    if rng.random() < 0.35 and p > 0:  # a better version later in the term
+        uploads.append(
+            Upload(
+                at=round(rng.uniform(0.3, 0.6), 4), kind=HONEST, base=base, p=round(p - 0.25, 2)
+            )
+        )
+    if index >= teams - hostile:
+        kind = hostile_kinds[(teams - 1 - index) % len(hostile_kinds)]
+        # It plays as the team's first version does (a hostile seat that is contained changes no strength).
+        uploads.append(Upload(at=round(rng.uniform(0.12, 0.5), 4), kind=kind, base=base, p=p))
+    return TeamPlan(name, tuple(sorted(uploads, key=lambda u: u.at)))
+
+
+def _faults(
+    rng: random.Random, teams: int, fault_count: int | None, *, docker_faults: bool, disk_faults: bool
+) -> list[Fault]:
+    """The platform faults of a course of ``teams`` teams (see :func:`make_plan`)."""
+    kinds = (
+        *FAULT_KINDS,
+        *((DOCKER_FAULT,) if docker_faults else ()),
+        *((DISK_FAULT,) if disk_faults else ()),
+    )
+    count = max(2, teams // 10) if fault_count is None else fault_count
+    if fault_count is None and len(kinds) > len(FAULT_KINDS):
+        count = max(count, len(kinds) + 3)
+    moments = sorted(rng.uniform(0.2, 0.8) for _ in range(count))
+    return [Fault(at=round(at, 4), kind=kinds[i % len(kinds)]) for i, at in enumerate(moments)]
 
 
 __all__ = [

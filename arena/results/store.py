@@ -13,18 +13,19 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import errno
 import secrets
 import sqlite3
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, suppress
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError
 from arena.match.seeds import new_secret
 from arena.publish.model import EntryTiming
-from arena.results.threads import PerThread
+from arena.storage.sqlite import Column, SQLiteStore
+
+# The store's errors and its write transaction are the arena's one SQLite helper's (arena.storage);
+# the runners import them from here too.
+from arena.storage.sqlite import DiskFull, StoreError, out_of_space, storage_error, write_transaction  # noqa: F401
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -117,66 +118,12 @@ CREATE INDEX IF NOT EXISTS games_side1 ON games(side1);
 PAIR_PLAYING, PAIR_DONE, PAIR_VOID, PAIR_ABANDONED = "playing", "done", "void", "abandoned"
 
 
+#: The store's file in a run's directory (a tournament's output, an sprt's --out, a ladder's directory).
+STORE_NAME = "results.sqlite"
 #: The meta key of the run's secret (never shown to bots; in the store only).
 SECRET_KEY = "deal_secret"
 #: The meta key of the tournament file's content the store is bound to (canonical JSON).
 CONFIG_KEY = "config"
-
-
-class StoreError(ArenaError):
-    """The store cannot be used: another tournament's, or unwritable."""
-
-
-class DiskFull(StoreError):
-    """The tournament's output cannot be written: its file system is full.
-
-    Nothing half-written is kept; the run stops and resumes once there is room.
-    """
-
-
-def out_of_space(exc: BaseException) -> bool:
-    """Whether ``exc`` is a write refused for want of space (``ENOSPC``, ``EDQUOT``, ``SQLITE_FULL``, :class:`DiskFull`)."""
-    return (
-        isinstance(exc, DiskFull)
-        or (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT))
-        or (isinstance(exc, sqlite3.Error) and getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL")
-    )
-
-
-def storage_error(exc: BaseException, where: Path) -> StoreError:
-    """A :class:`StoreError` (:class:`DiskFull` when out of space) for a failed write to ``where``."""
-    if out_of_space(exc):
-        return DiskFull(
-            f"the disk is full: cannot write {where} ({_reason(exc)}); "
-            f"free some space and run again to resume"
-        )
-    return StoreError(f"cannot write {where}: {_reason(exc)}")
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror
-    return str(exc) or type(exc).__name__
-
-
-@contextmanager
-def write_transaction(db: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Connection]:
-    """One atomic write on ``db`` (a connection to the store at ``path``), for every store of a run.
-
-    Rolled back on any error; a write SQLite cannot make (full disk, I/O error)
-    raises :class:`StoreError` naming ``path`` (:class:`DiskFull` when out of space).
-    """
-    try:
-        db.execute("BEGIN IMMEDIATE")
-        yield db
-        db.execute("COMMIT")
-    except BaseException as exc:
-        if db.in_transaction:
-            with suppress(sqlite3.Error):  # SQLite has rolled back by itself if it could not
-                db.execute("ROLLBACK")
-        if isinstance(exc, sqlite3.OperationalError):
-            raise storage_error(exc, path) from None
-        raise
 
 
 @dataclasses.dataclass(frozen=True)
@@ -291,24 +238,23 @@ def now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
-class ResultsStore:
+class ResultsStore(SQLiteStore):
     """The tournament's SQLite database."""
 
+    SCHEMA = SCHEMA
+    #: Off-turn CPU, stored since: an older store's rows read as not measured.
+    ADDED_COLUMNS = (Column("side_times", "offturn_cpu_s", "REAL"), Column("side_times", "offturn_s", "REAL NOT NULL DEFAULT 0"))
+
     def __init__(self, path: Path, *, read_only: bool = False) -> None:
-        self.path = path
+        super().__init__(path)  # one connection per thread (arena.storage)
         self.read_only = read_only
-        # One connection per thread: a connection shared by two threads lets one thread's
-        # statements fall inside the other's transaction (and be lost on its rollback).
-        self._connections: PerThread[sqlite3.Connection] = PerThread(self._connect, _close_quietly)
         try:
-            if not read_only:
+            if read_only:
+                _ = self.db  # connects now: a missing store is told at once
+            else:
                 path.parent.mkdir(parents=True, exist_ok=True)
-            db = self.db
-            if not read_only:
-                db.execute("PRAGMA journal_mode=WAL")
-                db.executescript(SCHEMA)
+                self.migrate()
                 self._migrate_forfeits()
-                self._add_side_time_columns()
         except sqlite3.Error as exc:
             if getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL":
                 raise storage_error(exc, path) from None
@@ -316,31 +262,15 @@ class ResultsStore:
         except OSError as exc:
             raise storage_error(exc, path.parent) from None
 
-    @property
-    def db(self) -> sqlite3.Connection:
-        """This thread's connection to the store (made on first use, closed when the thread ends)."""
-        return self._connections.get()
-
     def _connect(self) -> sqlite3.Connection:
         if self.read_only:
             return _connect_read_only(self.path)
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-        # FULL: a game's row (and a pair marked done) survives a power loss once committed,
-        # like the ladder's own store; one fsync per stored game costs nothing next to a game.
-        db.execute("PRAGMA synchronous=FULL")
-        return db
+        return super()._connect()
 
     @classmethod
     def open_read_only(cls, path: Path) -> ResultsStore:
         """Open for reading only: no schema, no WAL switch, nothing written (a read-only directory works)."""
         return cls(path, read_only=True)
-
-    def _add_side_time_columns(self) -> None:
-        """A store written before off-turn CPU was stored gains its columns (its old rows: not measured)."""
-        have = {row[1] for row in self.db.execute("PRAGMA table_info(side_times)")}
-        for column, kind in (("offturn_cpu_s", "REAL"), ("offturn_s", "REAL NOT NULL DEFAULT 0")):
-            if column not in have:
-                self.db.execute(f"ALTER TABLE side_times ADD COLUMN {column} {kind}")
 
     def _migrate_forfeits(self) -> None:
         """A store written before forfeits were structural: fill the forfeits table once."""
@@ -353,18 +283,6 @@ class ResultsStore:
                     "INSERT OR IGNORE INTO forfeits(game_id, entry) VALUES (?, ?)",
                     [(g, e) for g, joined in old for e in joined.split(",")],
                 )
-
-    def close(self) -> None:
-        """Close every thread's connection."""
-        self._connections.close_all()
-
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
-        """One atomic write; a full disk or another error rolls it back.
-
-        A write SQLite cannot make (full disk, I/O error) raises
-        :class:`StoreError` (:class:`DiskFull` when out of space).
-        """
-        return write_transaction(self.db, self.path)
 
     # ------------------------------------------------------------ meta
 
@@ -380,16 +298,7 @@ class ResultsStore:
         """
         row = self.db.execute("SELECT value FROM meta WHERE key='file_hash'").fetchone()
         if row is None:
-            with self.transaction() as db:
-                db.executemany(
-                    "INSERT INTO meta(key, value) VALUES (?, ?)",
-                    [
-                        ("file_hash", file_hash), ("name", name), ("ruleset_hash", ruleset_hash),
-                        ("ruleset", ruleset_json), ("created", now()),
-                        ("run_id", secrets.token_hex(8)),
-                        (SECRET_KEY, new_secret()), (CONFIG_KEY, content),
-                    ],  # fmt: skip
-                )
+            self.bind_new(file_hash, name, ruleset_hash, ruleset_json, secrets.token_hex(8), {CONFIG_KEY: content})
             return True
         if row[0] != file_hash and row[0] not in aliases:
             raise StoreError(
@@ -404,6 +313,18 @@ class ResultsStore:
         if content and not self.meta().get(CONFIG_KEY):  # a store from before contents were kept
             self.set_meta(CONFIG_KEY, content)
         return False
+
+    def bind_new(
+        self, file_hash: str, name: str, ruleset_hash: str, ruleset_json: str, run_id: str, own: Mapping[str, str]
+    ) -> None:
+        """Bind a new store to its run, in one transaction (a run killed here leaves an empty store): the keys
+        every run's store has (``arena ratings`` reads them), a new secret, and the run's ``own`` keys."""
+        common = {
+            "file_hash": file_hash, "name": name, "ruleset_hash": ruleset_hash, "ruleset": ruleset_json,
+            "created": now(), "run_id": run_id, SECRET_KEY: new_secret(),
+        }  # fmt: skip
+        with self.transaction() as db:
+            db.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", [*common.items(), *own.items()])
 
     def bound_content(self) -> str | None:
         """The content of the tournament file the store is bound to (None: bound before contents were kept)."""
@@ -659,11 +580,6 @@ def _game_row(row: tuple[Any, ...], charged: tuple[str, ...]) -> StoredGame:
     if charged:
         game = dataclasses.replace(game, forfeit_entry=charged[0] if len(charged) == 1 else None)
     return game
-
-
-def _close_quietly(db: sqlite3.Connection) -> None:
-    with suppress(sqlite3.Error):
-        db.close()
 
 
 def _connect_read_only(path: Path) -> sqlite3.Connection:

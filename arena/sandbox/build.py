@@ -382,12 +382,15 @@ def build_image(
     build_limits: BuildLimits | None = None,
     cancel: threading.Event | None = None,
     scratch: Path | None = None,
+    run_labels: Mapping[str, str] | None = None,
 ) -> BuiltImage:
     """Build the image of the bot in ``source`` offline; returns its ID.
 
     The build context is copied into a new directory under ``scratch`` (the
     system's temporary directory by default; a server passes one of its own,
     which it empties when it starts: a kill -9 mid-build leaves nothing behind).
+``run_labels`` go on the build's network holder (a server's ``arena.run``):
+the run's next start prune removes the holder of a build killed with it.
 
     Without a Dockerfile, ``source`` needs ``bot.py`` and is built with
     :data:`DEFAULT_DOCKERFILE` on the bot base image ``bot_base`` (made first
@@ -408,6 +411,39 @@ def build_image(
     source = source.resolve()
     if not source.is_dir():
         raise BuildError(f"{source} is not a directory")
+    text, default, limits = _dockerfile(source, limits)
+    client = client or docker_client()
+    base = _check_base_image(client, base_image)
+    buildargs = _build_args(
+        source, text, trusted, client, base, base_image=base_image, bot_base=bot_base, on_line=on_line,
+        build_limits=build_limits, cancel=cancel,
+    )  # fmt: skip
+    if scratch is not None:
+        scratch.mkdir(parents=True, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="arena-build-", dir=scratch)
+    try:
+        context = Path(tmp) / "context"
+        if default:  # the bot base has the SDK: only the author's files (and wheels) go in
+            try:
+                copy_bot_dir(source, context, limits)
+            except BotDirError as exc:
+                raise BuildError(str(exc)) from None
+        else:
+            prepare_context(source, context, build_wheels(wheel_dir()), limits)
+        (context / "Dockerfile").write_text(text)  # the text checked above, whatever the directory holds now
+        built = _docker_build(
+            client, context, tag=tag, what=str(source), on_line=on_line, buildargs=buildargs,
+            holder_image=str(base.id), labels={**env_labels(), LABEL: "1", BUILD_LABEL: source.name},
+            limits=build_limits, cancel=cancel, run_labels=run_labels,
+        )  # fmt: skip
+    finally:
+        remove_tree(tmp, ignore_errors=True)  # a copy of a submission: never removed recursively
+    return built
+
+
+def _dockerfile(source: Path, limits: DirLimits | None) -> tuple[str, bool, DirLimits]:
+    """The bot directory checked under ``limits`` (default: from the environment), its Dockerfile's text,
+    whether that is the default one (it has none), and the limits."""
     try:
         limits = limits or DirLimits.from_env()
         check_bot_dir(source, limits)  # before anything reaches Docker: a refusal costs a few lstat calls
@@ -425,8 +461,14 @@ def build_image(
         text = DEFAULT_DOCKERFILE if raw is None else raw.decode("utf-8")
     except UnicodeDecodeError:
         raise BuildError(f"{source}/Dockerfile is not UTF-8 text") from None
-    client = client or docker_client()
-    base = _check_base_image(client, base_image)
+    return text, default, limits
+
+
+def _build_args(
+    source: Path, text: str, trusted: bool, client: Any, base: Any, *, base_image: str, bot_base: str,
+    on_line: Callable[[str], None] | None, build_limits: BuildLimits | None, cancel: threading.Event | None,
+) -> dict[str, str]:  # fmt: skip
+    """The Dockerfile's policy checked (unless ``trusted``) and the build arguments it declares."""
     if trusted:
         wanted = {name for name in ("BASE_IMAGE", "BOT_BASE") if name in text}
     else:
@@ -438,27 +480,7 @@ def build_image(
     if "BOT_BASE" in wanted:  # each holds an image the organiser chose; the bot base made under this build's bounds
         buildargs["BOT_BASE"] = ensure_bot_base(base_image=base_image, tag=bot_base, client=client, on_line=on_line,
                                                 build_limits=build_limits, cancel=cancel)  # fmt: skip
-    if scratch is not None:
-        scratch.mkdir(parents=True, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix="arena-build-", dir=scratch)
-    try:
-        context = Path(tmp) / "context"
-        if default:  # the bot base has the SDK: only the author's files (and wheels) go in
-            try:
-                copy_bot_dir(source, context, limits)
-            except BotDirError as exc:
-                raise BuildError(str(exc)) from None
-        else:
-            prepare_context(source, context, build_wheels(wheel_dir()), limits)
-        (context / "Dockerfile").write_text(text)  # the text checked above, whatever the directory holds now
-        built = _docker_build(
-            client, context, tag=tag, what=str(source), on_line=on_line, buildargs=buildargs,
-            holder_image=str(base.id), labels={**env_labels(), LABEL: "1", BUILD_LABEL: source.name},
-            limits=build_limits, cancel=cancel,
-        )  # fmt: skip
-    finally:
-        remove_tree(tmp, ignore_errors=True)  # a copy of a submission: never removed recursively
-    return built
+    return buildargs
 
 
 def _docker_build(
@@ -473,6 +495,7 @@ def _docker_build(
     holder_image: str,
     limits: BuildLimits | None = None,
     cancel: threading.Event | None = None,
+    run_labels: Mapping[str, str] | None = None,
 ) -> BuiltImage:
     """Run one offline build of ``context`` under ``limits``; a failure raises BuildError with the log's tail.
 
@@ -485,7 +508,9 @@ def _docker_build(
     """
     limits = limits or BuildLimits()
     try:
-        with build_network(client, holder_image, on_note=on_line) as network_mode:
+        with build_network(
+            client, holder_image, on_note=on_line, timeout_s=limits.timeout_s, labels=run_labels
+        ) as network_mode:
             result = run_build(
                 client, context, tag=tag, buildargs=buildargs, labels=labels, limits=limits,
                 keep_chars=LOG_KEEP_CHARS, on_line=on_line, cancel=cancel, network_mode=network_mode,

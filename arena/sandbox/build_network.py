@@ -21,23 +21,31 @@ An engine that does not start the holder in time (a wedged one) raises
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from arena.sandbox.docker import LABEL, NO_NETWORK, DockerUnavailable, env_labels
 
 #: The label of a build's holder container (leftovers are found by :data:`LABEL` as any other).
 HOLDER_LABEL = "arena.build-network"
-#: The longest a holder lives if nobody removes it (a killed builder): then it ends by itself.
+#: The longest a holder lives if nobody removes it (a killed builder), for a build with no timeout.
 HOLDER_LIFETIME_S = 6 * 3600
+#: A holder outlives its build's timeout by this much, then ends by itself (and the engine's
+#: prune, or its run's, removes what is left of it).
+HOLDER_MARGIN_S = 120
 
 
-def holder_settings(image: str, labels: dict[str, str]) -> dict[str, Any]:
+def holder_lifetime(timeout_s: float | None) -> int:
+    """Seconds a holder sleeps: its build's timeout and a margin, or :data:`HOLDER_LIFETIME_S`."""
+    return HOLDER_LIFETIME_S if timeout_s is None else int(timeout_s) + HOLDER_MARGIN_S
+
+
+def holder_settings(image: str, labels: dict[str, str], lifetime_s: int = HOLDER_LIFETIME_S) -> dict[str, Any]:
     """The ``containers.run`` arguments of a holder: no network, nothing writable, tiny limits."""
     return {
         "image": image,
         "entrypoint": ["sleep"],
-        "command": [str(HOLDER_LIFETIME_S)],
+        "command": [str(lifetime_s)],
         **NO_NETWORK,
         "read_only": True,
         "cap_drop": ["ALL"],
@@ -49,20 +57,27 @@ def holder_settings(image: str, labels: dict[str, str]) -> dict[str, Any]:
         "log_config": {"type": "none", "config": {}},
         "healthcheck": {"test": ["NONE"]},
         "labels": {**env_labels(), **labels, LABEL: "1", HOLDER_LABEL: "1"},
+        "auto_remove": True,  # a holder whose builder was killed goes when its sleep ends
         "detach": True,
     }
 
 
 @contextlib.contextmanager
-def build_network(client: Any, image: str, on_note: Callable[[str], None] | None = None) -> Iterator[str]:
+def build_network(
+    client: Any, image: str, on_note: Callable[[str], None] | None = None, *, timeout_s: float | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> Iterator[str]:
     """The ``networkmode`` for one build whose steps run on ``image``: ``container:<holder>``.
 
-    The holder is removed when the block ends, however it ends.  If it cannot
-    start, ``"none"`` is yielded and ``on_note`` (if given) is told why.
+    The holder is removed when the block ends, however it ends; a builder
+    killed meanwhile leaves one that ends by itself ``HOLDER_MARGIN_S`` after
+    the build's ``timeout_s`` would have.  If it cannot start, ``"none"`` is
+    yielded and ``on_note`` (if given) is told why.  ``labels`` go on the
+    holder too (a run's ``arena.run``: the run's next start prune finds it).
     """
     import docker.errors
 
-    settings = holder_settings(image, {})
+    settings = holder_settings(image, dict(labels or {}), holder_lifetime(timeout_s))
     settings.pop("detach")
     holder = None
     try:
@@ -91,4 +106,4 @@ def _remove(container: Any) -> None:
             container.remove(force=True, v=True)
 
 
-__all__ = ["HOLDER_LABEL", "build_network", "holder_settings"]
+__all__ = ["HOLDER_LABEL", "build_network", "holder_lifetime", "holder_settings"]

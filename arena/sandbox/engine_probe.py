@@ -75,7 +75,7 @@ def _start_and_remove(image: str, labels: dict[str, str], timeout: float) -> str
 
 
 def prober(image: str, *, labels: Mapping[str, str] | None = None, timeout: float = START_PROBE_S) -> Any:
-    """A probe for :class:`arena.ladder.engine_watch.EngineWatch`: True when the engine starts a container."""
+    """A probe for :class:`arena.ladder.common.engine_watch.EngineWatch`: True when the engine starts a container."""
     return lambda: engine_starts(image, labels=labels, timeout=timeout) is None
 
 

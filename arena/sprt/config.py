@@ -25,7 +25,8 @@ from arena.ratings.sprt import Settings
 from arena.referee.botspec import BotSpec
 from arena.referee.host import DEFAULT_START_TIMEOUT_S
 from arena.sandbox.docker import ContainerLimits
-from arena.tournament.config import MAX_CONCURRENCY, ConfigError, parse_concurrency, usable_cores
+from arena.tables.cores import usable_cores
+from arena.tables.settings import MAX_CONCURRENCY, ConfigError, parse_concurrency
 
 #: Pairs a table plays before its bots are restarted.
 DEFAULT_PAIRS_PER_TABLE = 4
@@ -125,9 +126,14 @@ def deal_seed(seed: str, pair: int, secret: str | None = None) -> str:
     return derive_seed(secret, "sprt", seed, pair)
 
 
+def pair_cluster(pair: int) -> str:
+    """Pair ``pair``'s cluster (its two games): also the stem of its game ids and log directories."""
+    return f"d{pair:06d}"
+
+
 def game_id(pair: int, table: int) -> str:
     """The id of pair ``pair``'s game at ``table`` (1: NEW is the first side)."""
-    return f"d{pair:06d}-t{table}"
+    return f"{pair_cluster(pair)}-t{table}"
 
 
 def changed_options(stored: dict[str, Any], current: dict[str, Any]) -> list[str]:

@@ -13,9 +13,9 @@ each is stored before it first plays and each start of its tables is an
 attempt stored with it, so a restart (even after kill -9) keeps them.  A pair
 left unfinished (a table failed, a game was void, the run was killed) plays
 only its missing tables again, in log directories of their own (a stored
-game's logs and record never change); after ``MAX_ATTEMPTS`` starts it is void
-and the test fails with what happened at its last attempt
-(:mod:`arena.sprt.attempts`).  A pair given up by an earlier run is left out
+game's logs and record never change); after the ledger's ``MAX_PAIR_ATTEMPTS``
+starts it is void and the test fails with what happened at its last attempt
+(:func:`arena.tables.pairs.unfinished`).  A pair given up by an earlier run is left out
 on resume (told once), and ``--max-pairs`` counts the pairs the test can use.
 """
 
@@ -24,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 import trio
@@ -36,21 +35,16 @@ from arena.referee.botspec import BotSpecError
 from arena.results.store import PAIR_PLAYING, PAIR_VOID, ResultsStore, StoredGame, storage_error
 from arena.sandbox.docker import DockerUnavailable, ImageNotFound, SeatStartError, docker_client
 from arena.sandbox.preflight import preflight_images, preflight_run
-from arena.sprt.attempts import unfinished
-from arena.sprt.config import SprtConfig, deal_seed, game_id
+from arena.sprt.config import SprtConfig, deal_seed, game_id, pair_cluster
 from arena.sprt.store import open_store, stored_pairs
 from arena.tables.containers import prune_run, resolve_image_ids
 from arena.tables.ledger import Ledger, Recorded
 from arena.tables.logs import new_log_dirs
-from arena.tables.pairs import PairBatch
+from arena.tables.pairs import PairBatch, unfinished
 from arena.tables.players import LocalTables, TablePlayer
-from arena.tables.rows import GameSlot
 from arena.tables.runlock import hold_directory
 from arena.tables.runner import Job, Runner
 from arena.tables.spec import TableGame, TableResult
-
-#: Times a pair is started before the run gives up on the platform.
-MAX_ATTEMPTS = 3
 
 INCONCLUSIVE = "inconclusive"
 INTERRUPTED = "interrupted"
@@ -189,15 +183,13 @@ class _Run:
         self.resumed = self.test.pairs
         self.games = len(store.finished_ids())
         #: The one writer of the results and the pairs (the stored-game guard: a late copy writes nothing).
-        self.ledger = Ledger(store, config.out, ruleset_hash=config.rules.hash, max_pair_attempts=MAX_ATTEMPTS)
+        self.ledger = Ledger(store, config.out, ruleset_hash=config.rules.hash)
         self.voids = 0
         #: Pairs to play again (their missing tables only), and pairs given up (void, never played again).
         self.retry: set[int] = set()
         self.given_up: dict[int, str] = {}
         self.frontier = 0
         self.running: dict[str, PairBatch] = {}
-        #: The games each running batch's tables reported void (game id -> the void's ending).
-        self.void_games: dict[str, dict[str, str]] = {}
         #: Set to stop every table (decided, Ctrl-C, a write that failed): each table process
         #: stops its bots and ends; the games in progress are not stored and are played on resume.
         self.stop = threading.Event()
@@ -323,7 +315,7 @@ class _Run:
     def _start(self, pair: int) -> bool:
         """Count a start of ``pair`` (written as playing first); False when it is out of attempts (the test fails)."""
         new, old = self.names
-        before = self.ledger.numbered_pair(pair, new, old, cluster=f"d{pair:06d}")
+        before = self.ledger.numbered_pair(pair, new, old, cluster=pair_cluster(pair))
         if self.ledger.begin_attempt(pair) is not None:
             self.retry.discard(pair)
             return True
@@ -341,27 +333,15 @@ class _Run:
             return None
         batch = self._batch(pairs, tables)
         self.running[batch.batch_id] = batch
-        self.void_games[batch.batch_id] = {}
-        slots = {
-            gid: self._slot(pair, table, gid)
-            for table in tables
-            for gid, pair in zip(batch.game_ids[table - 1], batch.pairs, strict=True)
-        }
         self._update()
-        return Job(
-            key=batch.batch_id,
-            tables={n: batch.table(n, local=self.player.local) for n in tables},
-            slots=slots,
-            images=self.images,
-            log_dirs={n: batch.table_log_dir(n) for n in tables},
-        )
+        return batch.job(tables, pair_cluster, local=self.player.local, images=self.images)
 
     def _batch(self, pairs: list[int], tables: tuple[int, ...]) -> PairBatch:
         """The batch of ``pairs``, named so that its tables' log directories are new ones (a stored game's stay)."""
         config = self.config
         logs = config.out / "logs"
         try:
-            name = new_log_dirs(logs, f"d{pairs[0]:06d}", tables)
+            name = new_log_dirs(logs, pair_cluster(pairs[0]), tables)
         except OSError as exc:  # the output's disk: the run stops with that one line
             raise storage_error(exc, logs) from None
         return PairBatch(
@@ -387,7 +367,6 @@ class _Run:
         """A batch ended: each of its pairs is done, played again (its missing tables: the ledger bounds its
         attempts), or, stopped on purpose, given its start back."""
         batch = self.running.pop(job.key)
-        void_games = self.void_games.pop(job.key)
         self._update()
         left = [p for p in batch.pairs if not self._finished(p)]
         if not left:
@@ -396,6 +375,7 @@ class _Run:
             for pair in left:
                 self.ledger.stopped(pair)
             return
+        void_games = {game: r.void for game, r in job.reported.items() if r.void is not None}
         found = unfinished(batch, job.tables, results, void_games, self.ledger.stored)
         for game, reason in found.voids:
             self._void(game, reason)
@@ -417,7 +397,6 @@ class _Run:
         """A stored game; a pair it completes goes to the test (in storing order)."""
         if recorded.void is not None:
             self.voids += 1
-            self.void_games[job.key][game.game_id] = recorded.void
             self.progress.on_void(game.game_id, game.void or recorded.void)
             self._update()
             return
@@ -440,12 +419,6 @@ class _Run:
         self.test.add(pentanomial_index(outcome.score))
         self.points.add(outcome)
 
-    def _slot(self, pair: int, table: int, gid: str) -> GameSlot:
-        """Where a game of pair ``pair`` at table ``table`` (1: NEW is side 0) sits in the test."""
-        new, old = self.names
-        side0, side1 = (new, old) if table == 1 else (old, new)
-        return GameSlot(gid, 0, pair, table, f"d{pair:06d}", side0, side1, deal_seed(self.config.seed, pair, self.secret))
-
     def snapshot(self) -> Snapshot:
         return Snapshot(
             names=self.names,
@@ -466,7 +439,6 @@ __all__ = [
     "FAILED",
     "INCONCLUSIVE",
     "INTERRUPTED",
-    "MAX_ATTEMPTS",
     "Progress",
     "Snapshot",
     "SprtReport",

@@ -17,12 +17,9 @@ import secrets
 import sqlite3
 from pathlib import Path
 
-from arena.match.seeds import new_secret
 from arena.ratings.pairs import PairOutcome
-from arena.results.store import SECRET_KEY, ResultsStore, StoredGame, StoreError, now
+from arena.results.store import STORE_NAME, ResultsStore, StoredGame, StoreError
 from arena.sprt.config import SprtConfig, changed_options
-
-STORE_NAME = "results.sqlite"
 
 
 def open_store(config: SprtConfig, images: dict[str, str | None]) -> tuple[ResultsStore, str]:
@@ -81,31 +78,12 @@ def _claim(store: ResultsStore, config: SprtConfig, images: dict[str, str | None
         return meta.get("run_id") or ""
     new, old = config.names
     run_id = secrets.token_hex(4)
-    with store.transaction() as db:  # one transaction: a run killed here leaves an empty store
-        db.executemany(
-            "INSERT INTO meta(key, value) VALUES (?, ?)",
-            [
-                # The keys a tournament's store has (``arena ratings`` reads them) ...
-                ("file_hash", config.identity_hash()),
-                ("name", f"sprt: {new} vs {old}"),
-                ("ruleset_hash", config.rules.hash),
-                ("ruleset", json.dumps(config.rules.to_dict())),
-                ("created", now()),
-                # ... and the test's own.
-                ("kind", "sprt"),
-                ("sprt", json.dumps(identity)),
-                ("run_id", run_id),
-                ("images", json.dumps(images)),
-                ("settings", json.dumps(config.settings.to_dict())),
-                (SECRET_KEY, new_secret()),
-            ],
-        )
+    store.bind_new(
+        config.identity_hash(), f"sprt: {new} vs {old}", config.rules.hash, json.dumps(config.rules.to_dict()), run_id,
+        {"kind": "sprt", "sprt": json.dumps(identity), "images": json.dumps(images),
+         "settings": json.dumps(config.settings.to_dict())},
+    )  # fmt: skip
     return run_id
-
-
-def rows_in_order(store: ResultsStore) -> list[StoredGame]:
-    """Every stored game in the order it was written."""
-    return store.games_in_write_order()
 
 
 @dataclasses.dataclass
@@ -149,7 +127,7 @@ def stored_pairs(store: ResultsStore, new: str) -> tuple[PairBook, list[tuple[in
     """The book of stored games and the completed pairs in completion order."""
     book = PairBook(new)
     done = []
-    for row in rows_in_order(store):
+    for row in store.games_in_write_order():
         got = book.add(row)
         if got is not None:
             done.append(got)

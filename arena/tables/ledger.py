@@ -38,6 +38,7 @@ from arena.results.store import (
     StoredGame,
     StoredPair,
 )
+from arena.match.output import remove_staged_leftovers
 from arena.tables.rows import GameSlot, store_played
 from arena.tables.spec import TableGame
 
@@ -74,6 +75,14 @@ class Ledger:
         self.max_pair_attempts = max_pair_attempts
 
     # ------------------------------------------------------------ games
+
+    def remove_leftovers(self) -> int:
+        """Remove the half-written records a killed runner left (``records/*.tmp``); how many.
+
+        The directory's one runner calls it at its start, holding the
+        directory's lock (:mod:`arena.tables.runlock`): no other writer is live.
+        """
+        return remove_staged_leftovers(self.output / "records")
 
     def stored(self, game_id: str) -> bool:
         """Whether ``game_id`` is stored (an index lookup)."""

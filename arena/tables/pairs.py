@@ -11,11 +11,18 @@ seats NEW as the first side (N/S, or player A), table 2 seats OLD there; both
 start at once on *different* bot processes or containers and play the batch's
 deals in order, so each table's bots stay up for the whole batch and no bot
 ever meets a deal twice.
+
+When a batch's tables end with some of its games not stored, :func:`unfinished`
+says why each unfinished pair is unfinished (a line kept with the pair in the
+store, quoted if the pair is given up) and which game each failed table was at
+(voided: its attempt counts in the voids table, as a tournament's does).
+Nothing here writes: the runner does, through the ledger.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from arena_sdk.engine import Ruleset
@@ -24,7 +31,9 @@ from arena.match import TimeControl
 from arena.referee.botspec import BotSpec
 from arena.referee.host import DEFAULT_START_TIMEOUT_S
 from arena.sandbox.docker import ContainerLimits
-from arena.tables.spec import SeatSpec, TableSpec, seat_specs
+from arena.tables.rows import GameSlot
+from arena.tables.runner import Job
+from arena.tables.spec import SeatSpec, TableResult, TableSpec, seat_specs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,5 +96,74 @@ class PairBatch:
         """Where table ``number``'s bots' logs are kept on the coordinator's machine."""
         return self.log_dir / f"{Path(self.batch_id).name}-t{number}"
 
+    def job(self, tables: Iterable[int], cluster: Callable[[int], str], *, local: bool, images: Mapping[str, str | None]) -> Job:
+        """The run loop's job for ``tables`` of this batch (pair ``p`` is deal ``p``, in ``cluster(p)``)."""
+        tables = tuple(tables)
+        new, old = self.names
+        slots = {
+            game: GameSlot(game, 0, pair, table, cluster(pair), *((new, old) if table == 1 else (old, new)), seed)
+            for table in tables
+            for game, pair, seed in zip(self.game_ids[table - 1], self.pairs, self.deal_seeds, strict=True)
+        }
+        return Job(
+            key=self.batch_id,
+            tables={n: self.table(n, local=local) for n in tables},
+            slots=slots,
+            images=images,
+            log_dirs={n: self.table_log_dir(n) for n in tables},
+        )
 
-__all__ = ["PairBatch"]
+
+@dataclasses.dataclass(frozen=True)
+class Unfinished:
+    """What a start of a batch's tables left: each unfinished pair's reason, and the games to void."""
+
+    reasons: dict[int, str]
+    """Pair -> what happened to it at each of its missing tables (``; ``-joined)."""
+    voids: list[tuple[str, str]]
+    """(game id, void reason) of the game each failed table was at when it failed."""
+    untried: set[int]
+    """Pairs no table reached (each failed at an earlier pair's game): their start does not count."""
+
+
+def unfinished(
+    batch: PairBatch,
+    tables: Iterable[int],
+    results: Mapping[int, TableResult],
+    void_games: Mapping[str, str],
+    stored: Callable[[str], bool],
+) -> Unfinished:
+    """Why ``batch``'s pairs are not complete after its ``tables`` ended with ``results``.
+
+    ``void_games``: the games a table reported void (game id -> the void's
+    ending); ``stored``: whether a game is stored now.
+    """
+    reasons: dict[int, list[str]] = {}
+    voids: list[tuple[str, str]] = []
+    tried: set[int] = set()
+    for table in tables:
+        result = results.get(table)
+        error = "its process ended without a result" if result is None else result.error
+        sent = set() if result is None else {game.game_id for game in result.games}
+        failed_at: str | None = None
+        for pair, game_id in zip(batch.pairs, batch.game_ids[table - 1], strict=True):
+            if stored(game_id):
+                continue
+            if failed_at is not None:
+                why = f"table {table} failed before reaching it, at {failed_at} ({error})"
+            elif game_id in void_games:
+                why = f"its game at table {table} was void ({void_games[game_id]})"
+            elif error is None:
+                why = f"table {table} ended without playing its game"
+            else:
+                failed_at = game_id
+                why = f"table {table} failed ({error})"
+                if game_id not in sent:
+                    voids.append((game_id, f"void:platform: {error}"))
+            if failed_at is None or failed_at == game_id:
+                tried.add(pair)
+            reasons.setdefault(pair, []).append(why)
+    return Unfinished({pair: "; ".join(lines) for pair, lines in reasons.items()}, voids, set(reasons) - tried)
+
+
+__all__ = ["PairBatch", "Unfinished", "unfinished"]

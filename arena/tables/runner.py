@@ -58,6 +58,8 @@ class Job:
     """Each entry's image ID (recorded with its games)."""
     log_dirs: Mapping[int, Path] = dataclasses.field(default_factory=dict)
     """Where a remote table's logs are written on this machine (a local table writes its own)."""
+    reported: dict[str, Recorded] = dataclasses.field(default_factory=dict, compare=False)
+    """What the ledger did with each game the job's tables reported (the loop fills it as they come)."""
 
 
 class Schedule(Protocol):
@@ -178,11 +180,16 @@ class Runner:
         return RunOutcome(self.interrupted)
 
     async def _prune_at_start(self) -> None:
-        """The leftovers of an earlier run of this one, before anything plays: an engine error there ends the run.
+        """The leftovers of an earlier run of this one (containers, half-written records), before anything plays.
+
+        An engine error there ends the run.
 
         The prune raises :class:`~arena.errors.ArenaError` (one line) when it
         cannot do its work: nothing is started, and the end's prune is not tried.
         """
+        # The runner is its directory's one writer (the caller holds its lock): a temporary
+        # record there is a killed run's, never put in place; it goes before anything is written.
+        await trio.to_thread.run_sync(self.ledger.remove_leftovers)
         if self.prune is None:
             return
         try:
@@ -266,6 +273,7 @@ class Runner:
             except OSError as exc:  # the record could not be written: the output's disk
                 self._fail(storage_error(exc, self.ledger.output))
                 return
+            job.reported[game.game_id] = recorded
             try:
                 self.schedule.recorded(job, number, game, recorded)
             except StoreError as exc:  # what a game means to the schedule may be written too (a disqualification)

@@ -10,26 +10,25 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import math
 import re
 import tomllib
 from collections.abc import Mapping
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from arena_sdk.engine import RulesError, Ruleset, resolve_ruleset
+from arena_sdk.engine import Ruleset
 
-from arena.errors import ArenaError
 from arena.match import TimeControl
-from arena.match.spec import check_seconds, default_hard_cap
+from arena.match.spec import check_seconds
 from arena.referee.botspec import BotSpec, BotSpecError, parse_bot_spec
 from arena.sandbox.docker import ContainerLimits
-from arena.tournament.cores import usable_cores  # (also imported from here: sprt, bench)
-
-
-class ConfigError(ArenaError, ValueError):
-    """A tournament file that cannot be used; the message names the key."""
+# The parts of the file every runner's tables share are the kernel's (arena.tables.settings);
+# the typed key readers are arena.toml_keys'.
+from arena.tables.settings import parse_concurrency, parse_limits, parse_rules, parse_time, positive
+from arena.toml_keys import REQUIRED as _REQUIRED
+from arena.toml_keys import ConfigError  # (also imported from here: the tournament's callers)
+from arena.toml_keys import check_keys as _check_keys
+from arena.toml_keys import read_key as _get
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,8 +104,6 @@ SAFE_NAME_TEXT = "1-64 characters: letters, digits, '.', '_' or '-', starting wi
 #: Keys of ``[tournament]`` that say how the tournament is run, not what it is: a store
 #: resumes under another value (the results do not depend on them).
 RUN_KEYS = frozenset({"concurrency"})
-#: The most tables a tournament plays at the same time.
-MAX_CONCURRENCY = 4096
 
 
 def tournament_content(data: Mapping[str, Any], run_keys: frozenset[str] = RUN_KEYS) -> str:
@@ -124,125 +121,6 @@ def tournament_hash(data: Mapping[str, Any], run_keys: frozenset[str] = RUN_KEYS
     """The hash of :func:`tournament_content`.  ``run_keys=frozenset()`` gives the hash of the
     versions before ``RUN_KEYS`` were left out."""
     return hashlib.sha256(tournament_content(data, run_keys).encode()).hexdigest()
-
-
-def parse_concurrency(value: object, where: str = "[tournament] concurrency") -> int:
-    """A whole number of tables at a time (1..MAX_CONCURRENCY), or ``"auto"``: one per usable core.
-
-    Raises :class:`ConfigError` for anything else.
-    """
-    if isinstance(value, str):
-        text = value.strip().lower()
-        if text == "auto":
-            return usable_cores()
-        if text.isascii() and text.isdigit() and len(text) <= 6:
-            value = int(text)
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_CONCURRENCY:
-        raise ConfigError(f'{where} must be a whole number from 1 to {MAX_CONCURRENCY} or "auto", got {value!r}')
-    return value
-
-
-def _check_keys(table: Mapping[str, Any], allowed: set[str], where: str) -> None:
-    unknown = sorted(set(table) - allowed)
-    if unknown:
-        raise ConfigError(f"[{where}]: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}")
-
-
-def _get(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any, where: str) -> Any:
-    if key not in table:
-        if default is _REQUIRED:
-            raise ConfigError(f"[{where}] {key} is required")
-        return default
-    value = table[key]
-    if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-        raise ConfigError(f"[{where}] {key} must be {_kind_name(kind)}, got {value!r}")
-    if not isinstance(value, kind):
-        raise ConfigError(f"[{where}] {key} must be {_kind_name(kind)}, got {value!r}")
-    return value
-
-
-def _kind_name(kind: type | tuple[type, ...]) -> str:
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    names = {int: "a whole number", float: "a number", str: "text", dict: "a table", list: "a list"}
-    return " or ".join(names.get(k, k.__name__) for k in kinds)
-
-
-def _positive(value: float, key: str, where: str, *, zero_ok: bool = False) -> None:
-    if not math.isfinite(value) or value < 0 or (value == 0 and not zero_ok):  # TOML allows inf and nan
-        raise ConfigError(f"[{where}] {key} must be {'>= 0' if zero_ok else '> 0'}, got {value}")
-
-
-_REQUIRED = object()
-
-#: The ranges of ``[limits]`` (documented in tournaments/example.toml).  Outside
-#: them Docker refuses the container (memory under 6 MiB, a CPU quota under
-#: 0.01, pids 0 = unlimited, a tmpfs of size 0 = unlimited) or the value makes
-#: no sense for one seat; either way every game would void, so the file is refused.
-MEMORY_RANGE = (16 << 20, 1 << 40)  # bytes: 16m .. 1024g
-CPUS_RANGE = (0.01, 1024.0)
-PIDS_RANGE = (8, 4_194_304)  # the kernel's largest pid_max
-TMPFS_RANGE = (1 << 20, 1 << 40)  # bytes: 1m .. 1024g
-LOG_BYTES_RANGE = (0, 64 << 20)
-#: A size as Docker reads it (docker-py's parse_bytes): a number and one unit letter.
-_SIZE = re.compile(r"(\d+(?:\.\d+)?)([bkmg]?)", re.IGNORECASE)
-#: A size as the kernel's tmpfs ``size=`` reads it: a whole number, no fraction and no ``b``.
-_TMPFS_SIZE = re.compile(r"(\d+)([kmg]?)", re.IGNORECASE)
-_UNITS = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
-
-
-def parse_size(text: str, key: str, bounds: tuple[int, int], *, tmpfs: bool = False) -> int:
-    """``"256m"`` -> bytes, refused with one line naming ``[limits] key`` unless within ``bounds``.
-
-    ``tmpfs``: the stricter form the kernel's tmpfs takes (a whole number, unit k, m or g).
-    """
-    match = (_TMPFS_SIZE if tmpfs else _SIZE).fullmatch(text.strip())
-    if match is None:
-        form = "a whole number and a unit k, m or g" if tmpfs else "a number and a unit b, k, m or g"
-        raise ConfigError(f"[limits] {key} must be a size: {form} (like 256m), got {_shown(text)}")
-    size = int(Fraction(match.group(1)) * _UNITS[match.group(2).lower()])  # exact: 400 digits are no float
-    low, high = bounds
-    if not low <= size <= high:
-        raise ConfigError(f"[limits] {key} must be between {_size_text(low)} and {_size_text(high)}, got {_shown(text)}")
-    return size
-
-
-def _shown(value: object) -> str:
-    """A refused value for an error line: its repr, cut short (a 400-digit number stays one readable line)."""
-    text = repr(value)
-    return text if len(text) <= 40 else f"{text[:37]}..."
-
-
-def _size_text(size: int) -> str:
-    for unit, factor in (("g", 1 << 30), ("m", 1 << 20), ("k", 1 << 10)):
-        if size >= factor and size % factor == 0:
-            return f"{size // factor}{unit}"
-    return str(size)
-
-
-def _in_range(value: float, key: str, bounds: tuple[float, float] | tuple[int, int]) -> None:
-    low, high = bounds
-    # TOML allows inf and nan (not in range: every comparison with nan is false); a
-    # huge whole number is compared as it is, never made a float (which would overflow).
-    if not low <= value <= high:
-        raise ConfigError(f"[limits] {key} must be between {low} and {high}, got {_shown(value)}")
-
-
-def parse_limits(table: Mapping[str, Any]) -> ContainerLimits:
-    """The ``[limits]`` table: every value parseable, finite and in its range (see the ``*_RANGE`` constants)."""
-    memory = _get(table, "memory", str, "256m", "limits")
-    parse_size(memory, "memory", MEMORY_RANGE)
-    cpus = _get(table, "cpus", (int, float), 1.0, "limits")
-    _in_range(cpus, "cpus", CPUS_RANGE)
-    pids = _get(table, "pids", int, 64, "limits")
-    _in_range(pids, "pids", PIDS_RANGE)
-    tmpfs = _get(table, "tmpfs", str, "16m", "limits")
-    parse_size(tmpfs, "tmpfs", TMPFS_RANGE, tmpfs=True)
-    log_bytes = _get(table, "log_bytes", int, 1 << 20, "limits")
-    _in_range(log_bytes, "log_bytes", LOG_BYTES_RANGE)
-    # The texts are kept as written (stripped): Docker and tmpfs read exactly these forms.
-    return ContainerLimits(
-        memory=memory.strip(), cpus=float(cpus), pids=pids, tmpfs_size=tmpfs.strip(), log_cap_bytes=log_bytes
-    )
 
 
 def load_config(
@@ -278,8 +156,7 @@ def parse_config(
 ) -> TournamentConfig:
     """Validate parsed TOML; see :func:`load_config`."""
     _check_keys(data, set(_SECTIONS), "top level")
-    t = _get(data, "tournament", dict, {}, "top level")
-    _check_keys(t, _SECTIONS["tournament"], "tournament")
+    t = _section(data, "tournament")
     name = _get(t, "name", str, source.stem, "tournament")
     seed = str(_get(t, "seed", (str, int), _REQUIRED, "tournament"))
     deals = _get(t, "deals_per_pairing", int, 2, "tournament")
@@ -292,88 +169,13 @@ def parse_config(
         check_seconds(start_timeout, "start_timeout", inclusive=False)
     except ValueError as exc:
         raise ConfigError(f"[tournament] {exc}") from None
-
-    r = _get(data, "rules", dict, {}, "top level")
-    _check_keys(r, _SECTIONS["rules"], "rules")
-    preset = _get(r, "preset", str, "pagat", "rules")
-    overrides = _get(r, "set", dict, {}, "rules")
-    try:
-        rules = resolve_ruleset(preset, {k: (str(v) if not isinstance(v, str) else v) for k, v in overrides.items()})
-    except RulesError as exc:
-        raise ConfigError(f"[rules] {exc}") from None
-
-    tm = _get(data, "time", dict, {}, "top level")
-    _check_keys(tm, _SECTIONS["time"], "time")
-    move = float(_get(tm, "move", (int, float), 1.0, "time"))
-    bank = float(_get(tm, "bank", (int, float), 30.0, "time"))
-    try:
-        time_control = TimeControl(
-            move_s=move,
-            bank_s=bank,
-            hard_cap_s=float(_get(tm, "hard_cap", (int, float), default_hard_cap(move), "time")),
-            strikes_to_forfeit=3,
-            clock=_get(tm, "clock", str, "wall", "time"),
-        )
-    except ValueError as exc:
-        raise ConfigError(f"[time] {exc}") from None
-
-    lm = _get(data, "limits", dict, {}, "top level")
-    _check_keys(lm, _SECTIONS["limits"], "limits")
-    limits = parse_limits(lm)
-
-    f = _get(data, "faults", dict, {}, "top level")
-    _check_keys(f, _SECTIONS["faults"], "faults")
-    faults = FaultPolicy(
-        strikes_per_game=_get(f, "strikes_per_game", int, 3, "faults"),
-        disqualify_share=float(_get(f, "disqualify_share", (int, float), 0.5, "faults")),
-        disqualify_min_games=_get(f, "disqualify_min_games", int, 4, "faults"),
-        void_retries=_get(f, "void_retries", int, 2, "faults"),
-    )
-    if faults.strikes_per_game < 1:
-        raise ConfigError(f"[faults] strikes_per_game must be >= 1, got {faults.strikes_per_game}")
-    if not 0 < faults.disqualify_share <= 1:
-        raise ConfigError(f"[faults] disqualify_share must be in (0, 1], got {faults.disqualify_share}")
-    _positive(faults.void_retries, "void_retries", "faults", zero_ok=True)
+    rules = parse_rules(_section(data, "rules"))
+    time_control = parse_time(_section(data, "time"))
+    limits = parse_limits(_section(data, "limits"))
+    faults = _faults(_section(data, "faults"))
     time_control = dataclasses.replace(time_control, strikes_to_forfeit=faults.strikes_per_game)
-
-    raw_entries = _get(data, "entry", list, _REQUIRED, "top level")
-    entries = []
-    seen: set[str] = set()
-    for i, item in enumerate(raw_entries):
-        where = f"entry {i + 1}"
-        if not isinstance(item, dict):
-            raise ConfigError(f"[[entry]] number {i + 1} must be a table")
-        _check_keys(item, _SECTIONS["entry"], where)
-        entry_name = _get(item, "name", str, _REQUIRED, where).strip()
-        if not SAFE_NAME.fullmatch(entry_name):
-            raise ConfigError(f"[{where}] name {entry_name!r} is not allowed: use {SAFE_NAME_TEXT}")
-        if entry_name in seen:
-            raise ConfigError(f"[{where}] duplicate entry name {entry_name!r}")
-        seen.add(entry_name)
-        try:
-            spec = parse_bot_spec(_get(item, "bot", str, _REQUIRED, where))
-        except BotSpecError as exc:
-            raise ConfigError(f"[{where}] {exc}") from None
-        if spec.kind == "cmd":
-            spec = dataclasses.replace(spec, target=_resolve_script(spec.target, source.parent))
-        env = _entry_env(_get(item, "env", dict, {}, where), where)
-        if env:
-            spec = dataclasses.replace(spec, env=env)
-        opponents = _get(item, "opponents", list, None, where)
-        if opponents is not None:
-            if not opponents or not all(isinstance(o, str) for o in opponents):
-                raise ConfigError(f"[{where}] opponents must be a non-empty list of entry names")
-            opponents = tuple(o.strip() for o in opponents)
-        entries.append(Entry(entry_name, spec, opponents))
-    if len(entries) < 2:
-        raise ConfigError(f"a tournament needs at least 2 entries, got {len(entries)}")
-    names = {e.name for e in entries}
-    for entry in entries:
-        for other in entry.opponents or ():
-            if other not in names or other == entry.name:
-                raise ConfigError(f"entry {entry.name!r}: opponents: {other!r} is not another entry")
-    c = _get(data, "cluster", dict, {}, "top level")
-    _check_keys(c, _SECTIONS["cluster"], "cluster")
+    entries = _entries(_get(data, "entry", list, _REQUIRED, "top level"), source)
+    c = _section(data, "cluster")
     file_scheduler = _get(c, "scheduler", str, None, "cluster")
     if file_scheduler is not None and not re.fullmatch(r"(tcp|tls)://[^/\s]+:\d+", file_scheduler):
         raise ConfigError(
@@ -401,6 +203,71 @@ def parse_config(
         scheduler=file_scheduler,
         insecure=_get(c, "insecure", bool, False, "cluster"),
     )
+
+
+def _section(data: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    """The table ``[name]`` (empty if absent), its keys checked."""
+    table = _get(data, name, dict, {}, "top level")
+    _check_keys(table, _SECTIONS[name], name)
+    return table
+
+
+def _faults(f: Mapping[str, Any]) -> FaultPolicy:
+    """The ``[faults]`` table."""
+    faults = FaultPolicy(
+        strikes_per_game=_get(f, "strikes_per_game", int, 3, "faults"),
+        disqualify_share=float(_get(f, "disqualify_share", (int, float), 0.5, "faults")),
+        disqualify_min_games=_get(f, "disqualify_min_games", int, 4, "faults"),
+        void_retries=_get(f, "void_retries", int, 2, "faults"),
+    )
+    if faults.strikes_per_game < 1:
+        raise ConfigError(f"[faults] strikes_per_game must be >= 1, got {faults.strikes_per_game}")
+    if not 0 < faults.disqualify_share <= 1:
+        raise ConfigError(f"[faults] disqualify_share must be in (0, 1], got {faults.disqualify_share}")
+    positive(faults.void_retries, "void_retries", "faults", zero_ok=True)
+    return faults
+
+
+def _entries(raw_entries: list[Any], source: Path) -> list[Entry]:
+    """The ``[[entry]]`` tables: at least two, names unique and safe, opponents among them."""
+    seen: set[str] = set()
+    entries = [_entry(item, i + 1, source, seen) for i, item in enumerate(raw_entries)]
+    if len(entries) < 2:
+        raise ConfigError(f"a tournament needs at least 2 entries, got {len(entries)}")
+    for entry in entries:
+        for other in entry.opponents or ():
+            if other not in seen or other == entry.name:
+                raise ConfigError(f"entry {entry.name!r}: opponents: {other!r} is not another entry")
+    return entries
+
+
+def _entry(item: object, number: int, source: Path, seen: set[str]) -> Entry:
+    """One ``[[entry]]`` table (``number`` from 1, as errors name it); its name joins ``seen``."""
+    where = f"entry {number}"
+    if not isinstance(item, dict):
+        raise ConfigError(f"[[entry]] number {number} must be a table")
+    _check_keys(item, _SECTIONS["entry"], where)
+    entry_name = _get(item, "name", str, _REQUIRED, where).strip()
+    if not SAFE_NAME.fullmatch(entry_name):
+        raise ConfigError(f"[{where}] name {entry_name!r} is not allowed: use {SAFE_NAME_TEXT}")
+    if entry_name in seen:
+        raise ConfigError(f"[{where}] duplicate entry name {entry_name!r}")
+    seen.add(entry_name)
+    try:
+        spec = parse_bot_spec(_get(item, "bot", str, _REQUIRED, where))
+    except BotSpecError as exc:
+        raise ConfigError(f"[{where}] {exc}") from None
+    if spec.kind == "cmd":
+        spec = dataclasses.replace(spec, target=_resolve_script(spec.target, source.parent))
+    env = _entry_env(_get(item, "env", dict, {}, where), where)
+    if env:
+        spec = dataclasses.replace(spec, env=env)
+    opponents = _get(item, "opponents", list, None, where)
+    if opponents is not None:
+        if not opponents or not all(isinstance(o, str) for o in opponents):
+            raise ConfigError(f"[{where}] opponents must be a non-empty list of entry names")
+        opponents = tuple(o.strip() for o in opponents)
+    return Entry(entry_name, spec, opponents)
 
 
 #: Set by the platform for every bot; an entry cannot override them.

@@ -31,7 +31,7 @@ import trio
 
 from arena.errors import ArenaError
 from arena.match.seeds import bot_seed_key
-from arena.results.store import ResultsStore, StoredGame, StoreError
+from arena.results.store import STORE_NAME, ResultsStore, StoredGame, StoreError
 from arena.sandbox.docker import docker_client
 from arena.tables.containers import prune_run, resolve_image_ids, wait_for_docker
 from arena.tables.ledger import Ledger, Recorded
@@ -77,7 +77,7 @@ class Progress:
 
 
 def store_path(config: TournamentConfig) -> Path:
-    return config.output / "results.sqlite"
+    return config.output / STORE_NAME
 
 
 def open_store(config: TournamentConfig, on_growth: Callable[[Growth], None] | None = None) -> ResultsStore:
@@ -404,8 +404,6 @@ class RoundRobin:
         self.round = 0
         self.queue = self._round_tables()
         self.tables: dict[str, Table] = {}
-        #: The games each running table reported (stored, void or late): the others void if it fails.
-        self.reported: dict[str, set[str]] = {}
 
     def prune(self) -> None:
         """The run's leftover containers (at the start and at the end), when its bots are images.
@@ -433,7 +431,6 @@ class RoundRobin:
                 local=self.player.local, bot_seed_key=self.seed_key,
             )  # fmt: skip
             self.tables[table.table_id] = table
-            self.reported[table.table_id] = set()
             return Job(
                 key=table.table_id,
                 tables={1: spec},
@@ -477,7 +474,6 @@ class RoundRobin:
     # ------------------------------------------------------------ games
 
     def recorded(self, job: Job, table: int, game: TableGame, recorded: Recorded) -> None:
-        self.reported[job.key].add(game.game_id)
         if recorded.void is not None:
             self.voided += 1
             self.progress.on_void(game.game_id, recorded.void)
@@ -492,13 +488,12 @@ class RoundRobin:
 
     def job_done(self, job: Job, results: Mapping[int, TableResult], stopped: bool) -> None:
         table = self.tables.pop(job.key)
-        reported = self.reported.pop(job.key)
         result = results.get(1)
         if result is not None and result.error is not None and not stopped:
-            # The platform failed for the whole table: void what is left.
+            # The platform failed for the whole table: void what is left (what it reported is in job.reported).
             finished = self.store.finished_ids()
             for game in table.games:
-                if game.game_id not in finished and game.game_id not in reported:
+                if game.game_id not in finished and game.game_id not in job.reported:
                     self.store.record_void(game.game_id, f"void:platform: {result.error}")  # (no table reported it)
         name_logs(self.config.output / "logs" / table.table_id, job.tables[1])
 

@@ -8,14 +8,13 @@ import sqlite3
 from pathlib import Path
 
 from arena.publish import GameRow, Standings, results_from_games
-from arena.results.store import CONFIG_KEY, ResultsStore, StoredGame, StoreError
+from arena.results.store import CONFIG_KEY, STORE_NAME, ResultsStore, StoredGame, StoreError
 from arena.tournament.growth import entry_names
 from arena.tournament.schedule import entry_of, table_id
 
 #: A bot's log in its table's log directory: ``<entry>-seat<N>.log`` (``seat<N>.log`` before logs were named).
 LOG_NAME = re.compile(r"(?:(?P<entry>.+)-)?seat(?P<seat>\d+)\.log")
 
-STORE_NAME = "results.sqlite"
 
 
 def load_standings(directory: Path) -> Standings:

@@ -390,6 +390,8 @@ class BotDriver:
         if hand_number != self._hand:
             self._hand = hand_number
             self._tricks_reported = 0
+        elif len(tricks) < self._tricks_reported:  # the hand was taken back (a person's undo in unrated play)
+            self._tricks_reported = len(tricks)
         for trick in tricks[self._tricks_reported :]:
             self._guarded("on_trick_end", self.bot.on_trick_end, trick, self.last_view)
         self._tricks_reported = max(self._tricks_reported, len(tricks))

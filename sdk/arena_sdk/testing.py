@@ -309,6 +309,22 @@ def _msg(**kwargs: Any) -> pb.RefereeMessage:
     return pb.RefereeMessage(**kwargs)
 
 
+@dataclasses.dataclass
+class _GameTally:
+    """Per seat, what one local game counted: default moves, problems, decisions, thinking time."""
+
+    players: dataclasses.InitVar[int]
+    defaults: list[int] = dataclasses.field(init=False)
+    problems: list[str] = dataclasses.field(default_factory=list)
+    decisions: list[int] = dataclasses.field(init=False)
+    think: list[float] = dataclasses.field(init=False)
+
+    def __post_init__(self, players: int) -> None:
+        self.defaults = [0] * players
+        self.decisions = [0] * players
+        self.think = [0.0] * players
+
+
 class _Table:
     """One match: a seat (bot + driver) per position, kept for all games."""
 
@@ -372,66 +388,9 @@ class _Table:
         for seat in range(n):
             start = game_start_message(index, game_id, seeds[seat], state.first, state.scores, state.bags)
             self._send(seat, start, f"the start of game {index}")
-
-        defaults = [0] * n
-        problems: list[str] = []
-        decisions = [0] * n
-        think = [0.0] * n
+        tally = _GameTally(n)
         while not state.is_over:
-            seat, kind = state.to_move, state.decision
-            assert seat is not None and kind is not None
-            hand_before = state.hand_number
-            results_before = len(state.hand_results)
-            tricks_before = list(state.tricks)
-            trick_before = state.current_trick()
-            won_before = list(state.tricks_won)
-
-            self.request_id += 1
-            request = request_to_proto(
-                self.request_id, state.view(seat), self.move_ms, self.bank_ms
-            )
-            what = f"a {kind.value} request (game {index}, hand {hand_before})"
-            started = time.perf_counter()
-            answer = self._send(seat, _msg(request=request), what)
-            think[seat] += time.perf_counter() - started
-            decisions[seat] += 1
-
-            problem = self._apply(state, seat, kind, answer)
-            if problem is not None:
-                code, reason = problem
-                shown = self._describe(seat, kind, index, hand_before, reason)
-                if self.strict:
-                    raise BotAnswerError(
-                        f"{shown}\n(pass strict=False to play the default move instead and count it)",
-                        bot=self.names[seat],
-                        seat=seat,
-                        kind=kind,
-                        game=index,
-                        hand=hand_before,
-                        request_id=self.request_id,
-                        reason=reason,
-                    )
-                defaults[seat] += 1
-                problems.append(shown)
-                state.apply(default_action(state))
-                notice = pb.Notice(
-                    level=pb.Notice.STRIKE,
-                    code=code,
-                    message=f"{reason}; the default move was played",
-                    request_id=self.request_id,
-                )
-                self._send(seat, _msg(notice=notice), "a strike notice")
-
-            if len(state.hand_results) > results_before:
-                hand = state.hand_results[-1]
-                # The engine has moved on to the next hand: rebuild the last trick.
-                last_cards = tuple(c for _, c in trick_before) + (state.history[-1].action,)
-                leader = trick_before[0][0] if trick_before else seat
-                winner = next(s for s in range(n) if hand.tricks[s] > won_before[s])
-                tricks = (*tricks_before, Trick(leader, last_cards, winner))  # type: ignore[arg-type]
-                end = hand_end_message(hand, tricks, n)
-                self._broadcast(end, f"the end of hand {hand.number}")
-
+            self._decision(state, index, tally)
         result = state.result
         assert result is not None
         end_game = game_end_message(index, game_id, result.ending, result.winner, result.scores, result.bags)
@@ -441,7 +400,7 @@ class _Table:
             "match_id": self.match_id,
             "seats": {seat_name(n, s): self.names[s] for s in range(n)},
             "bot_seeds": {seat_name(n, s): seeds[s] for s in range(n)},
-            "defaults": {seat_name(n, s): defaults[s] for s in range(n)},
+            "defaults": {seat_name(n, s): tally.defaults[s] for s in range(n)},
         }
         return LocalGameResult(
             index=index,
@@ -452,11 +411,74 @@ class _Table:
             bot_seeds=seeds,
             result=result,
             record=record_from_state(state, game_id=game_id, meta=meta),
-            defaults=tuple(defaults),
-            problems=tuple(problems),
-            decisions=tuple(decisions),
-            think_s=tuple(think),
+            defaults=tuple(tally.defaults),
+            problems=tuple(tally.problems),
+            decisions=tuple(tally.decisions),
+            think_s=tuple(tally.think),
         )
+
+    def _decision(self, state: GameState, index: int, tally: _GameTally) -> None:
+        """Ask the seat to move for its decision and apply it (or, not strict, the default move); tell a hand's end."""
+        seat, kind = state.to_move, state.decision
+        assert seat is not None and kind is not None
+        hand_before = state.hand_number
+        results_before = len(state.hand_results)
+        tricks_before = list(state.tricks)
+        trick_before = state.current_trick()
+        won_before = list(state.tricks_won)
+
+        self.request_id += 1
+        request = request_to_proto(
+            self.request_id, state.view(seat), self.move_ms, self.bank_ms
+        )
+        what = f"a {kind.value} request (game {index}, hand {hand_before})"
+        started = time.perf_counter()
+        answer = self._send(seat, _msg(request=request), what)
+        tally.think[seat] += time.perf_counter() - started
+        tally.decisions[seat] += 1
+
+        problem = self._apply(state, seat, kind, answer)
+        if problem is not None:
+            self._default_move(state, seat, kind, index, hand_before, problem, tally)
+
+        if len(state.hand_results) > results_before:
+            hand = state.hand_results[-1]
+            # The engine has moved on to the next hand: rebuild the last trick.
+            last_cards = tuple(c for _, c in trick_before) + (state.history[-1].action,)
+            leader = trick_before[0][0] if trick_before else seat
+            winner = next(s for s in range(self.players) if hand.tricks[s] > won_before[s])
+            tricks = (*tricks_before, Trick(leader, last_cards, winner))  # type: ignore[arg-type]
+            end = hand_end_message(hand, tricks, self.players)
+            self._broadcast(end, f"the end of hand {hand.number}")
+
+    def _default_move(
+        self, state: GameState, seat: int, kind: Decision, index: int, hand: int, problem: tuple[str, str],
+        tally: _GameTally,
+    ) -> None:  # fmt: skip
+        """An answer that could not be applied: raised (strict), or the default move played and the seat told."""
+        code, reason = problem
+        shown = self._describe(seat, kind, index, hand, reason)
+        if self.strict:
+            raise BotAnswerError(
+                f"{shown}\n(pass strict=False to play the default move instead and count it)",
+                bot=self.names[seat],
+                seat=seat,
+                kind=kind,
+                game=index,
+                hand=hand,
+                request_id=self.request_id,
+                reason=reason,
+            )
+        tally.defaults[seat] += 1
+        tally.problems.append(shown)
+        state.apply(default_action(state))
+        notice = pb.Notice(
+            level=pb.Notice.STRIKE,
+            code=code,
+            message=f"{reason}; the default move was played",
+            request_id=self.request_id,
+        )
+        self._send(seat, _msg(notice=notice), "a strike notice")
 
     def _apply(
         self, state: GameState, seat: int, kind: Decision, answer: pb.Answer | None
@@ -709,6 +731,17 @@ def _play_series(jobs: list[_GameJob], processes: int) -> Iterator[_GameOutcome]
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m arena_sdk.testing BOT [--against BOT] [--games N] [--rules PRESET] [--jobs N]``,
     or ``python -m arena_sdk.testing BOT --replay RECORD --seat SEAT [--json]``."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.replay is not None:
+        return _replay_main(parser, args)
+    if args.seat is not None or args.json or args.decision is not None or args.pdb:
+        parser.error("--seat, --decision, --pdb and --json go with --replay")
+    return _series_main(parser, args)
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main`."""
     parser = argparse.ArgumentParser(
         prog="python -m arena_sdk.testing",
         description="Play a bot against another in-process (no referee, no clock) and "
@@ -760,11 +793,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--game-index", type=int, default=None,
         help="the game's index in its match (default: read from a game id <match>-gN, else 0)",
     )  # fmt: skip
-    args = parser.parse_args(argv)
-    if args.replay is not None:
-        return _replay_main(parser, args)
-    if args.seat is not None or args.json or args.decision is not None or args.pdb:
-        parser.error("--seat, --decision, --pdb and --json go with --replay")
+    return parser
+
+
+def _series_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """Games between the two bots (duplicate pairs, sides swapped), and a one-line summary."""
     try:
         from arena_sdk.engine import parse_overrides
 

@@ -165,7 +165,9 @@ class View:
         """Completed tricks of this hand."""
         message = self._message.tricks
         known = self._known_tricks or []
-        if len(known) > len(message):
+        # Reused only if they are still this hand's: in unrated play a person's undo can take
+        # the hand back (docs/protocol.md), and a stale trick would then be the last one known.
+        if len(known) > len(message) or (known and not _same_trick(known[-1], message[len(known) - 1])):
             known = []
         tricks = known[:]
         for t in message[len(known) :]:
@@ -351,3 +353,8 @@ def _allowed_ms(move_ms: int, bank_ms: int, hard_cap_ms: int) -> int:
     """min(move + bank, hard cap), for a request that does not say (an older referee, a harness)."""
     budget = move_ms + bank_ms
     return min(budget, hard_cap_ms) if hard_cap_ms else budget
+
+
+def _same_trick(trick: Trick, message: pb.Trick) -> bool:
+    """Whether a parsed trick is the message's (the same leader and cards)."""
+    return trick.leader == message.leader and [str(c) for c in trick.cards] == list(message.cards)

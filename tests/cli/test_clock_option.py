@@ -15,7 +15,7 @@ from helpers import one_clean_line, tournament_file
 from arena.ladder.config import load_ladder_config, template
 from arena.match import TimeControl, oversubscribed_warning
 from arena.tournament import ConfigError, load_config
-from arena.tournament.cores import usable_cores
+from arena.tables.cores import usable_cores
 
 REPO = Path(__file__).resolve().parents[2]
 RANDOM = f"cmd:python {REPO / 'example_bots' / 'random' / 'bot.py'}"
@@ -112,5 +112,5 @@ def test_a_tables_deadline_on_the_cpu_clock_is_bounded_by_the_wall_allowance() -
 
 def test_serve_has_no_clock_option(run_cli, tmp_path: Path) -> None:
     # Its bots join from outside: their CPU cannot be read, so the CPU clock cannot be offered there.
-    result = run_cli("serve", "--listen", f"unix:{tmp_path}/s.sock", "--clock", "cpu", timeout=30)
+    result = run_cli("serve", "--listen", f"unix:{tmp_path}/s.sock", "--clock", "cpu", timeout=120)
     assert result.returncode == 2 and "No such option" in result.stderr and "--clock" in result.stderr, result.stderr

@@ -40,7 +40,8 @@ def test_match_run_refuses_absurd_times(run_cli, option, value, what):
 
 @pytest.mark.parametrize(("option", "value", "what"), [a for a in ABSURD if a[0] != "--start-timeout"][:4])
 def test_serve_refuses_absurd_times(run_cli, tmp_path, option, value, what):
-    one_clean_line(run_cli("serve", "--listen", f"unix:{tmp_path}/s.sock", option, value, timeout=30), what)
+    # A refusal ends at once; the bound is only for a serve that would not refuse (a loaded machine starts slowly).
+    one_clean_line(run_cli("serve", "--listen", f"unix:{tmp_path}/s.sock", option, value, timeout=120), what)
 
 
 def test_hard_cap_and_strikes_are_checked(run_cli):
@@ -106,19 +107,19 @@ SPRT = ("sprt", "--bot", RANDOM, "--bot", RANDOM, "--elo0", "0", "--elo1", "5", 
 
 @pytest.mark.parametrize("value", ["inf", "nan", "-1", "0", "5000000"])
 def test_sprt_refuses_an_absurd_start_timeout(run_cli, value):
-    result = run_cli(*SPRT, "--out", "sprt-out", "--start-timeout", value, timeout=60)
+    result = run_cli(*SPRT, "--out", "sprt-out", "--start-timeout", value, timeout=120)
     one_clean_line(result, "start timeout")
 
 
 @pytest.mark.parametrize("value", ["100000000000", "100001", "0", "-3"])
 def test_match_run_refuses_an_absurd_number_of_games(run_cli, value):
     """10^11 games used to hang building their deal seeds before the first game."""
-    result = run_cli("match", "run", "--bot", RANDOM, "--bot", RANDOM, "--games", value, timeout=30)
+    result = run_cli("match", "run", "--bot", RANDOM, "--bot", RANDOM, "--games", value, timeout=120)
     one_clean_line(result, "games must be between 1 and 100000")
 
 
 def test_serve_refuses_an_absurd_number_of_games(run_cli, tmp_path):
-    result = run_cli("serve", "--listen", f"unix:{tmp_path}/s.sock", "--games", "100000000000", timeout=30)
+    result = run_cli("serve", "--listen", f"unix:{tmp_path}/s.sock", "--games", "100000000000", timeout=120)
     one_clean_line(result, "games must be between 1 and 100000")
 
 

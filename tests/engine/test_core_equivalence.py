@@ -163,3 +163,25 @@ def test_chance_and_shuffles_match_the_python_definitions():
 def test_the_generator_is_drawn_in_place_here():
     """On this interpreter the core reads random.Random's state directly (checked at import)."""
     assert core.compiled.FAST_RANDOM
+
+
+@pytest.mark.parametrize("engine", ["pure", "compiled"])
+@pytest.mark.parametrize("preset", [*FOUR, "two-player"])
+def test_restore_puts_a_state_back_in_place(engine, preset):
+    """``restore`` (the match loop's undo) makes the very object equal to a saved clone, the clone kept."""
+    cls = PureGameState if engine == "pure" else CompiledGameState
+    rules = resolve_ruleset(preset, {"target": 150, "max_hands": 3})
+    state = cls.new(rules, f"restore-{preset}")
+    rng = random.Random(7)
+    for _ in range(9):  # into the first hand's play (or its draw)
+        state.apply(rng.choice(state.legal_actions()))
+    saved = state.clone()
+    holder = state  # another holder of the same object sees the rewind
+    play_random_hand(state, rng)
+    state.apply(rng.choice(state.legal_actions()))
+    before = saved.clone()
+    holder.restore(saved)
+    assert holder is state
+    assert_same(state, before, f"{engine} {preset} after restore")
+    state.apply(state.legal_actions()[0])
+    assert_same(saved, before, "the saved clone is not changed by the restored state's play")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from arena.sandbox.build import build_image
-from docker_support import BASE_IMAGE, engine_or_skip, remove_own
+from docker_support import BASE_IMAGE, build_once, engine_or_skip, remove_own
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -44,7 +44,7 @@ def docker() -> Iterator[Any]:
 
 
 class Images(Mapping[str, str]):
-    """Image tags by short name, each built offline on first use."""
+    """Image tags by short name, each built offline on first use (once per run: the sandbox tests share them)."""
 
     def __init__(self, client: Any) -> None:
         self.client = client
@@ -53,7 +53,7 @@ class Images(Mapping[str, str]):
     def __getitem__(self, name: str) -> str:
         if name not in self.built:
             source, tag = SOURCES[name]
-            build_image(source, tag=tag, base_image=BASE_IMAGE, client=self.client)
+            build_once(self.client, tag, lambda: build_image(source, tag=tag, base_image=BASE_IMAGE, client=self.client))
             self.built[name] = tag
         return self.built[name]
 

@@ -35,12 +35,13 @@ from arena.referee.botspec import BotSpec
 from arena.referee.local_match import play_seated
 from arena.sandbox.build import build_image
 from arena.sandbox.docker import LABEL, MATCH_LABEL, ContainerLimits
-from docker_support import BASE_IMAGE, engine_or_skip
+from docker_support import BASE_IMAGE, build_once, engine_or_skip
 from arena_sdk.engine import resolve_ruleset
 
 # Its own waits end by 300 s + 60 s of clean-up: pytest-timeout must not cut it first (a cut test
 # leaves its tables' containers running for the rest of the run).
-pytestmark = [pytest.mark.docker, pytest.mark.timeout(600)]
+# alone: it loads the machine on purpose (32 containers) and measures the referee under that load, not under other tests.
+pytestmark = [pytest.mark.docker, pytest.mark.timeout(600), pytest.mark.alone("loads the machine on purpose and measures it")]
 
 REPO = Path(__file__).resolve().parents[2]
 IMAGE = "arena-random:hostile"
@@ -66,8 +67,10 @@ def docker_engine() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def random_image(docker_engine: Any) -> str:
-    build_image(REPO / "example_bots" / "random", tag=IMAGE, base_image=BASE_IMAGE, client=docker_engine)
-    return IMAGE
+    def build() -> None:
+        build_image(REPO / "example_bots" / "random", tag=IMAGE, base_image=BASE_IMAGE, client=docker_engine)
+
+    return build_once(docker_engine, IMAGE, build)  # the platform-fault tests' random bot too: built once per run
 
 
 def ours(client: Any, prefix: str) -> list[dict[str, Any]]:

@@ -36,7 +36,7 @@ from arena.rehearse.docker_host import own_engine
 from arena.rehearse.own_faults import DaemonError, OwnDaemon, small_filesystem
 from arena.sandbox.build import DEFAULT_DOCKERFILE, build_image
 from arena.sandbox.docker import LABEL, MATCH_LABEL, ContainerLimits, DockerProcess
-from docker_support import BASE_IMAGE, engine_or_skip
+from docker_support import BASE_IMAGE, build_once, engine_or_skip
 from arena.tournament import load_config, schedule
 from arena.results.store import DiskFull, StoredGame, ResultsStore
 from arena_sdk.engine import resolve_ruleset
@@ -235,7 +235,7 @@ def engine() -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def fault_images(engine: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The random bot under two tags and the fault bot, on the machine's engine."""
-    build_image(BOTS / "random", tag=RANDOM_IMAGE, base_image=BASE_IMAGE, client=engine)
+    build_once(engine, RANDOM_IMAGE, lambda: build_image(BOTS / "random", tag=RANDOM_IMAGE, base_image=BASE_IMAGE, client=engine))
     build_image(BOTS / "random", tag=RANDOM_IMAGE_B, base_image=BASE_IMAGE, client=engine)
     source = faultbot_source(tmp_path_factory.mktemp("faultbot"))
     build_image(source, tag=FAULT_IMAGE, base_image=BASE_IMAGE, client=engine)

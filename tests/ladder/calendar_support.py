@@ -7,7 +7,7 @@ import re
 import sqlite3
 from pathlib import Path
 
-from arena.ladder.calendar import iso
+from arena.ladder.course.calendar import iso
 from arena.ladder.config import load_ladder_config
 
 

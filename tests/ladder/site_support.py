@@ -4,7 +4,7 @@
 history rows and validation records are then written through the stores'
 own APIs (what the loop and the builder write), so the site reads exactly
 what it reads under ``arena ladder serve``.  :func:`served` runs the app
-(behind :func:`arena.ladder.web.wrap`) in a uvicorn thread on 127.0.0.1.
+(behind :func:`arena.ladder.site.app.wrap`) in a uvicorn thread on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -23,10 +23,13 @@ from typing import Any
 from ladder_support import cli, token_of
 
 from arena.ladder.config import LadderConfig, load_ladder_config
-from arena.ladder.paths import record_path, validation_dir
-from arena.ladder.standings import standings
-from arena.ladder.state import LadderState, game_ids
-from arena.ladder.store import ACTIVE, QUEUED, LadderStore, Version
+from arena.ladder.common.paths import record_path, validation_dir
+from arena.ladder.games.standings import standings
+from arena.ladder.games.ids import game_ids
+from arena.ladder.games.state import LadderState
+from arena.ladder.store import LadderStore
+from arena.ladder.versions.lifecycle import ACTIVE, QUEUED
+from arena.ladder.versions.store import Version
 from arena.results.store import ResultsStore, StoredGame
 
 
@@ -142,7 +145,7 @@ def served(config: Any, state: Callable[[], LadderState]) -> Iterator[str]:
     """The site of ``config`` on a real uvicorn on 127.0.0.1 (a thread); yields its URL."""
     import uvicorn
 
-    from arena.ladder.web import create_app, wrap
+    from arena.ladder.site.app import create_app, wrap
 
     app = create_app(config, state)
     port = free_port()

@@ -17,8 +17,8 @@ import pytest
 from docker_support import engine_or_skip
 from ladder_support import Ladder, bot_source, cli, served, tarball
 
-from arena.ladder.build_queue import next_to_build
-from arena.ladder.store import Version
+from arena.ladder.versions.build_queue import next_to_build
+from arena.ladder.versions.store import Version
 
 
 def _version(id_: int, team: str) -> Version:

@@ -24,9 +24,9 @@ import pytest
 from docker_support import BASE_IMAGE, engine_or_skip
 from ladder_support import bot_source
 
-from arena.ladder.builds import BuildCancelled, build_and_validate, image_tag, source_dir
+from arena.ladder.versions.builds import BuildCancelled, build_and_validate, image_tag, source_dir
 from arena.ladder.config import CONFIG_NAME, LadderConfig, load_ladder_config, template
-from arena.ladder.store import Version
+from arena.ladder.versions.store import Version
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1200)]
 

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder.calendar import (
+from arena.ladder.course.calendar import (
     BEFORE, FINAL, FROZEN, OPEN, Calendar, countdown, parse_instant, phase, span, upload_refusal,
 )  # fmt: skip
-from arena.ladder.final import OPEN as UNSETTLED
-from arena.ladder.final import SEPARATED, TIED, final_pairing, final_table, settled, verdict, verdicts
-from arena.ladder.grades import GradeBands
-from arena.ladder.standings import Standing
+from arena.ladder.course.final import OPEN as UNSETTLED
+from arena.ladder.course.final import SEPARATED, TIED, final_pairing, final_table, settled, verdict, verdicts
+from arena.ladder.course.grades import GradeBands
+from arena.ladder.games.standings import Standing
 
 UTC = datetime.UTC
 T0 = datetime.datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

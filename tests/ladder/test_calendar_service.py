@@ -15,9 +15,9 @@ from calendar_support import MovableClock, set_keys
 from site_support import SyntheticLadder
 from standings_support import pair
 
-from arena.ladder.calendar import BEFORE, FINAL, FROZEN, OPEN, iso
+from arena.ladder.course.calendar import BEFORE, FINAL, FROZEN, OPEN, iso
 from arena.ladder.config import load_ladder_config
-from arena.ladder.final_store import FinalStore
+from arena.ladder.course.final_store import FinalStore
 from arena.ladder.service import LadderEvent, LadderService, open_results
 from arena.tables.players import LocalTables
 

@@ -16,7 +16,7 @@ from ladder_support import tarball
 from site_support import SyntheticLadder, served
 
 from arena.ladder.config import load_ladder_config
-from arena.ladder.final_store import FinalStore
+from arena.ladder.course.final_store import FinalStore
 from arena.ladder.service import LadderService, open_results
 from arena.tables.players import LocalTables
 

@@ -13,9 +13,10 @@ import pytest
 from standings_support import pair, random_ladder
 
 from arena.ladder.config import load_ladder_config
-from arena.ladder.export import COLUMNS, FORMAT, export, ladder_standings, to_csv
+from arena.ladder.course.export import COLUMNS, FORMAT, export, to_csv
+from arena.ladder.games.leaderboard import ladder_standings
 from arena.ladder.service import open_results
-from arena.ladder.state import CLUSTER_FORMAT
+from arena.ladder.games.ids import CLUSTER_FORMAT
 from arena.ladder.store import LadderStore
 from arena.results.store import ResultsStore
 from arena.tables.ledger import Ledger
@@ -132,7 +133,7 @@ def test_the_export_reads_while_the_server_holds_a_write(ladder: Path) -> None:
     and what it has not committed is not in the table."""
     config = load_ladder_config(ladder)
     results = open_results(config, LadderStore(config.ladder_path).meta()["ladder_id"])
-    before = export(ladder)
+    before = export(config)
     try:
         results.db.execute("BEGIN IMMEDIATE")
         for g in pair(999, "beta@1", "gamma@1", 2):
@@ -153,7 +154,7 @@ def test_the_export_reads_while_the_server_holds_a_write(ladder: Path) -> None:
 
 
 def test_csv_cells_cannot_start_a_formula() -> None:
-    from arena.ladder.export import Export, Row
+    from arena.ladder.course.export import Export, Row
 
     row = Row(None, "=cmd()", 1, "=cmd()@1", None, None, None, None, 0, 0, None)
     text = to_csv(Export("x", "2026-12-06T00:00:00+00:00", 0, "none", "", (row,)))

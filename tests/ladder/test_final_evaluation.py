@@ -20,11 +20,11 @@ import trio
 from calendar_support import MovableClock, set_keys
 from site_support import SyntheticLadder
 
-from arena.ladder.calendar import FINAL, FROZEN, iso
+from arena.ladder.course.calendar import FINAL, FROZEN, iso
 from arena.ladder.config import load_ladder_config
-from arena.ladder.final_store import FinalStore
+from arena.ladder.course.final_store import FinalStore
 from arena.ladder.service import LadderEvent, LadderService, open_results
-from arena.ladder.store import Version
+from arena.ladder.versions.store import Version
 from arena.referee.botspec import BotSpec
 from arena.tables.players import LocalTables
 

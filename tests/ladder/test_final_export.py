@@ -13,7 +13,8 @@ from pathlib import Path
 from calendar_support import frozen_ladder, set_keys
 from site_support import SyntheticLadder
 
-from arena.ladder.export import CANVAS_COLUMNS, FINAL_COLUMNS, final_export, final_to_csv, members_of
+from arena.ladder.config import load_ladder_config
+from arena.ladder.course.export import CANVAS_COLUMNS, FINAL_COLUMNS, final_export, final_to_csv, members_of
 
 ARENA = str(Path(sys.executable).with_name("arena"))
 
@@ -60,7 +61,7 @@ def test_the_final_csv_has_a_row_for_each_roster_member_with_the_team_grade(tmp_
     lad.store.revoke_member("alpha", "Bob Smith")  # a revoked token, not a student gone: still graded
     lad.store.add_member("gamma", "Cy Young", "cy@uni.example")
     lad.close()
-    rows = list(csv.DictReader(io.StringIO(final_to_csv(final_export(lad.directory)))))
+    rows = list(csv.DictReader(io.StringIO(final_to_csv(final_export(load_ladder_config(lad.directory))))))
     got = [(r["email"], r["name"], r["team"], r["rank"], r["grade"]) for r in rows]
     assert got == [
         ("ada@uni.example", "Ada Lovelace", "alpha", "1", "A"),

@@ -26,8 +26,8 @@ from starlette.routing import Route
 
 from arena.ladder.config import load_ladder_config
 from arena.results.store import ResultsStore
-from arena.ladder.service import LadderState
-from arena.ladder.web import create_app
+from arena.ladder.games.state import LadderState
+from arena.ladder.site.app import create_app
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(600)]
 

@@ -1,10 +1,10 @@
-"""The Origin check's comparison at its edges (unit tests of arena.ladder.guard; the real-server tests are test_guard_csrf.py)."""
+"""The Origin check's comparison at its edges (unit tests of arena.ladder.site.guard; the real-server tests are test_guard_csrf.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from arena.ladder.guard import OriginCheck, own_origin, request_origin
+from arena.ladder.site.guard import OriginCheck, own_origin, request_origin
 
 
 def _scope(method: str = "POST", path: str = "/admin/pause", scheme: str = "http", **headers: str) -> dict:

@@ -2,7 +2,7 @@
 
 A build cut by a killed server is built again when the server starts, and
 given up (the version failed, with a log that says why) after
-``MAX_ATTEMPTS`` starts; a half-received upload leaves no version, no file
+``MAX_BUILD_ATTEMPTS`` starts; a half-received upload leaves no version, no file
 and no used quota behind.
 """
 
@@ -19,7 +19,7 @@ import pytest
 from docker_support import engine_or_skip
 from ladder_support import Ladder, bot_source, served, tarball
 
-from arena.ladder.builds import MAX_ATTEMPTS
+from arena.ladder.versions.builds import MAX_BUILD_ATTEMPTS
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1200)]
 
@@ -68,12 +68,12 @@ def test_a_build_cut_by_kill_9_is_built_again_and_given_up_after_the_last_attemp
     # A build cut at every start is given up after the last attempt; the active version stays.
     sent = ladder.upload("alpha", tarball({"Dockerfile": slow_build(), "bot.py": bot_source("ALPHA-SLOW-2")}))
     assert sent.status_code == 201 and sent.json()["entry"] == "alpha@2", sent.text
-    for _ in range(MAX_ATTEMPTS):
+    for _ in range(MAX_BUILD_ATTEMPTS):
         _kill_while_building(ladder, 2)
         ladder.start()
     ladder.wait_for("alpha@2 given up", lambda: _version(ladder, 2)["status"] == "failed", timeout=120)
     second = _version(ladder, 2)
-    assert f"given up after {MAX_ATTEMPTS} attempts" in second["reason"], second
+    assert f"given up after {MAX_BUILD_ATTEMPTS} attempts" in second["reason"], second
     assert _version(ladder, 1)["status"] == "active"
 
 

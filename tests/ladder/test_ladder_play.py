@@ -120,12 +120,18 @@ def test_a_practice_table_is_played_in_the_browser_kept_apart_and_limited(ladder
     page.click("#practice-open")
     page.wait_for_url(re.compile(re.escape(ladder.url) + r"/practice/[A-Za-z0-9_-]{20,}$"), timeout=WAIT_MS)
     key = page.url.rsplit("/", 1)[1]
+    page.goto(page.url + "?speed=instant")  # the bots' cards at once: no waiting for the felt
     # Another team, even with the address, gets nothing: the table is bound to alpha's session.
     beta = signed_in(ladder, ladder.tokens["beta"])
     assert beta.get(f"/practice/{key}").status_code == 404
     assert httpx.get(f"{ladder.url}/practice/{key}", timeout=30).status_code == 404  # nobody signed in
     assert _play_out(page) == 14  # a bid and 13 cards (the ladder's rules: one hand)
     assert "over" in page.text_content("#game-over h2")
+    # The table says the game's real length, offers another table on the team's page, and shows
+    # no comparison box: the comparison replays built-in bots only.
+    assert page.text_content("#rules").startswith("Rules: ") and "hand" in page.text_content("#rules")
+    assert page.get_attribute("#new-game", "href") == "/me#practice"
+    assert page.locator("#compare").is_hidden()
     # The table page's own replay link (arena play's viewer, served under the table's address).
     with page.expect_popup(timeout=WAIT_MS) as popup:
         page.click("#game-over a")
@@ -191,7 +197,7 @@ def test_a_live_game_shows_its_tricks_then_its_replay_and_never_a_hidden_card(la
         spectator.start()
         page.goto(f"{ladder.url}/live/{game_id}")
         try:
-            page.wait_for_selector("#live-seats td.played .card", timeout=30_000)
+            page.wait_for_selector("#trick .spot .card", timeout=30_000)
         except Exception:  # noqa: BLE001 - over before a card was seen on the page: try the next game
             spectator.join(180)
             continue
@@ -203,8 +209,9 @@ def test_a_live_game_shows_its_tricks_then_its_replay_and_never_a_hidden_card(la
         pytest.fail("no live game was caught with a card on the table")
     assert done.is_set()
     messages = [json.loads(line[5:]) for line in lines if line.startswith("data:")]
-    assert messages[-1] == {"type": "over", "game_id": game_id, "replay": f"/games/{game_id}"}
-    views = [m for m in messages if m["type"] == "view"]
+    over = messages[-1]
+    assert (over["type"], over["game_id"], over["replay"]) == ("over", game_id, f"/games/{game_id}")
+    views = [m for m in messages if m["type"] == "view"] + ([over["last"]] if "last" in over else [])
     assert views, messages
     record = json.loads((ladder.directory / "records" / f"{game_id}.json").read_text())
     played = {h["number"]: [a["action"] for a in h["actions"] if a["kind"] == "play"] for h in record["hands"]}
@@ -213,7 +220,10 @@ def test_a_live_game_shows_its_tricks_then_its_replay_and_never_a_hidden_card(la
         assert "hand" not in view and "offered_card" not in view and "seen_discards" not in view
         shown = [c for t in view["tricks"] for c in t["cards"]] + [p["card"] for p in view["current_trick"]]
         assert shown == played[view["hand_number"]][: len(shown)], "a card shown before it was played"
-        assert set(CARD.findall(json.dumps(message))) <= set(shown), "a card that is on no table"
+        before = message.get("previous_hand")  # the hand before, whole (all its cards were played)
+        earlier = [c for t in before["tricks"] for c in t["cards"]] if before else []
+        assert earlier == (played[before["hand_number"]] if before else [])
+        assert set(CARD.findall(json.dumps(message))) <= set(shown) | set(earlier), "a card that is on no table"
     # Every line of the stream was one of these messages or a keep-alive: nothing else reached the spectator.
     assert all(not line or line.startswith(("data:", ":")) for line in lines)
 

@@ -22,9 +22,9 @@ from helpers import bot_image
 from ladder_support import Ladder, served
 
 from arena.ladder.config import load_ladder_config
-from arena.ladder.lifecycle import BUILDING, QUEUED, VALIDATING
+from arena.ladder.versions.lifecycle import BUILDING, QUEUED, VALIDATING
 from arena.ladder.service import open_results
-from arena.ladder.state import CLUSTER_FORMAT
+from arena.ladder.games.ids import CLUSTER_FORMAT
 from arena.ladder.store import LadderStore
 from arena.tables.ledger import Ledger
 from arena.tables.rows import GameSlot

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder import lifecycle
-from arena.ladder.lifecycle import (
+from arena.ladder.versions import lifecycle
+from arena.ladder.versions.lifecycle import (
     ACTIVE, BUILDING, DISABLED, FAILED, QUEUED, RETIRED, SUSPENDED, UPLOADING, VALIDATING, IllegalTransition,
 )  # fmt: skip
-from arena.ladder.store import LadderError, LadderStore
+from arena.ladder.common.ladder_db import LadderError
+from arena.ladder.store import LadderStore
 
 
 @pytest.fixture

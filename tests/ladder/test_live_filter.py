@@ -1,4 +1,4 @@
-"""What a spectator of a live ladder game is sent: public information only (arena.ladder.live).
+"""What a spectator of a live ladder game is sent: public information only (arena.ladder.games.live).
 
 The filter is tested directly on a view that carries every private field, and
 end to end on a real table process (built-in bots, no Docker): every message
@@ -19,7 +19,7 @@ import trio
 from arena_sdk.engine import resolve_ruleset
 from arena_sdk.wire import arena_pb2 as pb
 
-from arena.ladder.live import LiveGames, spectator_message
+from arena.ladder.games.live import LiveGames, spectator_message
 from arena.match import TimeControl
 from arena.sandbox.docker import ContainerLimits
 from arena.tables.players import LocalTables
@@ -68,7 +68,9 @@ def test_the_hub_lists_a_game_from_its_start_to_its_replay():
     assert message["type"] == "view" and "SA" not in json.dumps(message)
     hub.finish("L0000001-t1", replay=True)
     seq2, over = hub.latest("L0000001-t1")  # type: ignore[misc]
-    assert seq2 > seq and over == {"type": "over", "game_id": "L0000001-t1", "replay": "/games/L0000001-t1"}
+    assert seq2 > seq and over["type"] == "over" and over["replay"] == "/games/L0000001-t1"
+    assert over["last"] == message  # the last public view goes with it (its end on the felt), nothing more
+    assert set(CARD.findall(json.dumps(over))) == set(CARD.findall(json.dumps(message)))
     assert hub.games() == []  # over: off the list, still answered (a late spectator is sent to the replay)
 
 
@@ -128,7 +130,15 @@ def test_every_message_of_a_whole_live_game_shows_only_cards_already_played(tmp_
         number = message["view"]["hand_number"]
         shown = _shown_cards(message)
         assert shown == played.get(number, [])[: len(shown)], "a card shown before it was played"
-        assert set(CARD.findall(text)) <= set(shown), "a card that is on no table"
+        before = message.get("previous_hand")
+        earlier: list[str] = []
+        if before is not None:  # the hand before, whole: every one of its cards was played
+            assert before["hand_number"] == number - 1
+            earlier = [c for t in before["tricks"] for c in t["cards"]]
+            assert earlier == played[number - 1]
+        assert set(CARD.findall(text)) <= set(shown) | set(earlier), "a card that is on no table"
+    # From the second hand on, every message carries the hand before (a spectator folded past its end sees it).
+    assert all(m["view"]["hand_number"] == 1 or "previous_hand" in m for m in sent)
     # Each hand's end is shown, its last trick included: all 52 cards, once all were played.
     for number in played:
         assert any(m["view"]["hand_number"] == number and len(_shown_cards(m)) == 52 for m in sent), number

@@ -1,4 +1,4 @@
-"""The ladder's matchmaking: who plays next (arena.ladder.matchmaking)."""
+"""The ladder's matchmaking: who plays next (arena.ladder.games.matchmaking)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from types import ModuleType
 
 import pytest
 
-from arena.ladder.matchmaking import INTERVALS, Settings, Standing, next_pairing
+from arena.ladder.games.matchmaking import INTERVALS, Settings, Standing, next_pairing
 
 REPO = Path(__file__).resolve().parents[2]
 RULE = Settings(explore=0.0)  # the rule alone, without the random share
@@ -373,8 +373,8 @@ def test_all_split_pairs_are_not_settled_at_plus_minus_zero():
     sys.path.insert(0, str(Path(__file__).parent))
     from standings_support import pair
 
-    from arena.ladder.matchmaking import _settled
-    from arena.ladder.standings import StandingsBook
+    from arena.ladder.games.matchmaking import _settled
+    from arena.ladder.games.standings import StandingsBook
 
     names = ["a@1", "b@1", "c@1"]
     games, seq = [], 0

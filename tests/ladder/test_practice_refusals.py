@@ -1,4 +1,4 @@
-"""Why a practice table cannot be opened (arena.ladder.practice): each reason one clear line, nothing opened.
+"""Why a practice table cannot be opened (arena.ladder.games.practice): each reason one clear line, nothing opened.
 
 The refusals on a real server are in test_ladder_play.py (off, the daily
 quota); here every reason, on the manager itself with a real practice.sqlite.
@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from arena.ladder.config import PlaySettings
-from arena.ladder.practice import Practice, PracticeRefused, PracticeTables
-from arena.ladder.practice_store import PracticeStore
+from arena.ladder.games.practice import Practice, PracticeRefused, PracticeTables
+from arena.ladder.games.practice_store import PracticeStore
 
 
 @dataclasses.dataclass

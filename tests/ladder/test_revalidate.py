@@ -4,7 +4,7 @@ Before, a seat the engine could not start (``SeatStartError``, as a wedged
 Docker 20.10 engine gives) failed the version with "validation failed to run",
 charged to the team, with no way to validate it again but a new upload.
 
-The platform's fault in :func:`arena.ladder.builds.validate` is injected at its
+The platform's fault in :func:`arena.ladder.versions.builds.validate` is injected at its
 edge (``play_seated`` raising ``SeatStartError``, the engine probe's answer):
 whether the engine can start a container decides between waiting for it and
 playing again.  ``arena ladder admin revalidate`` is tested end to end: a real
@@ -23,9 +23,9 @@ import pytest
 from docker_support import engine_or_skip
 from ladder_support import Ladder, bot_source, cli, served, tarball
 
-from arena.ladder import builds
+from arena.ladder.versions import builds
 from arena.ladder.config import CONFIG_NAME, load_ladder_config, template
-from arena.ladder.store import Version
+from arena.ladder.versions.store import Version
 from arena.sandbox.docker import SeatStartError
 
 

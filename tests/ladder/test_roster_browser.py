@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from site_support import SyntheticLadder, served
 
-from arena.ladder.roster import set_join_code
+from arena.ladder.teams.roster import set_join_code
 
 CODE = "lecture-one-code"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from ladder_support import cli
 
-from arena.ladder.roster import RosterError, read_roster_settings, set_join_code
+from arena.ladder.teams.roster import RosterError, read_roster_settings, set_join_code
 from arena.ladder.store import LadderStore
 
 GOOD = "team,member,email\nred,Ann Lee,ann@uni.example\nred,Bob,bob@uni.example\nblue,Cy <3,cy@uni.example\n"
@@ -207,7 +207,7 @@ def test_an_older_ladder_sqlite_gains_the_members_table(tmp_path: Path):
             "CREATE TABLE sessions (token_hash TEXT PRIMARY KEY, team TEXT, admin INTEGER NOT NULL DEFAULT 0, "
             "expires TEXT NOT NULL);"
         )
-        from arena.ladder.store import token_hash
+        from arena.ladder.teams.store import token_hash
 
         db.execute("INSERT INTO teams VALUES ('old', ?, 0, '2026-01-01T00:00:00+00:00')", (token_hash("shared-token"),))
     store = LadderStore(path)

@@ -18,7 +18,7 @@ import pytest
 from ladder_support import bot_source, tarball
 from site_support import SyntheticLadder, served
 
-from arena.ladder.roster import set_join_code
+from arena.ladder.teams.roster import set_join_code
 from arena.ladder.site.join import MAX_FAILURES, JoinGuard
 
 CODE = "course-code-2026"

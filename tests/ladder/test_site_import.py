@@ -1,7 +1,7 @@
 """Importing the site (and making its app) loads neither the referee, grpc, trio nor the table kernel.
 
 The site reads the stores and renders pages: a fresh interpreter that
-imports :mod:`arena.ladder.web` and creates the app must not pay for the
+imports :mod:`arena.ladder.site.app` and creates the app must not pay for the
 ladder loop's machinery (today's main loaded all of it through the service
 and the builder).
 """
@@ -14,14 +14,14 @@ from pathlib import Path
 
 from site_support import SyntheticLadder
 
-HEAVY = ("grpc", "trio", "arena.referee", "arena.tables", "arena.ladder.service", "arena.ladder.builds", "docker")
+HEAVY = ("grpc", "trio", "arena.referee", "arena.tables", "arena.ladder.service", "arena.ladder.versions.builds", "docker")
 
 PROBE = """
 import sys
 from pathlib import Path
 from arena.ladder.site.settings import SiteSettings
-from arena.ladder.state import LadderState
-import arena.ladder.web as web
+from arena.ladder.games.state import LadderState
+import arena.ladder.site.app as web
 app = web.create_app(SiteSettings(Path(sys.argv[1]), "probe"), LadderState)
 web.wrap(app, app.state.site.settings)
 from starlette.testclient import TestClient

@@ -7,7 +7,7 @@ from pathlib import Path
 import httpx
 from site_support import SyntheticLadder, served
 
-from arena.ladder.lifecycle import DISABLED, FAILED
+from arena.ladder.versions.lifecycle import DISABLED, FAILED
 
 
 def test_disabling_a_failed_version_is_a_409_and_changes_nothing(tmp_path: Path):

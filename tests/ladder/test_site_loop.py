@@ -21,7 +21,7 @@ import httpx
 import pytest
 from site_support import SyntheticLadder, served
 
-from arena.ladder.practice_store import PracticeStore
+from arena.ladder.games.practice_store import PracticeStore
 from arena.ladder.site.context import Site
 
 #: How long a blocked store call waits at most (the test lets it go as soon as it has looked).

@@ -18,7 +18,7 @@ import httpx
 import pytest
 from site_support import SyntheticLadder, served
 
-from arena.ladder.queries import PLOT_POINTS, Reads
+from arena.ladder.site.queries import PLOT_POINTS, Reads
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import random
 import pytest
 from standings_support import pair, random_ladder
 
-from arena.ladder.standings import StandingsBook, standings
+from arena.ladder.games.standings import StandingsBook, standings
 from arena.ratings import Result, fit
 
 NAMES = ["alpha@1", "beta@1", "gamma@1", "delta@1", "eps@1"]

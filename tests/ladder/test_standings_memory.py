@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from standings_support import game, random_ladder
 
-from arena.ladder.standings import ClusterSet, StandingsBook
+from arena.ladder.games.standings import ClusterSet, StandingsBook
 from arena.results.store import StoredGame
 
 HISTORY = Path(__file__).with_name("standings_history.json")

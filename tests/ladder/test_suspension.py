@@ -13,7 +13,7 @@ from pathlib import Path
 from site_support import SyntheticLadder
 from standings_support import game
 
-from arena.ladder.lifecycle import ACTIVE, RETIRED, SUSPENDED
+from arena.ladder.versions.lifecycle import ACTIVE, RETIRED, SUSPENDED
 from arena.ladder.service import LadderEvent, LadderService, open_results
 from arena.tables.ledger import Recorded
 from arena.tables.players import LocalTables

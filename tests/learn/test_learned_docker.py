@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from arena.sandbox.docker import NO_NETWORK
 from docker_support import BASE_IMAGE, engine_or_skip
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1800)]
@@ -64,7 +65,7 @@ def test_the_learned_bot_builds_offline_and_plays_in_its_container(arena, bot_di
     built = arena("bot", "build", str(bot_dir), "--tag", TAG, timeout=900)
     assert built.returncode == 0, built.stderr
     image = engine.images.get(TAG)
-    listing = engine.containers.run(image.id, entrypoint=["/bin/sh", "-c", "ls /bot; /venv/bin/python -c 'import numpy; print(numpy.__version__)'"], remove=True, network_mode="none")
+    listing = engine.containers.run(image.id, entrypoint=["/bin/sh", "-c", "ls /bot; /venv/bin/python -c 'import numpy; print(numpy.__version__)'"], remove=True, **NO_NETWORK)
     files = listing.decode().split()
     assert "policy.npz" in files and "bot.py" in files and "wheels" not in files  # wheels/ is left out
     checked = arena("bot", "check", TAG, "--json", timeout=300)

@@ -33,6 +33,10 @@ class Table:
     def origin(self) -> str:
         return self.url.split("/t/")[0]
 
+    def page(self, speed: str = "instant") -> str:
+        """The page's address with the cards laid at ``speed`` (instant: no waiting in tests)."""
+        return f"{self.url}?speed={speed}"
+
     def records(self) -> list[Path]:
         return sorted(p for p in self.out.rglob("play-*-g*.json"))
 
@@ -42,7 +46,8 @@ def arena_play(tmp_path: Path, *args: str) -> Iterator[Table]:
     """Start ``arena play ARGS`` (port 0, output under ``tmp_path``); stop it with SIGINT after."""
     out = tmp_path / "out"
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "play", "--port", "0", "--out", str(out), *args],
+        [sys.executable, "-m", "arena", "play", "--port", "0", "--out", str(out),
+         "--stats-file", str(tmp_path / "stats.json"), *args],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
         env={**os.environ, "COLUMNS": "400"},
     )  # fmt: skip
@@ -106,16 +111,13 @@ def play_out(page: Any, *, keyboard: bool = False, max_moves: int = 200, until_m
             return moves
         asked = page.get_attribute("body", "data-request")
         if keyboard:
-            # The page puts the focus on the first action of each new decision; arrows move it.
+            # The page puts the focus on the first choice of each new decision (a bid: the hand's
+            # own count, never nil); arrows move between the cards.  Keys only: no selector clicks.
             focused = page.evaluate("document.activeElement && document.activeElement.className")
             if "card" in (focused or "") and moves % 2:
                 page.keyboard.press("ArrowRight")
-            elif "bid" in (focused or ""):
-                page.keyboard.press("Tab")
-                page.keyboard.press("Tab")  # a bid of 2
             elif not focused or ("card" not in focused and "action" not in focused):
-                page.keyboard.press("Tab")
-                continue
+                raise AssertionError(f"the focus is not on a choice at a new decision: {focused!r}")
             page.keyboard.press("Enter")
         else:
             card = page.locator("button.card.legal")
@@ -133,3 +135,48 @@ def play_out(page: Any, *, keyboard: bool = False, max_moves: int = 200, until_m
     if until_moves:
         return moves
     raise AssertionError(f"no game end after {max_moves} moves")
+
+
+CARD = re.compile(r"\b[SHDC][2-9TJQKA]\b")
+
+
+def dealt(hand: dict[str, Any], seat: int, players: int = 4) -> set[str]:
+    """The cards ``seat`` was dealt in a record's hand (four players: card i to the dealer's (1 + i)th left)."""
+    first = "NESW".index(hand["first"])
+    return {card for i, card in enumerate(hand["deck"]) if (first + 1 + i) % players == seat}
+
+
+def states_show_no_hidden_card(messages: list[dict[str, Any]], record: dict[str, Any], seat: int = 2) -> int:
+    """Check every table state pushed to the page against the game's record: the person's own cards,
+    and other cards only once played (in play order; after an undo, a card the undo took back counts
+    as played: it was); a finished hand's cards are all played.  Returns how many states were checked."""
+    hands = {h["number"]: h for h in record["hands"]}
+    played = {n: [a["action"] for a in h["actions"] if a["kind"] == "play"] for n, h in hands.items()}
+    undone: dict[int, set[str]] = {}
+    assisted = (record.get("meta") or {}).get("assisted", {})
+    for counted in assisted.values():
+        for taken in counted.get("undone", []):
+            for a in taken:
+                if a["kind"] == "play":
+                    undone.setdefault(a["hand"], set()).add(a["action"])
+    checked = 0
+    for message in messages:
+        if message["type"] != "state" or message["state"]["game_id"] != record["game_id"]:
+            continue
+        state = message["state"]
+        view = state["view"]
+        number = view["hand_number"] if view else 0
+        over = {c for n in played if n < number or (n == number and view and view["hand_over"]) for c in played[n]}
+        allowed = set(over)
+        shown: list[str] = []
+        if view:
+            shown = [c for t in view["tricks"] for c in t["cards"]] + [p["card"] for p in view["current_trick"]]
+            allowed |= dealt(hands[number], seat) if number in hands else set(view["hand"])
+            if number in undone:
+                assert set(shown) <= set(played[number]) | undone[number], "a card shown that was never played"
+            else:
+                assert shown == played[number][: len(shown)], "a card shown before it was played"
+        found = set(CARD.findall(json.dumps(message)))
+        assert found <= allowed | set(shown), f"a card of another seat before it was played: {found - allowed - set(shown)}"
+        checked += 1
+    return checked

@@ -33,13 +33,13 @@ def test_a_whole_hand_by_clicks_is_recorded_scored_and_replayable(tmp_path: Path
     with arena_play(tmp_path, *FAST, *ONE_HAND) as table:
         page = new_page(browser)
         messages = pushed(page)
-        page.goto(table.url)
+        page.goto(table.page())
         assert play_out(page) == 14  # a bid and 13 cards
         assert "over" in page.text_content("#game-over h2")
         # The hand's score breakdown, as the referee scored it (HandEnd), on the page.
         hand = latest_state(messages)["hands"][0]
         assert page.text_content("#last-hand h2") == "Hand 1: the score"
-        cells = page.locator("#last-hand tbody tr").last.locator("td").all_text_contents()
+        cells = page.locator("#last-hand table.breakdown tbody tr").last.locator("td").all_text_contents()
         assert cells == [f"{t['score_after']} ({t['bags_after']} bags)" for t in hand["teams"]]
         # A normal record, with the person's seat in it and no strike.
         (record_path,) = table.records()
@@ -61,7 +61,7 @@ def test_the_two_player_draw_game_by_clicks(tmp_path: Path, browser) -> None:
     with arena_play(tmp_path, "--rules", "two-player", "--opponent", "builtin:easy", *ONE_HAND) as table:
         page = new_page(browser)
         messages = pushed(page)
-        page.goto(table.url)
+        page.goto(table.page())
         moves = play_out(page)
         kinds = {m["state"]["decision"]["kind"] for m in messages if m["type"] == "state" and m["state"]["decision"]}
         assert {"draw", "bid", "play"} <= kinds
@@ -75,7 +75,7 @@ def test_the_two_player_draw_game_by_clicks(tmp_path: Path, browser) -> None:
 def test_a_whole_hand_by_keyboard_only(tmp_path: Path, browser) -> None:
     with arena_play(tmp_path, *FAST, *ONE_HAND) as table:
         page = new_page(browser)
-        page.goto(table.url)
+        page.goto(table.page())
         assert play_out(page, keyboard=True) == 14
         (record_path,) = table.records()
         record = json.loads(record_path.read_text())
@@ -87,7 +87,7 @@ def test_after_a_deal_the_page_shows_how_a_bot_played_the_same_cards(tmp_path: P
     with arena_play(tmp_path, *FAST, *ONE_HAND, "--compare-with", "easy") as table:
         page = new_page(browser)
         messages = pushed(page)
-        page.goto(table.url)
+        page.goto(table.page())
         play_out(page)
         page.wait_for_selector('#compare .comparison[data-bot="easy"][data-status="done"]', timeout=WAIT_MS)
         # Another bot, asked from the page.
@@ -106,13 +106,14 @@ def test_after_a_deal_the_page_shows_how_a_bot_played_the_same_cards(tmp_path: P
             assert shown["swing"] == shown["margin"] - (you["side_points"] - you["other_points"])
             text = page.text_content(f'#compare .comparison[data-bot="{bot}"]')
             assert f"Swing: {shown['swing']:+d}".replace("+0", "0") in text
-        assert page.locator('#compare .comparison[data-bot="easy"] .mini-cards .card').count() == 13
+        # Trick by trick: 13 rows, the bot's card in each.
+        assert page.locator('#compare .comparison[data-bot="easy"] .compare-rows tbody tr td:nth-child(3) .card').count() == 13
 
 
 def test_a_reload_in_the_middle_of_a_hand_resumes_it(tmp_path: Path, browser) -> None:
     with arena_play(tmp_path, *FAST, *ONE_HAND) as table:
         page = new_page(browser)
-        page.goto(table.url)
+        page.goto(table.page())
         play_out(page, max_moves=4, until_moves=True)
         page.wait_for_selector("button.card.legal", timeout=WAIT_MS)
         asked = page.get_attribute("body", "data-request")
@@ -132,20 +133,20 @@ def test_an_illegal_card_gets_a_message_and_the_same_decision_again(tmp_path: Pa
     with arena_play(tmp_path, *FAST, *ONE_HAND) as table:
         page = new_page(browser)
         messages = pushed(page)
-        page.goto(table.url)
+        page.goto(table.page())
         for _ in range(14):  # until a play where some cards are not legal (follow suit)
             page.wait_for_selector("button.card.legal, .bids button.action", timeout=WAIT_MS)
-            if page.locator("button.card.legal").count() and page.locator("#hand button.card[disabled]").count():
+            if page.locator("button.card.legal").count() and page.locator("#hand button.card[aria-disabled='true']").count():
                 break
             play_out(page, max_moves=1, until_moves=True)
         else:
             pytest.fail("no decision with an illegal card came up")
         asked = page.get_attribute("body", "data-request")
-        card = page.locator("#hand button.card[disabled]").first.get_attribute("data-card")
+        card = page.locator("#hand button.card[aria-disabled='true']").first.get_attribute("data-card")
         illegal = page.locator(f'#hand button.card[data-card="{card}"]')
-        # What a tampered or buggy page could do: un-disable the card and click it.
-        illegal.evaluate("b => b.removeAttribute('disabled')")
-        illegal.click()
+        # A card that cannot be played stays focusable (aria-disabled): a click sends it, and the
+        # server refuses it with the reason (as it would a tampered page's).
+        illegal.click(force=True)  # Playwright itself waits for aria-disabled to go; a browser does not
         page.wait_for_selector("#message:not(:empty)", timeout=WAIT_MS)
         assert "cannot" in page.text_content("#message") or "do not hold" in page.text_content("#message")
         refused = [m for m in messages if m["type"] == "refused"]
@@ -161,10 +162,10 @@ def test_an_illegal_card_gets_a_message_and_the_same_decision_again(tmp_path: Pa
 def test_a_second_tab_takes_the_seat_over(tmp_path: Path, browser) -> None:
     with arena_play(tmp_path, *FAST, *ONE_HAND) as table:
         first = new_page(browser)
-        first.goto(table.url)
+        first.goto(table.page())
         first.wait_for_selector(".bids button.action", timeout=WAIT_MS)
         second = new_page(browser)
-        second.goto(table.url)
+        second.goto(table.page())
         second.wait_for_selector(".bids button.action", timeout=WAIT_MS)
         first.wait_for_selector("body.taken-over", timeout=WAIT_MS)
         assert "another tab" in first.text_content("#status")
@@ -174,7 +175,7 @@ def test_a_second_tab_takes_the_seat_over(tmp_path: Path, browser) -> None:
 def test_a_closed_tab_is_waited_for_then_the_game_is_abandoned_and_recorded(tmp_path: Path, browser) -> None:
     with arena_play(tmp_path, *FAST, *ONE_HAND, "--reconnect", "2", "--exit-when-done") as table:
         page = new_page(browser)
-        page.goto(table.url)
+        page.goto(table.page())
         page.wait_for_selector(".bids button.action", timeout=WAIT_MS)
         page.close()
         table.process.wait(WAIT_MS / 1000)
@@ -192,7 +193,7 @@ def test_a_closed_tab_is_waited_for_then_the_game_is_abandoned_and_recorded(tmp_
 def test_the_table_fits_the_window(tmp_path: Path, browser, size: tuple[int, int]) -> None:
     with arena_play(tmp_path, *FAST, *ONE_HAND) as table:
         page = new_page(browser, *size)
-        page.goto(table.url)
+        page.goto(table.page())
         play_out(page, max_moves=2, until_moves=True)
         page.wait_for_selector("button.card.legal", timeout=WAIT_MS)
         # Nothing wider than the window (no sideways scrolling), every card on screen and labelled.
@@ -213,7 +214,7 @@ def test_bot_names_are_text_and_the_four_colour_deck_is_kept(tmp_path: Path, bro
         page = new_page(browser)
         dialogs: list[str] = []
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        page.goto(table.url)
+        page.goto(table.page())
         page.wait_for_selector(".bids button.action, button.card.legal", timeout=WAIT_MS)
         assert "<img src=x onerror=alert(1)> (W)" in page.text_content("#pos-left .name")
         assert page.locator(".seat img").count() == 0 and not dialogs

@@ -22,6 +22,8 @@ pytestmark = pytest.mark.timeout(120)
         (["--compare-with", "alphago"], "--compare-with takes one of hard, medium, easy, random"),
         (["--port", "70000"], "--port must be 0 to 65535"),
         (["--set", "max_hands=0"], "max_hands"),
+        (["--player", ""], "--player takes 1 to 40 printable characters"),
+        (["--json"], "--json goes with --stats"),
     ],
 )
 def test_bad_options_are_one_line_errors(run_cli, args: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
@@ -47,3 +49,17 @@ def test_a_docker_bot_that_cannot_start_is_a_one_line_error_before_the_table_ope
     assert "Your table" not in done.stdout
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert "Docker" in done.stderr or "arena-play-test-no-such-image" in done.stderr
+
+
+def test_the_statistics_print_and_a_bad_file_is_said_and_left_alone(run_cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    stats = tmp_path / "stats.json"
+    done = run_cli("play", "--stats", "--json", "--stats-file", str(stats), "--player", "ann")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {**json.loads(done.stdout), "person": "ann", "games": 0, "hands": 0}
+    assert not stats.exists()  # printing keeps nothing
+    stats.write_text("[1, 2")
+    done = run_cli("play", "--stats", "--stats-file", str(stats))
+    assert done.returncode == 2 and "not JSON" in done.stderr and "Traceback" not in done.stderr
+    assert stats.read_text() == "[1, 2"

@@ -22,7 +22,7 @@ from arena.ratings import (
     normal_cdf,
     player_records,
 )
-from arena.ratings.linalg import laplacian, pseudo_inverse, solve_laplacian
+from arena.ratings.linalg import LaplacianPattern, regularised_inverse, solve_laplacian
 
 STRENGTHS = {"a": 1650.0, "b": 1550.0, "c": 1450.0, "d": 1350.0}
 
@@ -222,12 +222,13 @@ def test_linear_algebra_against_numpy():
         keep = (rng.random(len(i)) < density) | (j == i + 1)  # a path keeps it connected
         i, j = i[keep], j[keep]
         w = rng.uniform(0.1, 3.0, len(i))
-        h = laplacian(k, i, j, w)
+        h = LaplacianPattern(k, i, j).matrix(w)
         full = h.toarray()
         g = rng.normal(size=k)
         g -= g.mean()
         expected = np.linalg.pinv(full)
         np.testing.assert_allclose(solve_laplacian(h, g), expected @ g, rtol=1e-8, atol=1e-10)
-        np.testing.assert_allclose(pseudo_inverse(full), expected, rtol=1e-7, atol=1e-10)
+        # Q = (H + 11ᵀ/k)⁻¹ is H⁺ + 11ᵀ/k: what the covariances are made from.
+        np.testing.assert_allclose(regularised_inverse(full) - 1.0 / k, expected, rtol=1e-7, atol=1e-10)
     with pytest.raises(ValueError, match="singular"):
-        pseudo_inverse(laplacian(3, np.array([0]), np.array([1]), np.array([1.0])).toarray())
+        regularised_inverse(LaplacianPattern(3, np.array([0]), np.array([1])).matrix(np.array([1.0])).toarray())

@@ -24,7 +24,7 @@ from referee_support import host, make_spec, python_launcher, task_launcher, wri
 
 from arena.match import TimeControl
 from arena.referee.host import command_launcher
-from arena.tournament.cores import usable_cores
+from arena.tables.cores import usable_cores
 
 
 def cpu_bot(bot_dir: Path, **env: object) -> Any:

@@ -4,7 +4,7 @@ A rehearsal's SIGTERM and then its kill -9 both fell on one version's build,
 and the version failed "build given up after 2 attempts (the server stopped
 during each)": the team's upload was lost to the organiser's restarts.
 Pairs give their start back on a stop on purpose; builds now do too.  Here a
-slow build is cut by SIGTERM more times than ``MAX_ATTEMPTS`` and still
+slow build is cut by SIGTERM more times than ``MAX_BUILD_ATTEMPTS`` and still
 becomes active, on its first counted attempt.
 """
 
@@ -18,7 +18,7 @@ import pytest
 from docker_support import BASE_IMAGE, engine_or_skip
 from helpers import wait_until
 
-from arena.ladder.builds import MAX_ATTEMPTS
+from arena.ladder.versions.builds import MAX_BUILD_ATTEMPTS
 from arena.rehearse.bots import bot_source, tarball
 from arena.rehearse.faults import in_progress
 from arena.rehearse.plan import Upload
@@ -46,7 +46,7 @@ def test_sigterm_during_a_build_gives_its_attempt_back(tmp_path: Path):
         archive = tarball({"Dockerfile": slow, "bot.py": bot_source("random", 0.0)})
         sent = alpha.submit_archive(archive, Upload(0.0, "honest"), 0.0)
         assert sent.status == 201, sent
-        for _ in range(MAX_ATTEMPTS + 1):
+        for _ in range(MAX_BUILD_ATTEMPTS + 1):
             wait_until("alpha@1 building", lambda: in_progress(ladder.directory, "build"), poll=0.2)
             assert ladder.stop() == 0, ladder.tail()
             assert _version(ladder)[:2] == ("queued", 0), "the stop gave the attempt back"

@@ -32,7 +32,7 @@ import pytest
 from docker_support import BASE_IMAGE, engine_or_skip
 from helpers import wait_until
 
-from arena.ladder.engine_watch import EngineWatch
+from arena.ladder.common.engine_watch import EngineWatch
 from arena.rehearse.bots import bot_source, tarball
 from arena.rehearse.docker_host import own_engine
 from arena.rehearse.faults import restart_daemon

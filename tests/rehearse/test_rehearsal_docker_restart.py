@@ -30,7 +30,9 @@ def test_a_term_whose_docker_daemon_restarts_and_disk_fills_loses_nothing_and_le
         (pytest.fail if os.environ.get("CI") else pytest.skip)(why_not)
     plan = make_plan(4, 6, hostile=1, fault_count=5, docker_faults=True, disk_faults=True)
     assert [f.kind for f in plan.faults] == ["kill", "term", "kill-group", "docker-restart", "disk-full"]
-    settings = Settings(seconds=240, max_hands=3, base_image=BASE_IMAGE, own_docker=True, own_disk=True, disk_hold=20.0,
+    # A term as long as the checks need: its faults fall in the first four fifths, one at a time, and the
+    # pairs counted are waited for after it (min_pairs, settle_for).
+    settings = Settings(seconds=120, max_hands=3, base_image=BASE_IMAGE, own_docker=True, own_disk=True, disk_hold=20.0,
                         min_pairs=4, settle_for=600)  # fmt: skip
     report = rehearse(tmp_path / "lad", plan, settings)
 

@@ -1,4 +1,4 @@
-"""Docker fixtures: a real engine, images built offline once per session, no leftovers.
+"""Docker fixtures: a real engine, images built offline once per run, no leftovers.
 
 Without an engine these tests skip locally; under CI (CI=true) they fail
 instead, because Docker tests must never be skipped there.
@@ -14,7 +14,7 @@ import pytest
 
 from arena.sandbox.build import build_image
 from arena.sandbox.docker import DockerUnavailable
-from docker_support import BASE_IMAGE, engine_or_skip, remove_own
+from docker_support import BASE_IMAGE, build_once, engine_or_skip, remove_own
 
 REPO = Path(__file__).resolve().parents[2]
 IMAGES = {
@@ -41,10 +41,10 @@ def docker() -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def images(docker: Any) -> dict[str, str]:
-    """The example bots and the probe bot, built offline (tags by short name)."""
+    """The example bots, the probe bot and the referee, built offline once per run (tags by short name)."""
     built = {}
     for name, (source, tag) in IMAGES.items():
-        build_image(source, tag=tag, base_image=BASE_IMAGE, client=docker)
+        build_once(docker, tag, lambda s=source, t=tag: build_image(s, tag=t, base_image=BASE_IMAGE, client=docker))
         built[name] = tag
     return built
 

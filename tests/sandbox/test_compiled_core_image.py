@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from arena.sandbox.build import build_image
+from arena.sandbox.docker import NO_NETWORK
 from docker_support import BASE_IMAGE, TEST_LABEL, TEST_RUN
 
 pytestmark = pytest.mark.docker
@@ -45,7 +46,7 @@ def test_a_bot_image_runs_the_compiled_core_from_the_host_wheel(docker: Any, tmp
     build_image(tmp_path / "bot", tag=tag, base_image=BASE_IMAGE, client=docker)
     try:
         out = docker.containers.run(
-            tag, entrypoint=["/venv/bin/python", "-c", PROBE], network_mode="none", remove=True,
+            tag, entrypoint=["/venv/bin/python", "-c", PROBE], **NO_NETWORK, remove=True,
             labels={TEST_LABEL: TEST_RUN},
         )  # fmt: skip
     finally:

@@ -8,6 +8,7 @@ empty) and sees only ``lo``.  These tests ask the real engine.
 
 from __future__ import annotations
 
+import os
 import asyncio
 import threading
 from typing import Any
@@ -90,3 +91,24 @@ def test_the_holder_has_no_endpoint_and_is_removed(docker):
         assert mode.startswith("container:")
         assert _networks(docker, holder) == {}
     assert not own_containers(docker, id=holder)
+
+
+def test_a_holder_left_by_a_killed_builder_ends_by_itself_after_its_build_would_have():
+    from arena.sandbox.build_network import HOLDER_LIFETIME_S, HOLDER_MARGIN_S, holder_lifetime, holder_settings
+
+    assert holder_lifetime(600.0) == 600 + HOLDER_MARGIN_S
+    assert holder_lifetime(None) == HOLDER_LIFETIME_S
+    assert holder_settings("img", {}, holder_lifetime(30.0))["command"] == [str(30 + HOLDER_MARGIN_S)]
+
+
+def test_a_killed_servers_build_holder_is_removed_by_its_runs_next_start_prune(docker):
+    """The finding (CI): a ladder killed mid-build left its holder sleeping past the restart; the run's prune never saw it."""
+    from arena.sandbox.docker import RUN_LABEL
+    from arena.tables.containers import prune_run
+
+    run_id = f"ladder-holder-{os.getpid()}"
+    killed_build = build_network(docker, BASE_IMAGE, timeout_s=600, labels={RUN_LABEL: run_id})
+    holder = killed_build.__enter__().removeprefix("container:")  # never exited: its builder "died" here
+    assert own_containers(docker, id=holder), "the holder runs"
+    prune_run(run_id, client=docker, strict=True)
+    assert not own_containers(docker, id=holder), "the run's start prune removed the killed build's holder"

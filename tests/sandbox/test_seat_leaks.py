@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from docker_support import BASE_IMAGE, TEST_LABEL, TEST_RUN
+from docker_support import BASE_IMAGE, TEST_LABEL, TEST_RUN, build_once
 
 from arena.sandbox.build import build_image
 from arena.sandbox.docker import LABEL, MATCH_LABEL, RUN_LABEL, ContainerLimits, DockerProcess
@@ -62,8 +62,7 @@ FOREIGN_LABELS = {
 @pytest.fixture(scope="module")
 def probe(docker: Any) -> str:
     """The probe bot's image (only it: the session's ``images`` builds four)."""
-    build_image(PROBE, tag=PROBE_IMAGE, base_image=BASE_IMAGE, client=docker)
-    return PROBE_IMAGE
+    return build_once(docker, PROBE_IMAGE, lambda: build_image(PROBE, tag=PROBE_IMAGE, base_image=BASE_IMAGE, client=docker))
 
 
 def derived_image(docker: Any, base: str, lines: str, tag: str) -> str:

@@ -7,7 +7,7 @@ import os
 import threading
 from pathlib import Path
 
-from arena.ladder.queries import PerThread as SitePerThread
+from arena.ladder.site.queries import PerThread as SitePerThread
 from arena.ladder.store import LadderStore
 from arena.results.store import ResultsStore
 

@@ -117,3 +117,20 @@ def test_a_bug_in_the_schedule_is_raised_not_taken_for_a_table_fault(tmp_path: P
     with pytest.raises(BaseException) as caught:
         run(Script([1], fail_recorded=KeyError("a bug in the coordinator")), tmp_path)
     assert "a bug in the coordinator" in repr(caught.value)
+
+
+def test_a_killed_runs_half_written_records_go_at_the_next_start_and_stored_ones_stay(tmp_path: Path):
+    """The finding (CI): a SIGKILLed tournament left ``records/<game>.json.<pid>-<hex>.tmp`` behind for good."""
+    records = tmp_path / "records"
+    records.mkdir()
+    leftover = records / "j9-t1.json.4242-0123456789ab.tmp"
+    leftover.write_text('{"game_id": "j9-t1", "actions": [')  # cut off mid-write
+    stored_before = records / "j0-t1.json"
+    stored_before.write_text('{"game_id": "j0-t1"}\n')
+    notes = records / "notes.tmp"  # not a staged record's name: not the runner's to remove
+    notes.write_text("kept")
+    run(Script([1]), tmp_path)
+    assert not leftover.exists()
+    assert stored_before.read_text() == '{"game_id": "j0-t1"}\n' and notes.read_text() == "kept"
+    assert (records / "j1-t1.json").is_file(), "the run's own game was stored"
+    assert not list(records.glob("*.*-*.tmp")), "nothing half-written after the run"

@@ -23,10 +23,12 @@ import time
 from pathlib import Path
 
 import pytest
-
-from arena.tournament import ConfigError, load_config
-from arena.tournament.config import MAX_CONCURRENCY, parse_concurrency, tournament_hash, usable_cores
 from tournament_support import arena, stored_rows
+
+from arena.tables.cores import usable_cores
+from arena.tables.settings import MAX_CONCURRENCY, parse_concurrency
+from arena.tournament import ConfigError, load_config
+from arena.tournament.config import tournament_hash
 
 REPO = Path(__file__).resolve().parents[2]
 BOTS = REPO / "example_bots"
@@ -197,7 +199,7 @@ def test_auto_counts_a_real_cgroup_cpu_quota():
     path, procs = made
     code = (
         "import os, sys; sys.stdin.readline()\n"
-        "from arena.tournament.config import usable_cores\n"  # the name the tournament and sprt use
+        "from arena.tables.cores import usable_cores\n"  # the name the tournament and sprt use
         "print(usable_cores(), len(os.sched_getaffinity(0)))\n"
     )
     child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -250,7 +252,7 @@ def _fake_cgroups(tmp: Path, self_cgroup: str, files: dict[str, str]) -> tuple[P
     ],
 )
 def test_the_cpu_quota_is_read_from_either_cgroup_version(tmp_path, self_cgroup, files, quota):
-    from arena.tournament import cores
+    from arena.tables import cores
 
     root, proc = _fake_cgroups(tmp_path, self_cgroup, files)
     assert cores.cpu_quota(root, proc) == quota
@@ -261,7 +263,7 @@ def test_the_cpu_quota_is_read_from_either_cgroup_version(tmp_path, self_cgroup,
 
 
 def test_a_quota_below_one_cpu_still_gives_one_table_and_a_large_one_the_affinity(tmp_path):
-    from arena.tournament import cores
+    from arena.tables import cores
 
     small = _fake_cgroups(tmp_path / "s", "0::/j\n", {"cgroup.controllers": "cpu", "j/cpu.max": "10000 100000"})
     assert cores.usable_cores(*small) == 1

@@ -49,7 +49,7 @@ ABSURD = [
 def _refused(tmp_path: Path, limits: str, key: str, bot: str = RANDOM) -> str:
     path = tmp_path / "t.toml"
     path.write_text(tournament_file(bot, name="limits", tournament='output = "out"', rules=RULES, limits=limits))
-    result = arena(tmp_path, "tournament", "run", str(path), timeout=60)
+    result = arena(tmp_path, "tournament", "run", str(path), timeout=120)
     line = one_clean_line(result, f"[limits] {key}")
     assert not (tmp_path / "out").exists()  # refused before anything started
     return line

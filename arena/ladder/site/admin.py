@@ -9,7 +9,8 @@ from fastapi import APIRouter, Form, HTTPException
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from arena.ladder.site.context import Site, SiteDep, Who, admin_only
-from arena.ladder.store import DISABLED, IllegalTransition, LadderError
+from arena.ladder.common.ladder_db import LadderError
+from arena.ladder.versions.lifecycle import DISABLED, IllegalTransition
 
 router = APIRouter(include_in_schema=False)
 

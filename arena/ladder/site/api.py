@@ -1,7 +1,7 @@
 """The JSON API under ``/api/`` (docs/ladder.md, "The API"; the schema is ``/openapi.json``).
 
 The upload (``POST /api/submissions``) is assembled with the sign-in in
-:mod:`arena.ladder.web`: it reads the request body itself.
+:mod:`arena.ladder.site.app`: it reads the request body itself.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 
 from arena.ladder.site.admin import disable_version, set_paused, set_team_disabled
 from arena.ladder.site.context import SiteDep, Who, admin_only, team_only
-from arena.ladder.store import DISABLED
+from arena.ladder.versions.lifecycle import DISABLED
 
 router = APIRouter(prefix="/api")
 

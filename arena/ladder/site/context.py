@@ -2,7 +2,7 @@
 
 Every function here that reads a store is called from a plain ``def``
 endpoint (Starlette's thread pool): the stores hand each thread its own
-connection (:class:`~arena.ladder.queries.PerThread`), so no request waits on
+connection (:class:`~arena.ladder.site.queries.PerThread`), so no request waits on
 another's transaction and none holds the event loop.
 """
 
@@ -15,28 +15,28 @@ from typing import Annotated, Any, cast
 from fastapi import Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
-from arena.ladder.paths import record_path, seat_log_path, validation_records
-from arena.ladder.queries import PLOT_POINTS, GameSummary, PerThread, Reads
+from arena.ladder.common.paths import record_path, seat_log_path, validation_records
+from arena.ladder.site.queries import PLOT_POINTS, GameSummary, PerThread, Reads
+from arena.ladder.site.guard import PAGE_CSP  # every page's policy (the guard sends it where a page has none)
 from arena.ladder.site.settings import SiteSettings
-from arena.ladder.sizes import mib
-from arena.ladder.state import GAME_ID, LadderState
-from arena.ladder.final_store import FinalStore
-from arena.ladder.store import ACTIVE, DISABLED, RETIRED, LadderStore, Team, Version
+from arena.ladder.site.sizes import mib
+from arena.ladder.games.ids import GAME_ID
+from arena.ladder.games.state import LadderState
+from arena.ladder.course.final_store import FinalStore
+from arena.ladder.store import LadderStore
+from arena.ladder.teams.store import Team
+from arena.ladder.versions.lifecycle import ACTIVE, DISABLED, RETIRED
+from arena.ladder.versions.store import Version
 from arena.publish.templating import add_templates
 
 #: The session cookie (a random id; the store keeps its hash).
 COOKIE = "arena_session"
-#: Every page's policy: our own stylesheet and nothing else (no script at all).
-PAGE_CSP = (
-    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
-    "base-uri 'none'; frame-ancestors 'none'"
-)
 #: A replay page's: the same, plus the viewer's script from this site (no inline script).
 REPLAY_CSP = PAGE_CSP.replace("style-src 'self';", "script-src 'self'; style-src 'self';")
 #: Seconds between the leaderboard's reloads (a ``<meta http-equiv="refresh">``: no script needed).
 REFRESH_S = 30
 
-_ENV = add_templates("ladder", "arena.ladder")
+_ENV = add_templates("ladder", "arena.ladder.site")
 _ENV.filters.setdefault("per_hand", lambda v: "–" if v is None else f"{v:+.1f}")
 _ENV.filters.setdefault("mib", mib)
 
@@ -83,8 +83,10 @@ class Site:
         self.reads = Reads(self.settings.results_path, ladder_path)
         #: The calendar's stored facts: final versions, selections, the live and the frozen final table.
         self.finals = FinalStore(ladder_path)
-        #: The practice tables (arena.ladder.practice), when the site serves a whole ladder; set by the app.
+        #: The practice tables (arena.ladder.games.practice), when the site serves a whole ladder; set by the app.
         self.practice: Any = None
+        #: What /me shows of practice tables for a team (:func:`arena.ladder.site.practice.panel`, set by the app).
+        self.practice_panel: Callable[[str], dict[str, Any]] = lambda team: {"available": False}
 
     def close(self) -> None:
         self._stores.close_all()
@@ -163,7 +165,7 @@ class Site:
             "quota": {"per_day": sub.daily_quota, "used_today": self.store.submissions_today(team)},
             "limits": {"max_bytes": sub.max_bytes, "max_files": sub.max_files},
             "versions": [self.version_private(v) for v in self.store.versions(team=team)],
-            "practice": __import__("arena.ladder.site.practice", fromlist=["panel"]).panel(self, team),
+            "practice": self.practice_panel(team),
         }
 
     def game_or_404(self, game_id: str) -> GameSummary:

@@ -7,7 +7,7 @@
   team selects its final version among its last ``[final] choose_from`` ranked ones,
   before the deadline (409 after it, or when the ladder has no selection).
 
-The phase is the clock's (:func:`arena.ladder.calendar.phase`), asked on every request:
+The phase is the clock's (:func:`arena.ladder.course.calendar.phase`), asked on every request:
 the site and the loop agree without talking.
 """
 
@@ -19,8 +19,8 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from arena.ladder.calendar import BEFORE, FINAL, FROZEN, OPEN, PRACTICE, countdown, iso, phase, utc_now
-from arena.ladder.final import FinalTable, choosable, final_table
+from arena.ladder.course.calendar import BEFORE, FINAL, FROZEN, OPEN, PRACTICE, countdown, iso, phase, utc_now
+from arena.ladder.course.final import FinalTable, choosable, final_table
 from arena.ladder.site.context import Site, SiteDep, Who, team_only
 
 router = APIRouter()

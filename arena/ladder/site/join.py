@@ -31,7 +31,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from arena.errors import ArenaError
-from arena.ladder.roster import (
+from arena.ladder.teams.roster import (
     RosterError,
     RosterSettings,
     check_email,
@@ -44,7 +44,7 @@ from arena.ladder.site.context import Site, SiteDep, Viewer, Who
 
 router = APIRouter(include_in_schema=False)
 
-#: The sign-up routes: like /signin, they must come from the site's own pages (arena.ladder.guard.OriginCheck).
+#: The sign-up routes: like /signin, they must come from the site's own pages (arena.ladder.site.guard.OriginCheck).
 SIGN_UP_PATHS = frozenset({"/join/create", "/join/team"})
 #: Wrong join or invite codes one address may send in a window.
 MAX_FAILURES = 10

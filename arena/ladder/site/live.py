@@ -6,8 +6,8 @@
   JSON whenever the game changes (``start``, then ``view`` after each decision,
   then ``over`` with the replay's address, and the stream ends).
 
-What is sent is only ever :class:`~arena.ladder.live.LiveGames`' content,
-which holds nothing but :func:`~arena.ladder.live.spectator_message`'s
+What is sent is only ever :class:`~arena.ladder.games.live.LiveGames`' content,
+which holds nothing but :func:`~arena.ladder.games.live.spectator_message`'s
 output: bids, cards played, tricks, scores; no hand, not even the watcher's
 own team's.  Anyone may watch (the leaderboard is public, and so is this).
 """
@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import HTMLResponse, StreamingResponse
 
-from arena.ladder.live import MAX_SPECTATORS
+from arena.ladder.games.live import MAX_SPECTATORS
 from arena.ladder.site.context import SiteDep, Who, side_of_seat
-from arena.ladder.state import GAME_ID
+from arena.ladder.games.ids import GAME_ID
 
 if TYPE_CHECKING:
-    from arena.ladder.live import LiveGames
+    from arena.ladder.games.live import LiveGames
 
 router = APIRouter(include_in_schema=False)
 

@@ -23,12 +23,12 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
-from arena.ladder.guard import own_origin, request_origin
+from arena.ladder.site.guard import own_origin, request_origin
 from arena.ladder.site.context import REPLAY_CSP, Site, SiteDep, Who, viewer
-from arena.ladder.store import ACTIVE
+from arena.ladder.versions.lifecycle import ACTIVE
 
 if TYPE_CHECKING:  # the tables load the referee and gRPC: only a whole ladder (serve) has them, not the site alone
-    from arena.ladder.practice import PracticeTables
+    from arena.ladder.games.practice import PracticeTables
     from arena.play.table import PlayTable
 
 router = APIRouter(include_in_schema=False)
@@ -39,9 +39,9 @@ def install(app: FastAPI, site: Site, config: Any) -> None:
     app.include_router(router)
     if getattr(config, "play", None) is None:
         return  # the site alone (its settings only): no tables to seat
-    from arena.ladder.paths import practice_store
-    from arena.ladder.practice import PracticeTables
-    from arena.ladder.practice_store import PracticeStore
+    from arena.ladder.common.paths import practice_store
+    from arena.ladder.games.practice import PracticeTables
+    from arena.ladder.games.practice_store import PracticeStore
     from arena.play.web import add_table_routes
 
     ladder_id = site.store.meta()["ladder_id"]
@@ -103,7 +103,7 @@ async def open_practice(
     seat: Annotated[int, Form()] = 0,
 ) -> Response:
     """Open a practice table: ``version`` at every bot seat unless ``seat_K`` names another for seat K."""
-    from arena.ladder.practice import PracticeRefused, SeatBot
+    from arena.ladder.games.practice import PracticeRefused, SeatBot
 
     if who.team is None:
         return RedirectResponse("/signin", status_code=303)
@@ -155,10 +155,16 @@ def practice_replay(table_id: int, site: SiteDep, who: Who) -> HTMLResponse:
     path = (site.directory / game.record).resolve()
     if not path.is_relative_to((site.directory / "practice").resolve()) or not path.is_file():
         raise HTTPException(404, "no such practice game")
-    steps = game_steps(json.loads(path.read_text(encoding="utf-8")), with_notes=False)
+    from arena_sdk.engine.record import record_assists
+
+    from arena.play.assist import assists_words
+
+    record = json.loads(path.read_text(encoding="utf-8"))
+    steps = game_steps(record, with_notes=False)
     n = int(steps["players"])
     steps["names"] = [{"name": "you" if game.seats[k] == "person" else game.seats[k], "version": ""} for k in range(n)]
-    return site.page("practice_replay.html", who, csp=REPLAY_CSP, game=game, steps=steps)
+    helped = [assists_words(h) for h in record_assists(record).values()]
+    return site.page("practice_replay.html", who, csp=REPLAY_CSP, game=game, steps=steps, assisted=helped)
 
 
 __all__ = ["install", "panel", "router", "socket_from_own_origin"]

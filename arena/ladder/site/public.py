@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
-from arena.ladder.history import history_svg
+from arena.ladder.site.history_plot import history_svg
 from arena.ladder.site.final import calendar_view
 from arena.ladder.site.context import REFRESH_S, REPLAY_CSP, SiteDep, Who, side_of_seat, team_of
 

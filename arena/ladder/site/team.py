@@ -11,7 +11,7 @@ from fastapi.responses import (
     Response,
 )
 
-from arena.ladder.paths import validation_record
+from arena.ladder.common.paths import validation_record
 from arena.ladder.site.context import SiteDep, Who
 
 router = APIRouter(include_in_schema=False)

@@ -432,47 +432,15 @@ cdef class CoreState:
     def clone(self):
         """An independent copy (cheap: a few list copies)."""
         cdef CoreState other = CoreState.__new__(type(self))
-        other._undealt = self._undealt
-        other._rules = self._rules
-        other.rc = self.rc
-        other.seed = self.seed
-        other.players = self.players
-        other.decks = self.decks
-        other.scores = self.scores[:]
-        other.bags = self.bags[:]
-        other.hand_number = self.hand_number
-        other.first = self.first
-        other._hands = self._hands[:]
-        other.bids = self.bids[:]
-        other.blind = self.blind[:]
-        other.blind_decided = self.blind_decided[:]
-        other.blind_eligible = self.blind_eligible[:]
-        other.tricks_won = self.tricks_won[:]
-        other.trick = self.trick[:]
-        other.leader = self.leader
-        other.win_card = self.win_card
-        other.win_seat = self.win_seat
-        other.spades_broken = self.spades_broken
-        other.tricks = self.tricks[:]
-        other.to_move = self.to_move
-        other.decision = self.decision
-        other.bid_order = self.bid_order
-        other.bid_pos = self.bid_pos
-        other.stock = self.stock
-        other.stock_pos = self.stock_pos
-        other.discards = self.discards[:]
-        other.seen_discards = self.seen_discards[:]
-        other.exchange_queue = self.exchange_queue[:]
-        other.exchanged = self.exchanged[:]
-        other.draw_turn = self.draw_turn
-        other.hand_results = self.hand_results[:]
-        other.history = self.history[:]
-        other.result = self.result
-        other._deck_log = dict(self._deck_log)
-        other.start_scores = self.start_scores
-        other.start_bags = self.start_bags
-        other.first_of_game = self.first_of_game
+        _assign(other, self)
         return other
+
+    def restore(self, CoreState saved):
+        """Make this state equal to ``saved`` in place (copies of its lists: ``saved`` is kept).
+
+        For a holder of this object that must see a rewind (the match loop's undo).
+        """
+        _assign(self, saved)
 
     # -------------------------------------------------------------- queries
 
@@ -1544,3 +1512,48 @@ def masks_of(list card_lists):
             m |= 1ULL << <int>c
         out.append(m)
     return out
+
+
+cdef int _assign(CoreState dst, CoreState src) except -1:
+    """Every field of ``src`` into ``dst``, the mutable ones copied (clone and restore share it)."""
+    dst._undealt = src._undealt
+    dst._rules = src._rules
+    dst.rc = src.rc
+    dst.seed = src.seed
+    dst.players = src.players
+    dst.decks = src.decks
+    dst.scores = src.scores[:]
+    dst.bags = src.bags[:]
+    dst.hand_number = src.hand_number
+    dst.first = src.first
+    dst._hands = src._hands[:]
+    dst.bids = src.bids[:]
+    dst.blind = src.blind[:]
+    dst.blind_decided = src.blind_decided[:]
+    dst.blind_eligible = src.blind_eligible[:]
+    dst.tricks_won = src.tricks_won[:]
+    dst.trick = src.trick[:]
+    dst.leader = src.leader
+    dst.win_card = src.win_card
+    dst.win_seat = src.win_seat
+    dst.spades_broken = src.spades_broken
+    dst.tricks = src.tricks[:]
+    dst.to_move = src.to_move
+    dst.decision = src.decision
+    dst.bid_order = src.bid_order
+    dst.bid_pos = src.bid_pos
+    dst.stock = src.stock
+    dst.stock_pos = src.stock_pos
+    dst.discards = src.discards[:]
+    dst.seen_discards = src.seen_discards[:]
+    dst.exchange_queue = src.exchange_queue[:]
+    dst.exchanged = src.exchanged[:]
+    dst.draw_turn = src.draw_turn
+    dst.hand_results = src.hand_results[:]
+    dst.history = src.history[:]
+    dst.result = src.result
+    dst._deck_log = dict(src._deck_log)
+    dst.start_scores = src.start_scores
+    dst.start_bags = src.start_bags
+    dst.first_of_game = src.first_of_game
+    return 0

@@ -229,6 +229,15 @@ class PureCore:
     def deck_log(self, value: dict[int, list[int]]) -> None:
         self._deck_log = value
 
+    def restore(self, saved: PureCore) -> None:
+        """Make this state equal to ``saved`` in place (copies of its lists: ``saved`` is kept).
+
+        For a holder of this object that must see a rewind (the match loop's undo).
+        """
+        copy = saved.clone()
+        for name in PureCore.__slots__:
+            setattr(self, name, getattr(copy, name))
+
     def clone(self) -> PureCore:
         """An independent copy (cheap: a few list copies)."""
         cls = type(self)

@@ -33,7 +33,9 @@ _TOP_KEYS_V2 = {"match_id", "seats", "events", "strikes", "bot_seeds"}
 _HAND_KEYS = {"number", "first", "deck", "actions", "result"}
 _ACTION_KEYS = {"seat", "kind", "action"}
 _ACTION_KEYS_V2 = {"ms", "bot_us", "default", "answer", "request_id", "lag_ms", "cpu_ms", "ref_us", "note",
-                   "decision", "reason"}  # decision, reason: with default (the strike)
+                   "decision", "reason", "assisted"}  # decision, reason: with default (the strike)
+#: What an action's ``assisted`` may list: the person had a hint, or the decision was asked again after an undo.
+ASSISTS = ("hint", "undo")
 _RESULT_KEYS_V2 = {"forfeit", "void"}
 
 
@@ -224,6 +226,47 @@ def replay_record(record: Any) -> ReplayReport:
     too.  Everything that is present must match.
     """
     data = _object(record, "record")
+    rules, v2 = _header(data)
+    n = rules.players
+    state, hands = _start(data, rules)
+    stored_result = data.get("result")
+    interrupted = _interrupted_ending(stored_result) if v2 else None
+    actions = 0
+    for i, hand in enumerate(hands):
+        path = f"hands[{i}]"
+        _no_unknown(hand, _HAND_KEYS, path)
+        if state.is_over:
+            raise RecordError(path, f"the game was already over after hand {state.hand_number}")
+        number = hand.get("number", i + 1)
+        if number != state.hand_number:
+            raise RecordError(f"{path}.number", f"record says {number!r}, replay is at hand {state.hand_number}")
+        if "first" in hand and hand["first"] != state.seat_name(state.first):
+            raise RecordError(
+                f"{path}.first", f"record says {hand['first']!r}, replay computes {state.seat_name(state.first)!r}"
+            )
+        for j, entry in enumerate(_list(_require(hand, "actions", path), f"{path}.actions")):
+            _replay_action(state, entry, f"{path}.actions[{j}]", number, v2)
+            actions += 1
+        if not state.is_over and state.hand_number == number:
+            if interrupted and i == len(hands) - 1:
+                break  # the game stopped inside this hand
+            raise RecordError(f"{path}.actions", f"hand {number} ends before all its decisions were taken")
+        if "result" in hand:
+            computed = hand_result_to_json(n, state.hand_results[i])
+            _compare(computed, hand["result"], f"{path}.result")
+    if interrupted:
+        result = _interrupted_result(state, interrupted, _object(stored_result, "result"))
+        _compare(game_result_to_json(n, result), _strip(stored_result, _RESULT_KEYS_V2), "result")
+        return ReplayReport(rules=rules, result=result, hands=len(hands), actions=actions, state=state)
+    if state.result is None:
+        raise RecordError("hands", f"the record ends before the game is over (in hand {state.hand_number})")
+    if stored_result is not None:
+        _compare(game_result_to_json(n, state.result), stored_result, "result")
+    return ReplayReport(rules=rules, result=state.result, hands=len(hands), actions=actions, state=state)
+
+
+def _header(data: Mapping[str, Any]) -> tuple[Ruleset, bool]:
+    """The record's format, version, keys, ruleset and its hash, checked; the ruleset and whether it is version 2."""
     if data.get("format") != RECORD_FORMAT:
         raise RecordError("format", f"expected {RECORD_FORMAT!r}, got {data.get('format')!r}")
     version = data.get("version")
@@ -242,16 +285,21 @@ def replay_record(record: Any) -> ReplayReport:
     stored_hash = _require(data, "ruleset_hash", "record")
     if stored_hash != rules.hash:
         raise RecordError("ruleset_hash", f"record says {stored_hash!r}, the ruleset hashes to {rules.hash!r}")
-    n = rules.players
     if "bot_seeds" in data:
         bot_seeds = _object(data["bot_seeds"], "bot_seeds")
         for key, value in bot_seeds.items():
             try:
-                parse_seat(n, key)
+                parse_seat(rules.players, key)
             except RulesError as exc:
                 raise RecordError(f"bot_seeds.{key}", str(exc)) from None
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**64:
                 raise RecordError(f"bot_seeds.{key}", f"expected a whole number 0 <= seed < 2**64, got {value!r}")
+    return rules, v2
+
+
+def _start(data: Mapping[str, Any], rules: Ruleset) -> tuple[GameState, list[Any]]:
+    """The game as it started (seed, first seat, starting scores and bags, recorded decks), and its hands."""
+    n = rules.players
     seed = _require(data, "seed", "record")
     if isinstance(seed, bool) or not isinstance(seed, (int, str)):
         raise RecordError("seed", f"expected a whole number or text, got {seed!r}")
@@ -274,65 +322,68 @@ def replay_record(record: Any) -> ReplayReport:
         state = GameState.new(rules, seed, first=first, scores=scores, bags=bags, decks=decks)
     except RulesError as exc:
         raise RecordError("start", str(exc)) from None
+    return state, hands
 
-    stored_result = data.get("result")
-    interrupted = _interrupted_ending(stored_result) if v2 else None
-    actions = 0
-    for i, hand in enumerate(hands):
-        path = f"hands[{i}]"
-        _no_unknown(hand, _HAND_KEYS, path)
-        if state.is_over:
-            raise RecordError(path, f"the game was already over after hand {state.hand_number}")
-        number = hand.get("number", i + 1)
-        if number != state.hand_number:
-            raise RecordError(f"{path}.number", f"record says {number!r}, replay is at hand {state.hand_number}")
-        if "first" in hand and hand["first"] != state.seat_name(state.first):
-            raise RecordError(
-                f"{path}.first", f"record says {hand['first']!r}, replay computes {state.seat_name(state.first)!r}"
-            )
-        for j, entry in enumerate(_list(_require(hand, "actions", path), f"{path}.actions")):
-            apath = f"{path}.actions[{j}]"
-            entry = _object(entry, apath)
-            _no_unknown(entry, _ACTION_KEYS | (_ACTION_KEYS_V2 if v2 else set()), apath)
-            if state.is_over or state.hand_number != number:
-                raise RecordError(apath, f"hand {number} is already complete")
-            try:
-                seat = parse_seat(n, _require(entry, "seat", apath))
-                kind = parse_decision(_require(entry, "kind", apath))
-            except RecordError:
-                raise
-            except RulesError as exc:
-                raise RecordError(apath, str(exc)) from None
-            assert state.decision is not None and state.to_move is not None
-            if seat != state.to_move or kind is not state.decision:
-                raise RecordError(
-                    apath,
-                    f"record has {state.seat_name(seat)} {kind.value}, but it is "
-                    f"{state.seat_name(state.to_move)}'s turn to {state.decision.value}",
-                )
-            try:
-                state.apply(action_from_json(kind, _require(entry, "action", apath)))
-            except RecordError:
-                raise
-            except RulesError as exc:
-                raise RecordError(apath, f"illegal {kind.value} by {state.seat_name(seat)}: {exc}") from None
-            actions += 1
-        if not state.is_over and state.hand_number == number:
-            if interrupted and i == len(hands) - 1:
-                break  # the game stopped inside this hand
-            raise RecordError(f"{path}.actions", f"hand {number} ends before all its decisions were taken")
-        if "result" in hand:
-            computed = hand_result_to_json(n, state.hand_results[i])
-            _compare(computed, hand["result"], f"{path}.result")
-    if interrupted:
-        result = _interrupted_result(state, interrupted, _object(stored_result, "result"))
-        _compare(game_result_to_json(n, result), _strip(stored_result, _RESULT_KEYS_V2), "result")
-        return ReplayReport(rules=rules, result=result, hands=len(hands), actions=actions, state=state)
-    if state.result is None:
-        raise RecordError("hands", f"the record ends before the game is over (in hand {state.hand_number})")
-    if stored_result is not None:
-        _compare(game_result_to_json(n, state.result), stored_result, "result")
-    return ReplayReport(rules=rules, result=state.result, hands=len(hands), actions=actions, state=state)
+
+def _replay_action(state: GameState, entry: Any, apath: str, number: int, v2: bool) -> None:
+    """Check one recorded action of hand ``number`` against the replay, and apply it."""
+    n = state.players
+    entry = _object(entry, apath)
+    _no_unknown(entry, _ACTION_KEYS | (_ACTION_KEYS_V2 if v2 else set()), apath)
+    _check_assisted(entry, f"{apath}.assisted")
+    if state.is_over or state.hand_number != number:
+        raise RecordError(apath, f"hand {number} is already complete")
+    try:
+        seat = parse_seat(n, _require(entry, "seat", apath))
+        kind = parse_decision(_require(entry, "kind", apath))
+    except RecordError:
+        raise
+    except RulesError as exc:
+        raise RecordError(apath, str(exc)) from None
+    assert state.decision is not None and state.to_move is not None
+    if seat != state.to_move or kind is not state.decision:
+        raise RecordError(
+            apath,
+            f"record has {state.seat_name(seat)} {kind.value}, but it is "
+            f"{state.seat_name(state.to_move)}'s turn to {state.decision.value}",
+        )
+    try:
+        state.apply(action_from_json(kind, _require(entry, "action", apath)))
+    except RecordError:
+        raise
+    except RulesError as exc:
+        raise RecordError(apath, f"illegal {kind.value} by {state.seat_name(seat)}: {exc}") from None
+
+
+def record_assists(record: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+    """Who had help in a checked record (unrated play): ``{SEAT: {"hints": n, "undos": n}}``.
+
+    From ``meta.assisted`` where the table counted them (an undo taken back
+    again leaves no action of its own), else from the actions' ``assisted``.
+    Empty for a game played without help (every rated game).
+    """
+    meta = record.get("meta")
+    counted = meta.get("assisted") if isinstance(meta, Mapping) else None
+    if isinstance(counted, Mapping) and counted:
+        return {str(seat): {"hints": int(c.get("hints", 0)), "undos": int(c.get("undos", 0))}
+                for seat, c in counted.items() if isinstance(c, Mapping)}  # fmt: skip
+    found: dict[str, dict[str, int]] = {}
+    for hand in record.get("hands", []):
+        for action in hand.get("actions", []):
+            for kind in action.get("assisted", []):
+                seat = found.setdefault(str(action["seat"]), {"hints": 0, "undos": 0})
+                seat[kind + "s"] += 1
+    return found
+
+
+def _check_assisted(entry: Mapping[str, Any], path: str) -> None:
+    """An action's ``assisted``, if it has one: a non-empty list of distinct kinds of help (:data:`ASSISTS`)."""
+    if "assisted" not in entry:
+        return
+    value = entry["assisted"]
+    if not isinstance(value, list) or not value or len(set(map(repr, value))) != len(value) \
+            or any(v not in ASSISTS for v in value):  # fmt: skip
+        raise RecordError(path, f"expected a list of {' and '.join(map(repr, ASSISTS))} (each once), got {value!r}")
 
 
 def _strip(data: Mapping[str, Any], keys: set[str]) -> dict[str, Any]:
