@@ -17,6 +17,8 @@ followed by the card's own features (:data:`CARD`).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from arena_sdk.envs import SeatKnowledge
@@ -60,24 +62,26 @@ def beats(card: int, best: int) -> bool:
     return card // 13 == SPADES
 
 
-def _contract(k: SeatKnowledge, team: int) -> tuple[int, int]:
-    """A team's contract (its non-nil bids) and the tricks counted towards it so far."""
-    n = k.rules.players
-    members = [s for s in range(n) if s % 2 == team]
-    bid = sum(k.bids[s] or 0 for s in members)
+def _contract(k: SeatKnowledge, team: int, left: int) -> list[float]:
+    """A team's tricks still needed, tricks over its contract (over 13), and 1 if it can no longer make it."""
+    bid = taken = 0
     counted_nil = k.rules.failed_nil_tricks == "contract"
-    taken = sum(k.tricks_won[s] for s in members if k.bids[s] or counted_nil)
-    return bid, taken
+    for s in range(team, k.rules.players, 2):
+        bid += k.bids[s] or 0
+        if k.bids[s] or counted_nil:
+            taken += k.tricks_won[s]
+    return [max(0, bid - taken) / 13, max(0, taken - bid) / 13, float(bid - taken > left)]
 
 
 def _voids(k: SeatKnowledge) -> list[int]:
     """Per seat: a bit per suit it has shown it lacks (failed to follow) this hand."""
-    voids = [0] * k.rules.players
+    n = k.rules.players
+    voids = [0] * n
     for trick in k.tricks:
         led = trick.cards[0] // 13
         for i, card in enumerate(trick.cards):
             if card // 13 != led:
-                voids[(trick.leader + i) % k.rules.players] |= 1 << led
+                voids[(trick.leader + i) % n] |= 1 << led
     if k.current_trick:
         led = k.current_trick[0][1] // 13
         for seat, card in k.current_trick:
@@ -86,8 +90,20 @@ def _voids(k: SeatKnowledge) -> list[int]:
     return voids
 
 
-def _context(k: SeatKnowledge, hand: int, unseen: int, voids: list[int]) -> tuple[list[float], dict[str, object]]:
-    """The context columns, and what the card columns need from it."""
+class _Trick(NamedTuple):
+    """Where the trick in progress stands, for the seat to play."""
+
+    best: int | None
+    """The card winning it so far (``None``: I lead)."""
+    led: int | None
+    partner_winning: bool
+    last: bool
+    later_opponent_void: bool
+    """An opponent still to play has shown it lacks the led suit (it may trump)."""
+
+
+def _context(k: SeatKnowledge, hand: int, unseen: int, voids: list[int]) -> tuple[list[float], _Trick]:
+    """The context columns, and where the trick stands."""
     n = k.rules.players
     me = k.seat
     partner = (me + 2) % n if n == 4 else None
@@ -95,39 +111,28 @@ def _context(k: SeatKnowledge, hand: int, unseen: int, voids: list[int]) -> tupl
     pos = len(trick)
     later = [(me + i) % n for i in range(1, n - pos)]
     left = 13 - len(k.tricks)
-    ours, theirs = _contract(k, me % 2), _contract(k, 1 - me % 2)
     threshold = k.rules.bag_threshold
-
-    def nil_alive(seat: int | None) -> float:
-        return float(seat is not None and k.bids[seat] == 0 and k.tricks_won[seat] == 0)
-
+    alive = [float(b == 0 and t == 0) for b, t in zip(k.bids, k.tricks_won)]  # a nil not yet broken
     winner = best = None
     for seat, card in trick:
         if best is None or beats(card, best):
             winner, best = seat, card
     led = trick[0][1] // 13 if trick else None
     opponents_later = [s for s in later if s % 2 != me % 2]
+    partner_winning = winner is not None and winner == partner
+    later_void = led is not None and any(voids[s] >> led & 1 for s in opponents_later)
     row = [
         *(float(pos == i) for i in range(4)), float(pos == n - 1),
-        left / 13,
-        max(0, ours[0] - ours[1]) / 13, max(0, ours[1] - ours[0]) / 13, float(ours[0] - ours[1] > left),
-        max(0, theirs[0] - theirs[1]) / 13, max(0, theirs[1] - theirs[0]) / 13, float(theirs[0] - theirs[1] > left),
-        nil_alive(me), nil_alive(partner), nil_alive((me + 1) % n), nil_alive((me + n - 1) % n),
+        left / 13, *_contract(k, me % 2, left), *_contract(k, 1 - me % 2, left),
+        alive[me], 0.0 if partner is None else alive[partner], alive[(me + 1) % n], alive[(me + n - 1) % n],
         min(1.0, k.bags[me % 2] / threshold), min(1.0, k.bags[1 - me % 2] / threshold), float(k.spades_broken),
-        float(led == SPADES), float(winner is not None and winner == partner),
-        float(winner is not None and winner % 2 != me % 2),
-        float(best is not None and led != SPADES and best // 13 == SPADES), nil_alive(winner),
-        float(partner in later), len(opponents_later) / 2,
-        float(led is not None and any(voids[s] >> led & 1 for s in opponents_later)),
-        float(partner in later and nil_alive(partner) > 0), float(any(nil_alive(s) for s in opponents_later)),
+        float(led == SPADES), float(partner_winning), float(winner is not None and winner % 2 != me % 2),
+        float(best is not None and led != SPADES and best // 13 == SPADES), 0.0 if winner is None else alive[winner],
+        float(partner in later), len(opponents_later) / 2, float(later_void),
+        float(partner in later and alive[partner] > 0), float(any(alive[s] for s in opponents_later)),
         (hand & SUIT_MASK[SPADES]).bit_count() / 13, (unseen & SUIT_MASK[SPADES]).bit_count() / 13,
     ]  # fmt: skip
-    facts = {
-        "best": best, "led": led, "partner_winning": winner is not None and winner == partner,
-        "last": pos == n - 1, "partner": partner, "opponents": [s for s in range(n) if s % 2 != me % 2],
-        "later_opponent_void": led is not None and any(voids[s] >> led & 1 for s in opponents_later),
-    }  # fmt: skip
-    return row, facts
+    return row, _Trick(best, led, partner_winning, pos == n - 1, later_void)
 
 
 def card_features(k: SeatKnowledge) -> tuple[list[int], np.ndarray]:
@@ -140,8 +145,8 @@ def card_features(k: SeatKnowledge) -> tuple[list[int], np.ndarray]:
     for c in k.hand or ():
         hand |= 1 << c
     played = 0
-    for t in k.tricks:
-        for c in t.cards:
+    for trick in k.tricks:
+        for c in trick.cards:
             played |= 1 << int(c)
     for _, c in k.current_trick:
         played |= 1 << c
@@ -149,32 +154,36 @@ def card_features(k: SeatKnowledge) -> tuple[list[int], np.ndarray]:
         played |= 1 << c
     unseen = ALL_CARDS & ~hand & ~played
     voids = _voids(k)
-    context, f = _context(k, hand, unseen, voids)
-    best, led = f["best"], f["led"]
-    winners = [c for c in legal if best is not None and beats(c, best)]  # type: ignore[arg-type]
+    context, t = _context(k, hand, unseen, voids)
+    best, led = t.best, t.led
+    winners = [c for c in legal if best is not None and beats(c, best)]
     cheapest = min(winners, key=lambda c: (c // 13 == SPADES, c)) if winners else None
     low_card = min(legal, key=lambda c: (c // 13 == SPADES, c % 13))
     high_card = max(legal, key=lambda c: (c // 13 == SPADES, c % 13))
-    partner = f["partner"]
-    rows = np.empty((len(legal), FEATURE_COUNT), dtype=np.float32)
-    rows[:, : len(CONTEXT)] = context
-    for i, c in enumerate(legal):
+    n = k.rules.players
+    partner = (k.seat + 2) % n if n == 4 else None
+    opponents = [s for s in range(n) if s % 2 != k.seat % 2]
+    own: list[tuple[float, ...]] = []
+    for c in legal:
         suit = c // 13
         mine = hand & SUIT_MASK[suit]
         wins = c in winners
         higher = (unseen & ABOVE[c]).bit_count()
         leading = led is None
-        rows[i, len(CONTEXT) :] = (
+        own.append((
             float(suit == SPADES), (c % 13) / 12,
             float(suit == led), float(led is not None and suit == SPADES != led),
             float(led is not None and suit != led and suit != SPADES),
-            float(wins), float(wins and f["partner_winning"]), float(c == cheapest),
-            float(wins and (f["last"] or (higher == 0 and (suit == SPADES or not f["later_opponent_void"])))),
+            float(wins), float(wins and t.partner_winning), float(c == cheapest),
+            float(wins and (t.last or (higher == 0 and (suit == SPADES or not t.later_opponent_void)))),
             higher / 13, (unseen & BELOW[c]).bit_count() / 13, float(higher == 0),
             (unseen & SUIT_MASK[suit]).bit_count() / 13, mine.bit_count() / 13,
             float(not mine & BELOW[c]), float(not mine & ABOVE[c]), float(c == low_card), float(c == high_card),
-            float(leading and suit != SPADES and any(voids[s] >> suit & 1 for s in f["opponents"])),
+            float(leading and suit != SPADES and any(voids[s] >> suit & 1 for s in opponents)),
             float(leading and partner is not None and suit != SPADES and bool(voids[partner] >> suit & 1)),
             float(suit == SPADES and not k.spades_broken),
-        )  # fmt: skip
+        ))  # fmt: skip
+    rows = np.empty((len(legal), FEATURE_COUNT), dtype=np.float32)
+    rows[:, : len(CONTEXT)] = context
+    rows[:, len(CONTEXT) :] = own
     return legal, rows

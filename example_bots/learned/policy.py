@@ -75,6 +75,16 @@ class LearnedPolicy:
             "cards": create_network([FEATURE_COUNT, card_hidden, card_hidden, 1], rng),
         })  # fmt: skip
 
+    def copy(self) -> LearnedPolicy:
+        """A policy with copies of these weights."""
+        return LearnedPolicy({net: {k: v.copy() for k, v in p.items()} for net, p in self.nets.items()})
+
+    def move_towards(self, other: LearnedPolicy, share: float) -> None:
+        """Move every weight ``share`` of the way to ``other``'s (a moving average of weights, in training)."""
+        for net, params in self.nets.items():
+            for k, v in params.items():
+                v += share * (other.nets[net][k] - v)
+
     def best(self, observation: np.ndarray, mask: np.ndarray) -> int:
         """The legal action (a bid or another non-play decision) rated highest."""
         values, _ = forward(self.nets["decisions"], observation[None, :])
@@ -107,12 +117,18 @@ class LearnedPolicy:
         """Read a file written by :meth:`save`; :class:`PolicyFileError` says what is wrong."""
         try:
             with np.load(path) as data:
+                if "observation_size" in data.files and "card_features" not in data.files:
+                    raise PolicyFileError(
+                        f"policy {path} has no card network (an earlier format of this example): train it again"
+                    )
                 sizes = tuple(int(data[k]) for k in ("observation_size", "action_count", "card_features"))
                 nets: dict[str, Params] = {net: {} for net in NETWORKS}
                 for key in data.files:
                     net, _, name = key.partition(".")
                     if net in nets:
                         nets[net][name] = data[key].astype(np.float32)
+        except PolicyFileError:
+            raise
         except (OSError, KeyError, ValueError) as exc:
             raise PolicyFileError(f"cannot read policy {path}: {exc}") from exc
         expected = (OBSERVATION_SIZE, ACTION_COUNT, FEATURE_COUNT)

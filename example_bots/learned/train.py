@@ -262,6 +262,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--eval-every", type=int, default=100, help="updates between evaluations (default 100)")
     parser.add_argument("--eval-deals", type=int, default=60, help="duplicate deals per evaluation (default 60)")
     parser.add_argument("--eval-seed", type=int, default=7, help="the evaluations' deals (default 7)")
+    parser.add_argument(
+        "--average", type=float, default=0.99,
+        help="evaluate and save a moving average of the weights, this much of the old per update (default 0.99; 0: off)",
+    )  # fmt: skip
     parser.add_argument("--init", type=Path, help="start from this policy file instead of fresh weights")
     parser.add_argument("--seed", type=int, default=1)
     return parser.parse_args(argv)
@@ -274,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         policy = LearnedPolicy.create(hidden=args.hidden, card_hidden=args.card_hidden, seed=args.seed)
     optimiser = Adam(policy, args.lr)
+    average = policy.copy()  # the weights' moving average: steadier play than the last update's
     games = SelfPlay(args.tables, args.rules, args.seed)
     trained = 0.0  # CPU seconds of self-play and updates: a busy machine trains as long, only slower by the clock
     best = -np.inf
@@ -283,11 +288,12 @@ def main(argv: list[str] | None = None) -> int:
         batch = games.collect(policy, args.batch, args.explore)
         grads, card_loss, decision_loss = gradients(policy, batch)
         optimiser.step(policy, grads)
+        average.move_towards(policy, 1.0 - args.average)
         trained += time.process_time() - started
         update += 1
         decisions += len(batch)
         if update % args.eval_every == 0 or trained >= args.minutes * 60:
-            score = duplicate_vs(policy, "easy", args.rules, deals=args.eval_deals, seed=args.eval_seed)
+            score = duplicate_vs(average, "easy", args.rules, deals=args.eval_deals, seed=args.eval_seed)
             print(
                 f"update {update:5d}  {trained / 60:5.1f} CPU min  {decisions:9,d} decisions  "
                 f"loss cards {card_loss:.3f} bids {decision_loss:.3f}  vs easy: "
@@ -297,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             if score.points_per_hand > best:
                 best = score.points_per_hand
-                policy.save(args.out)
+                average.save(args.out)
     print(f"saved {args.out} (best {best:+.1f} points per hand against easy)")
     return 0
 
