@@ -21,9 +21,10 @@ costs when it is taken and not only in the hand that crosses ten.
   training on those presets): Deep Monte Carlo on the decision network.
 
 The seats play the legal action of highest value, or a random legal one with
-probability ``--explore``.  Every ``--eval-every`` updates the greedy policy
-plays duplicate games against the built-in Easy bot (``evaluate.py``) and the
-best one so far is saved.  ``--minutes`` counts the CPU time of self-play and
+probability ``--explore``.  Every ``--eval-every`` updates a moving average
+of the weights (``--average``: steadier than the last update's) plays
+duplicate games against the built-in Easy bot (``evaluate.py``), greedily, and
+the best one so far is saved.  ``--minutes`` counts the CPU time of self-play and
 updates (evaluations are counted apart).
 """
 
