@@ -53,7 +53,9 @@ class LearnedBot(PolicyBot):
 
     def __init__(self, policy: LearnedPolicy | None = None) -> None:
         super().__init__()
-        self.policy = policy if policy is not None else LearnedPolicy.load(os.environ.get("ARENA_POLICY", DEFAULT_POLICY))
+        if policy is None:
+            policy = LearnedPolicy.load(os.environ.get("ARENA_POLICY", DEFAULT_POLICY))
+        self.policy = policy
 
     def choose(self, observation: np.ndarray, mask: np.ndarray) -> int:
         return self.policy.best(observation, mask)

@@ -265,7 +265,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--eval-seed", type=int, default=7, help="the evaluations' deals (default 7)")
     parser.add_argument(
         "--average", type=float, default=0.99,
-        help="evaluate and save a moving average of the weights, this much of the old per update (default 0.99; 0: off)",
+        help="evaluate and save a moving average of the weights, keeping this much of it per update "
+        "(default 0.99; 0: off)",
     )  # fmt: skip
     parser.add_argument("--init", type=Path, help="start from this policy file instead of fresh weights")
     parser.add_argument("--seed", type=int, default=1)
