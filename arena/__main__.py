@@ -1,5 +1,5 @@
 """``python -m arena`` runs the CLI."""
 
-from arena.cli import app
+from arena.cli import main
 
-app(prog_name="arena")
+main()

@@ -2,26 +2,33 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
 from typing import Any
 
 import typer
 from typer.core import TyperGroup, TyperOption
 
-from arena.commands import (
-    bot,
-    demo,
-    ladder,
-    match,
-    play,
-    ratings,
-    replay,
-    rules,
-    sandbox,
-    serve,
-    sprt,
-    submit,
-    tournament,
-)
+#: Every command: its name, its module under ``arena.commands``, and the attribute there,
+#: a Typer app (a group of subcommands) or a function (one command).  ``main`` imports
+#: only the module of the command it runs: a ladder's site (FastAPI), the ratings
+#: (SciPy) and the play table cost seconds of CPU to import that ``arena match run``
+#: does not need (the test suite starts ``arena`` hundreds of times).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "rules": ("rules", "app"),
+    "match": ("match", "app"),
+    "tournament": ("tournament", "app"),
+    "ratings": ("ratings", "app"),
+    "bot": ("bot", "app"),
+    "sandbox": ("sandbox", "app"),
+    "ladder": ("ladder", "app"),
+    "replay": ("replay", "replay"),
+    "demo": ("demo", "demo"),
+    "play": ("play", "play"),
+    "serve": ("serve", "serve"),
+    "sprt": ("sprt", "sprt"),
+    "submit": ("submit", "submit"),
+}
 
 
 class ArenaGroup(TyperGroup):
@@ -48,27 +55,46 @@ def _hide_flag_types(command: Any) -> None:
         _hide_flag_types(sub)
 
 
-app = typer.Typer(
-    name="arena",
-    cls=ArenaGroup,
-    help="Spades arena: rules, game records, matches and tournaments for Spades bots.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-)
-app.add_typer(rules.app, name="rules")
-app.add_typer(match.app, name="match")
-app.add_typer(tournament.app, name="tournament")
-app.add_typer(ratings.app, name="ratings")
-app.add_typer(bot.app, name="bot")
-app.add_typer(sandbox.app, name="sandbox")
-app.add_typer(ladder.app, name="ladder")
-app.command("replay")(replay.replay)
-app.command("demo")(demo.demo)
-app.command("play")(play.play)
-app.command("serve")(serve.serve)
-app.command("sprt")(sprt.sprt)
-app.command("submit")(submit.submit)
+HELP = "Spades arena: rules, game records, matches and tournaments for Spades bots."
+
+
+def build(only: str | None = None) -> typer.Typer:
+    """The ``arena`` app with every command, or with the command ``only`` alone (its module alone imported)."""
+    root = typer.Typer(
+        name="arena", cls=ArenaGroup, help=HELP, no_args_is_help=True, pretty_exceptions_enable=False,
+        add_completion=False,
+    )  # fmt: skip
+
+    @root.callback()
+    def _root() -> None:  # a group even with one command registered: ``arena replay X`` keeps its name
+        pass
+
+    for name, (module_name, attribute) in COMMANDS.items():
+        if only is not None and name != only:
+            continue
+        target = getattr(importlib.import_module(f"arena.commands.{module_name}"), attribute)
+        if isinstance(target, typer.Typer):
+            root.add_typer(target, name=name)
+        else:
+            root.command(name)(target)
+    return root
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Run ``arena``: with the module of the command named on the line alone, or every command for the root's help."""
+    args = sys.argv[1:] if argv is None else argv
+    named = next((arg for arg in args if not arg.startswith("-")), None)
+    return build(named if named in COMMANDS else None)(args=args, prog_name="arena")
+
+
+def __getattr__(name: str) -> Any:
+    """``arena.cli.app``: the whole app, built on first use (tests drive it with Typer's runner)."""
+    if name == "app":
+        full = build()
+        globals()["app"] = full
+        return full
+    raise AttributeError(name)
+
 
 if __name__ == "__main__":  # pragma: no cover
-    app()
+    main()

@@ -153,7 +153,8 @@ def test_after_a_restart_the_first_attempts_containers_are_removed():
         left = client.api.create_container(BASE_IMAGE, ["true"], labels={TEST_LABEL: TEST_RUN, "arena.guard-test": "1"})
         probe = client.api.create_container(BASE_IMAGE, ["true"], labels={engine_guard.PROBE_LABEL: str(os.getpid())})
         name = client.api.inspect_container(left["Id"])["Name"].lstrip("/")
-        assert name in engine_guard.remove_first_attempts_containers()
+        removed = engine_guard.remove_first_attempts_containers()
+        assert [d for d in removed if d.split(" ")[0] == name], removed  # each named first, then its image and labels
         assert not client.api.containers(all=True, filters={"label": "arena.guard-test=1", "id": left["Id"]})
         assert not client.api.containers(all=True, filters={"id": probe["Id"]}), "the wedged probe's container went too"
     finally:

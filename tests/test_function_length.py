@@ -16,15 +16,12 @@ MAX_LINES = 80
 #: Where the code is: the server and the SDK's package (not its build output, nor the generated stubs).
 ROOTS = (REPO / "arena", REPO / "sdk" / "arena_sdk")
 
-#: Functions other work is still shortening (the ladder wing's move, the compiled core), by file:
-#: each must still be over the limit (a stale entry fails too), and the list only ever shrinks.
+#: Functions allowed over the limit, each for a reason: each must still be over it (a stale entry
+#: fails too), and the list only ever shrinks.
 EXCEPTIONS: dict[str, set[str]] = {
-    "arena/commands/ladder.py": {"serve"},
-    "arena/commands/ladder_rehearse.py": {"rehearse_command"},
-    "arena/ladder/config.py": {"load_ladder_config"},
-    "arena/ladder/web.py": {"create_app"},
-    "sdk/arena_sdk/bots/rollout.py": {"make_pick"},
-    "sdk/arena_sdk/engine/state.py": {"GameState.play_out_hand"},
+    "arena/commands/ladder_rehearse.py": {"rehearse_command"},  # its options: one Typer signature
+    "sdk/arena_sdk/bots/rollout.py": {"make_pick"},  # the rollout policy's closures: one call a card
+    "sdk/arena_sdk/engine/pure.py": {"PureCore.play_out_hand"},  # the pure core's hot loop, inlined
 }
 
 

@@ -3,9 +3,14 @@
 - ``import DIR roster.csv``: teams and members from a CSV (``team,member,email``),
   every line checked first; each new member's token goes once into a file for
   a mail merge (mode 0600, never over an existing file);
-- ``members DIR [TEAM]``: who is in which team (``--json``);
+  ``--reserve`` only reserves the roster's team names and e-mails against
+  self-registration (the import reserves them too);
+- ``members DIR [TEAM]``: who is in which team (``--json``), and any e-mail two
+  members share (an older ladder's store);
 - ``member-revoke DIR TEAM MEMBER`` and ``member-token DIR TEAM MEMBER``: one
   member's token revoked, or replaced, without touching the teammates';
+  ``member-remove``: a forged member removed outright;
+- ``invite DIR TEAM``: a new invite code for a team (the old one stops working);
 - ``join-code DIR``: show, ``--rotate`` or ``--off`` the code for self-registration
   (written into ladder.toml; the site reads it at each sign-up, no restart).
 
@@ -23,10 +28,13 @@ from arena.commands.common import console, fail, print_json
 from arena.errors import ArenaError
 from arena.ladder.config import LadderConfig, load_ladder_config
 from arena.ladder.teams.roster import (
+    RosterPlan,
     check_roster,
     import_roster,
+    new_invite_code,
     new_join_code,
     read_roster_settings,
+    reserve_roster,
     set_join_code,
 )
 from arena.ladder.store import LadderStore
@@ -60,6 +68,11 @@ def roster_import(
         Path | None,
         typer.Option("--tokens", help=f"Write the new members' tokens here (default: DIR/{DEFAULT_TOKENS}); refused if it exists."),
     ] = None,
+    reserve: Annotated[
+        bool,
+        typer.Option("--reserve", help="Add nobody: only reserve the roster's team names and e-mails, so that "
+                     "nobody takes them on the join page before the import."),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Add the teams and members of a roster CSV; each new member's token is written once, for a mail merge.
@@ -70,6 +83,11 @@ def roster_import(
     nothing is created.  The tokens file (team,member,email,token) is made
     with mode 0600 and never over an existing file: mail the tokens, then
     delete it.  Importing again adds only the new members and teams.
+
+    The roster's team names (and their look-alikes) and e-mails are reserved:
+    the join page refuses them.  A team made on the join page is never given a
+    roster's members (the import refuses, naming it); --reserve before opening
+    the join page keeps the names free.
     """
     try:
         text = roster.read_text(encoding="utf-8")
@@ -80,6 +98,9 @@ def roster_import(
     target = tokens if tokens is not None else directory / DEFAULT_TOKENS
     try:
         plan = check_roster(text, store, settings.team_size)
+        if reserve:
+            _reserved(reserve_roster(store, plan), plan, as_json)
+            return
         written = import_roster(store, plan, target)
     except ArenaError as exc:
         fail(str(exc))
@@ -104,6 +125,16 @@ def roster_import(
     console.print(f"tokens written to {safe_text(str(target))} (mode 0600): mail them, then delete the file", highlight=False)
 
 
+def _reserved(new: int, plan: RosterPlan, as_json: bool) -> None:
+    lines = [*plan.add, *plan.present]
+    teams = sorted({r.team for r in lines})
+    if as_json:
+        print_json({"reserved_teams": teams, "reserved_emails": len(lines), "newly_reserved": new})
+        return
+    console.print(f"reserved {len(teams)} team name(s) and {len(lines)} e-mail(s) against self-registration "
+                  f"({new} new); nobody was added", highlight=False)  # fmt: skip
+
+
 def members(
     directory: DirArgument,
     team: Annotated[str | None, typer.Argument(help="Only this team's members.")] = None,
@@ -117,16 +148,21 @@ def members(
             fail(f"no team {team!r}")
         rows = [{"team": t, "member": m.name, "email": m.email, "revoked": m.revoked, "created": m.created}
                 for t in teams for m in store.members(t)]  # fmt: skip
+        shared = store.duplicate_emails()
     finally:
         store.close()
     if as_json:
-        print_json({"members": rows})
+        print_json({"members": rows, "shared_emails": {e: [list(o) for o in owners] for e, owners in shared.items()}})
         return
     for row in rows:
         state = " (revoked)" if row["revoked"] else ""
         console.print(f"{safe_text(row['team'])}: {safe_text(row['member'])} <{safe_text(row['email'])}>{state}", highlight=False)
     if not rows:
         console.print("no members", highlight=False)
+    for email, owners in shared.items():
+        held = ", ".join(f"{m} of {t}" for t, m in owners)
+        console.print(f"[bold red]one e-mail, {len(owners)} members[/]: {safe_text(email)} is {safe_text(held)}; "
+                      "the grade export refuses until one is left (arena ladder team member-remove)", highlight=False)  # fmt: skip
 
 
 def member_revoke(directory: DirArgument, team: TeamArgument, member: MemberArgument, as_json: JsonOption = False) -> None:
@@ -157,6 +193,37 @@ def member_token(directory: DirArgument, team: TeamArgument, member: MemberArgum
         print_json({"team": team, "member": member, "token": token})
     else:
         console.print(f"{safe_text(member)} of team {safe_text(team)}: new token (shown once) [bold]{token}[/]", highlight=False)
+
+
+def member_remove(directory: DirArgument, team: TeamArgument, member: MemberArgument, as_json: JsonOption = False) -> None:
+    """Remove one member outright (a forged sign-up, an e-mail two members share); their uploads stay the team's."""
+    store = _store(directory)
+    try:
+        store.remove_member(team, member)
+    except ArenaError as exc:
+        fail(str(exc))
+    finally:
+        store.close()
+    if as_json:
+        print_json({"team": team, "member": member, "removed": True})
+    else:
+        console.print(f"{safe_text(member)} of team {safe_text(team)}: removed", highlight=False)
+
+
+def invite(directory: DirArgument, team: TeamArgument, as_json: JsonOption = False) -> None:
+    """Give a team a new invite code, printed once (the old one stops working; teammates join on /join with it)."""
+    store = _store(directory)
+    code = new_invite_code()
+    try:
+        store.set_invite(team, code)
+    except ArenaError as exc:
+        fail(str(exc))
+    finally:
+        store.close()
+    if as_json:
+        print_json({"team": team, "invite": code})
+    else:
+        console.print(f"team {safe_text(team)}: new invite code (shown once) [bold]{code}[/]", highlight=False)
 
 
 def join_code(
@@ -193,6 +260,8 @@ def register(team_app: typer.Typer) -> None:
     team_app.command("members")(members)
     team_app.command("member-revoke")(member_revoke)
     team_app.command("member-token")(member_token)
+    team_app.command("member-remove")(member_remove)
+    team_app.command("invite")(invite)
     team_app.command("join-code")(join_code)
 
 

@@ -59,8 +59,6 @@ def _hands(table: PlayTable) -> list[dict[str, Any]]:
 
 def _comparisons(table: PlayTable, hands: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """This game's comparisons of the recent hands; the finished ones with their swing, rows and explanation."""
-    from arena.play.table import with_swing
-
     n, me = table.players, table.config.seat
     by_number = {h["number"]: h for h in hands[-RECENT_HANDS:]}
     shown = []
@@ -159,4 +157,13 @@ def table_snapshot(table: PlayTable) -> dict[str, Any]:
     }
 
 
-__all__ = ["table_snapshot"]
+def with_swing(comparison: dict[str, Any], hand: dict[str, Any] | None) -> dict[str, Any]:
+    """A finished comparison with its swing: the bot's margin (its side's points less the other
+    side's) less the person's, in the same hand.  Positive: the bot did better."""
+    if comparison.get("status") != "done" or hand is None:
+        return comparison
+    yours = hand["you"]["side_points"] - hand["you"]["other_points"]
+    return {**comparison, "swing": comparison["margin"] - yours}
+
+
+__all__ = ["table_snapshot", "with_swing"]

@@ -32,6 +32,7 @@ from arena.match.undo import UndoBook
 from arena.play.assist import Assists
 from arena.play.compare import COMPARE_BOTS, HandSetup
 from arena.play.seat import DEFAULT_RECONNECT_S, HandEnd, HumanSeat
+from arena.play.snapshot import table_snapshot
 from arena.play.stats import PlayStats, StatsError
 from arena.play.views import clean_name, hand_json
 from arena.play.worker import run_job
@@ -426,22 +427,11 @@ class PlayTable:
 
     def snapshot(self) -> dict[str, Any]:
         """Everything the page shows now, as JSON-ready data (the seat's view and nothing more)."""
-        from arena.play.snapshot import table_snapshot
-
         return table_snapshot(self)
 
     def replay_record(self, game_id: str) -> Path | None:
         """The record of a finished game of this table, or None."""
         return self.records.get(game_id)
-
-
-def with_swing(comparison: dict[str, Any], hand: dict[str, Any] | None) -> dict[str, Any]:
-    """A finished comparison with its swing: the bot's margin (its side's points less the other
-    side's) less the person's, in the same hand.  Positive: the bot did better."""
-    if comparison.get("status") != "done" or hand is None:
-        return comparison
-    yours = hand["you"]["side_points"] - hand["you"]["other_points"]
-    return {**comparison, "swing": comparison["margin"] - yours}
 
 
 def dumps(data: Any) -> str:

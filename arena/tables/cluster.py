@@ -242,7 +242,9 @@ class ClusterTables:
                 workers = sorted(set(self.slots()) - set(lacking))
             except Exception as exc:  # noqa: BLE001 - the scheduler is gone
                 raise RunStopped(self._lost(exc)) from None
-            if not workers:
+            if not workers and self.client.status not in ("running", "connecting"):
+                raise RunStopped(self._lost(None))
+            if not workers and lacking:  # every worker left refused this table: none has the image
                 entries = sorted({entry for entry, _ in lacking.values()})
                 raise RunStopped(
                     f"no worker can play entry {', '.join(repr(e) for e in entries)}: "
@@ -253,6 +255,8 @@ class ClusterTables:
                 # one stopping line says it all.
                 self._report_passed_on(spec, *passed)
                 passed = None
+            # No worker at all (a scheduler just killed answers from its cache with none): the
+            # table is submitted, and the watchdog tells a lost scheduler from a cluster with no slots.
             answer = await self._run(spec, workers, bool(lacking), stop)
             if isinstance(answer, tuple):
                 _, entry, worker, why = answer

@@ -73,3 +73,36 @@ def test_tls_without_a_client_certificate_is_refused(tmp_path, monkeypatch):
     refused = arena(tmp_path, "tournament", "run", str(path), "--scheduler", "tls://127.0.0.1:1")
     assert refused.returncode == 2 and "mutual TLS" in refused.stderr, refused.stderr
     assert not (tmp_path / "out").exists()
+
+
+class _JustKilledScheduler:
+    """A Dask client whose scheduler was just SIGKILLed: its cached info lists no worker, and it is closing."""
+
+    def __init__(self, status: str) -> None:
+        self.status = status
+        self.submitted = 0
+
+    def scheduler_info(self, n_workers: int = -1) -> dict:
+        return {"workers": {}}
+
+    def submit(self, *args: object, **kwargs: object) -> object:
+        self.submitted += 1
+        raise OSError("Client is closed")
+
+
+@pytest.mark.parametrize("status", ["closed", "connecting"])
+def test_a_scheduler_killed_mid_run_is_said_lost_not_no_worker_for_no_entry(status):
+    """The finding (a full run): SIGKILL of the scheduler ended a run with "no worker can play entry : " (no entry)."""
+    import threading
+
+    import trio
+
+    from arena.tables.cluster import ClusterTables
+    from arena.tables.players import RunStopped
+
+    client = _JustKilledScheduler(status)
+    tables = ClusterTables(client, "tcp://127.0.0.1:8786", notice=lambda line: None)
+    with pytest.raises(RunStopped) as stopped:
+        trio.run(tables.play, object(), lambda game: None, threading.Event())
+    assert "lost the Dask scheduler" in str(stopped.value) and "run again to resume" in str(stopped.value)
+    assert "no worker can play" not in str(stopped.value)

@@ -201,6 +201,8 @@ def test_a_cancel_during_the_validation_game_ends_it_within_seconds_and_removes_
         watcher.stop()
     assert cancelled_at, "the validation game started"
     print(f"the validation ended {ended - cancelled_at[0]:.1f} s after the cancel")
-    assert ended - cancelled_at[0] < 60, f"the validation ended {ended - cancelled_at[0]:.0f} s after the cancel"
+    # Uncancelled, the game waits on a bid of 600 s: half of that tells a working cancel from one
+    # that waited, however loaded the machine (seconds when quiet; 85 s was seen at load 50).
+    assert ended - cancelled_at[0] < 300, f"the validation ended {ended - cancelled_at[0]:.0f} s after the cancel"
     assert run_labels(engine, f"validate-v{version.id}") == [], "its containers were removed"
     assert all(labels.get("arena.run") == run_id for labels in watcher.seen)

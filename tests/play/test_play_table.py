@@ -15,7 +15,8 @@ from arena_sdk.wire import arena_pb2 as pb
 
 from arena.play.compare import HandSetup, replay_hand, seat_play
 from arena.play.seat import AnswerRefused, HumanSeat, OpenDecision, default_answer, refusal
-from arena.play.table import PlayError, PlayTable, TableConfig, parse_time_control, with_swing
+from arena.play.snapshot import with_swing
+from arena.play.table import PlayError, PlayTable, TableConfig, parse_time_control
 from arena.referee.botspec import parse_bot_spec
 
 pytestmark = pytest.mark.timeout(300)

@@ -26,6 +26,7 @@ from arena.ladder.course.final_store import FinalStore
 from arena.ladder.course.grades import GradeBands
 from arena.ladder.games.leaderboard import ladder_book
 from arena.ladder.store import LadderStore
+from arena.ladder.teams.names import email_key
 from arena.results.store import ResultsStore
 
 #: The export's format version (the JSON's ``format``): a change of columns changes it.
@@ -168,6 +169,31 @@ class NotFrozen(ArenaError):
     """``--final`` asked of a ladder whose final table is not stored yet: one line with its phase."""
 
 
+class SharedEmail(ArenaError):
+    """``--final`` would write two rows for one e-mail (the gradebook's key): refused, each such e-mail named."""
+
+
+def check_one_row_per_email(teams: list[dict[str, Any]]) -> None:
+    """Refuse a final table in which one e-mail (case-folded) is two members': :class:`SharedEmail`.
+
+    The store lets no new member take a member's e-mail; an older ladder's store
+    may still hold such pairs (a forged sign-up): the organiser removes the
+    wrong one (``arena ladder team member-remove``) and exports again.
+    """
+    owners: dict[str, list[str]] = {}
+    for t in teams:
+        for name, email in t["members"]:
+            if email.strip():
+                owners.setdefault(email_key(email), []).append(f"{name} of {t['team']}")
+    shared = {e: who for e, who in owners.items() if len(who) > 1}
+    if shared:
+        listed = "; ".join(f"{e} is {', '.join(who)}" for e, who in sorted(shared.items()))
+        raise SharedEmail(
+            f"refused: the e-mail is the gradebook's key and {len(shared)} e-mail(s) belong to more than one member "
+            f"({listed}); remove the wrong member (arena ladder team member-remove DIR TEAM MEMBER) and export again"
+        )
+
+
 def members_of(store: object, team: str) -> list[tuple[str, str]]:
     """``team``'s members as (name, e-mail), one export row each.
 
@@ -241,6 +267,7 @@ def final_export(config: Course) -> FinalExport:
             if team.name not in placed:
                 teams.append({"rank": None, "team": team.name, "entry": None, "grade": config.grades.grade(None, ranked),
                               "members": members_of(store, team.name)})  # fmt: skip
+        check_one_row_per_email(teams)
     finally:
         finals.close()
         store.close()
@@ -291,6 +318,8 @@ __all__ = [
     "Export",
     "FinalExport",
     "NotFrozen",
+    "SharedEmail",
+    "check_one_row_per_email",
     "final_export",
     "final_to_canvas",
     "final_to_csv",

@@ -1,5 +1,5 @@
 """The organiser's page and switches: pause and resume, disable a version, disable or enable a team,
-approve or refuse a self-registered team, revoke a member."""
+approve or refuse a self-registered team, revoke a member, give a team a new invite code."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from typing import Annotated
 from fastapi import APIRouter, Form, HTTPException
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from arena.ladder.site.context import Site, SiteDep, Who, admin_only
+from arena.ladder.site.context import Site, SiteDep, Viewer, Who, admin_only
+from arena.ladder.site.join import shown_once
+from arena.ladder.teams.roster import new_invite_code
 from arena.ladder.common.ladder_db import LadderError
 from arena.ladder.versions.lifecycle import DISABLED, IllegalTransition
 
@@ -52,6 +54,21 @@ def roster_action(site: Site, action: str, team: str, member: str) -> None:
         raise HTTPException(404, str(exc)) from None
 
 
+def rotate_invite(site: Site, team: str) -> str:
+    """A team's new invite code (the old one stops working); 404 for no such team."""
+    code = new_invite_code()
+    try:
+        site.store.set_invite(team, code)
+    except LadderError as exc:
+        raise HTTPException(404, str(exc)) from None
+    return code
+
+
+def new_invite_for(site: Site, who: Viewer, team: str) -> Response:
+    """The admin page's "New invite code": the code shown once to the organiser."""
+    return shown_once(site, who, page="invite.html", team=team, invite=rotate_invite(site, team))
+
+
 @router.get("/admin", response_class=HTMLResponse)
 def admin_page(site: SiteDep, who: Who) -> Response:
     if not who.admin:
@@ -59,6 +76,7 @@ def admin_page(site: SiteDep, who: Who) -> Response:
     teams = site.store.teams()
     return site.page("admin.html", who, teams=teams, pending=[t for t in teams if t.pending],
                      members={t.name: site.store.members(t.name) for t in teams},
+                     shared_emails=site.store.duplicate_emails(),
                      versions=[site.version_private(v) for v in site.store.versions()], paused=site.store.paused,
                      engine_down=site.state().engine_down)  # fmt: skip
 
@@ -67,6 +85,8 @@ def admin_page(site: SiteDep, who: Who) -> Response:
 def admin_action(action: str, site: SiteDep, who: Who, target: Annotated[str, Form()] = "",
                  member: Annotated[str, Form()] = "") -> Response:  # fmt: skip
     admin_only(who)
+    if action == "new-invite":
+        return new_invite_for(site, who, target)
     if action in ("approve-team", "refuse-team", "revoke-member"):
         roster_action(site, action, target, member)
     elif action in ("pause", "resume"):
@@ -92,6 +112,13 @@ def api_members(site: SiteDep, who: Who) -> JSONResponse:
          "members": [{"name": m.name, "email": m.email, "revoked": m.revoked} for m in site.store.members(t.name)]}
         for t in site.store.teams()
     ]})  # fmt: skip
+
+
+@router.post("/api/admin/teams/{team}/invite", include_in_schema=True, tags=["admin"])
+def api_new_invite(team: str, site: SiteDep, who: Who) -> JSONResponse:
+    """A team's new invite code (the old one stops working), in the answer only."""
+    admin_only(who)
+    return JSONResponse({"team": team, "invite": rotate_invite(site, team)}, headers={"Cache-Control": "no-store"})
 
 
 @router.post("/api/admin/teams/{team}/approve", include_in_schema=True, tags=["admin"])

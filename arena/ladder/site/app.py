@@ -43,7 +43,7 @@ from arena.ladder.site.admin import router as admin_router
 from arena.ladder.site.api import router as api_router
 from arena.ladder.site.final import router as final_router
 from arena.ladder.site.context import COOKIE, PAGE_CSP, Site, Viewer, Who
-from arena.ladder.site.join import SIGN_UP_PATHS, JoinGuard
+from arena.ladder.site.join import SIGN_UP_PATHS, SIGN_UP_WINDOW_S, JoinGuard
 from arena.ladder.site.join import router as join_router
 from arena.ladder.site.live import router as live_router
 from arena.ladder.site.practice import install as install_practice
@@ -76,6 +76,7 @@ def create_app(config: Any, state: Callable[[], LadderState]) -> FastAPI:
     )
     app.state.site = site
     app.state.join_guard = JoinGuard()  # bounds wrong join and invite codes per address (arena.ladder.site.join)
+    app.state.sign_up_guard = JoinGuard(window_s=SIGN_UP_WINDOW_S)  # bounds new teams per address ([roster] teams_per_hour)
     for router in (public_router, team_router, admin_router, api_router, join_router, final_router, live_router):
         app.include_router(router)
     install_practice(app, site, config)  # practice tables (arena.ladder.site.practice)

@@ -15,6 +15,11 @@ DIR --rotate``, or an edit) works at once and the old one stops.
 Wrong codes are bounded per client address (:class:`JoinGuard`): after
 ``MAX_FAILURES`` wrong join or invite codes in ``WINDOW_S`` seconds, the
 address is refused until the window has passed, before any code is compared.
+So are new teams: one address makes at most ``[roster] teams_per_hour`` teams
+an hour (the same counter, over ``SIGN_UP_WINDOW_S``; a refused sign-up does
+not count).  Who may take which name or e-mail is the store's to say
+(:meth:`arena.ladder.teams.store.TeamTables.register_team`: one e-mail one
+member, the roster's reserved, look-alike names refused).
 Every refusal is a message on the page (400, 403 or 429), never a 500.
 """
 
@@ -50,6 +55,8 @@ SIGN_UP_PATHS = frozenset({"/join/create", "/join/team"})
 MAX_FAILURES = 10
 #: The window, in seconds.
 WINDOW_S = 600.0
+#: The window of ``[roster] teams_per_hour``, in seconds.
+SIGN_UP_WINDOW_S = 3600.0
 #: Addresses remembered at most (the oldest is forgotten first).
 MAX_ADDRESSES = 10_000
 #: Characters kept of any field of the forms (names and codes are far shorter; the rest is noise).
@@ -87,14 +94,35 @@ class JoinGuard:
             return max(1.0, recent[-self.max_failures] + self.window_s - at)
 
     def failed(self, address: str) -> None:
-        """Count one wrong code from ``address``."""
+        """Count one wrong code (or one new team) from ``address``."""
+        with self._lock:
+            self._count(address, self.clock())
+
+    def _count(self, address: str, at: float) -> None:
+        self._failures[address] = [*self._recent(address, at), at]
+        self._failures.move_to_end(address)
+        while len(self._failures) > MAX_ADDRESSES:
+            self._failures.popitem(last=False)
+
+    def take(self, address: str, limit: int) -> float:
+        """Count one event from ``address`` if it had fewer than ``limit`` in the window: 0, else the seconds to wait.
+
+        Checked and counted at once, so that sign-ups sent together cannot all pass.
+        """
         with self._lock:
             at = self.clock()
             recent = self._recent(address, at)
-            self._failures[address] = [*recent, at]
-            self._failures.move_to_end(address)
-            while len(self._failures) > MAX_ADDRESSES:
-                self._failures.popitem(last=False)
+            if len(recent) >= limit:
+                return max(1.0, recent[-limit] + self.window_s - at) if limit else self.window_s
+            self._count(address, at)
+            return 0.0
+
+    def give_back(self, address: str) -> None:
+        """Forget ``address``'s last counted event (a sign-up refused after :meth:`take`)."""
+        with self._lock:
+            recent = self._failures.get(address)
+            if recent:
+                recent.pop()
 
 
 def _guard(request: Request) -> JoinGuard:
@@ -153,6 +181,13 @@ def join_page(site: SiteDep, who: Who) -> HTMLResponse:
     return _form_page(site, who, _settings(site))
 
 
+def _too_many_teams(settings: RosterSettings, wait: float) -> str:
+    if not settings.teams_per_hour:
+        return "New teams are not made on this page ([roster] teams_per_hour = 0): join a team with its invite code."
+    return (f"Your address made {settings.teams_per_hour} team(s) in the last hour, the most it may: "
+            f"try again in {wait / 60:.0f} minute(s), or join a team with its invite code.")  # fmt: skip
+
+
 @router.post("/join/create", response_class=HTMLResponse)
 def join_create(request: Request, site: SiteDep, who: Who, join_code: Annotated[str, Form()] = "",
                 team: Annotated[str, Form()] = "", name: Annotated[str, Form()] = "",
@@ -165,14 +200,19 @@ def join_create(request: Request, site: SiteDep, who: Who, join_code: Annotated[
     if refused is not None:
         return refused
     assert settings is not None
+    sign_ups, address = request.app.state.sign_up_guard, _address(request)
+    wait = sign_ups.take(address, settings.teams_per_hour)
+    if wait:
+        return _form_page(site, who, settings, status=429, values=values, error=_too_many_teams(settings, wait))
     invite = new_invite_code()
     try:
         check_self_registered_name(team, settings)
         name, email = _person(name, email)
         token = site.store.register_team(team, name, email, pending=settings.approval, invite=invite)
     except ArenaError as exc:
+        sign_ups.give_back(address)
         return _form_page(site, who, settings, error=str(exc), status=400, values=values)
-    return _shown(site, who, team=team, member=name, token=token, invite=invite, pending=settings.approval)
+    return shown_once(site, who, team=team, member=name, token=token, invite=invite, pending=settings.approval)
 
 
 @router.post("/join/team", response_class=HTMLResponse)
@@ -197,7 +237,7 @@ def join_team(request: Request, site: SiteDep, who: Who, join_code: Annotated[st
         return _form_page(site, who, settings, status=403, values=values,
                           error="That team and invite code do not match (ask a teammate for the team's invite code).")  # fmt: skip
     found = site.store.team(team)
-    return _shown(site, who, team=team, member=name, token=token, invite=None, pending=bool(found and found.pending))
+    return shown_once(site, who, team=team, member=name, token=token, invite=None, pending=bool(found and found.pending))
 
 
 @router.post("/me/invite", response_class=HTMLResponse)
@@ -207,14 +247,14 @@ def new_invite(site: SiteDep, who: Who) -> Response:
         return RedirectResponse("/signin", status_code=303)
     invite = new_invite_code()
     site.store.set_invite(who.team, invite)
-    return _shown(site, who, page="invite.html", team=who.team, invite=invite)
+    return shown_once(site, who, page="invite.html", team=who.team, invite=invite)
 
 
-def _shown(site: Site, who: Viewer, page: str = "joined.html", **values: object) -> HTMLResponse:
+def shown_once(site: Site, who: Viewer, page: str = "joined.html", **values: object) -> HTMLResponse:
     """A page with a secret on it (a token, an invite code): shown once, never cached."""
     shown = site.page(page, who, **values)
     shown.headers.update(NO_STORE)
     return shown
 
 
-__all__ = ["MAX_FAILURES", "SIGN_UP_PATHS", "WINDOW_S", "JoinGuard", "router"]
+__all__ = ["MAX_FAILURES", "shown_once", "SIGN_UP_PATHS", "SIGN_UP_WINDOW_S", "WINDOW_S", "JoinGuard", "router"]

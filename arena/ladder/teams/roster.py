@@ -25,6 +25,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.ladder.common.ladder_db import LadderError
+from arena.ladder.teams.names import email_key, name_key
 from arena.ladder.teams.store import TeamTables, check_team_name, new_token
 
 #: The CSV header a roster starts with.
@@ -57,6 +58,8 @@ class RosterSettings:
     """A regular expression a self-registered team's name must match in full ('' : any valid team name)."""
     approval: bool = False
     """A self-registered team waits for the organiser's approval (admin page) before it may upload."""
+    teams_per_hour: int = 3
+    """Teams one client address may make on /join in an hour (0: none)."""
 
     @property
     def open(self) -> bool:
@@ -73,6 +76,7 @@ def parse_roster_settings(table: dict[str, Any]) -> RosterSettings:
     team_size = table.get("team_size", RosterSettings.team_size)
     name_pattern = table.get("name_pattern", "")
     approval = table.get("approval", False)
+    per_hour = table.get("teams_per_hour", RosterSettings.teams_per_hour)
     if not isinstance(join_code, str) or (join_code and (len(join_code) < MIN_JOIN_CODE or not join_code.isprintable())):
         raise RosterError(f"[roster] join_code must be '' (off) or at least {MIN_JOIN_CODE} printable characters")
     if isinstance(team_size, bool) or not isinstance(team_size, int) or not 1 <= team_size <= 100:
@@ -85,7 +89,9 @@ def parse_roster_settings(table: dict[str, Any]) -> RosterSettings:
         raise RosterError(f"[roster] name_pattern is not a regular expression: {exc}") from None
     if not isinstance(approval, bool):
         raise RosterError(f"[roster] approval must be true or false, got {approval!r}")
-    return RosterSettings(join_code.strip(), team_size, name_pattern, approval)
+    if isinstance(per_hour, bool) or not isinstance(per_hour, int) or not 0 <= per_hour <= 10_000:
+        raise RosterError(f"[roster] teams_per_hour must be 0 to 10000, got {per_hour!r}")
+    return RosterSettings(join_code.strip(), team_size, name_pattern, approval, per_hour)
 
 
 def read_roster_settings(directory: Path) -> RosterSettings:
@@ -152,6 +158,7 @@ join_code = ""                 # the code for /join (teams register themselves);
 team_size = 4                  # members a team may have at most (revoked members do not count)
 name_pattern = ""              # a regular expression a self-registered team's name must match ("" : any valid name)
 approval = false               # true: a team made on /join waits for the organiser's approval before it may upload
+teams_per_hour = 3             # teams one client address may make on /join in an hour (a lab behind one address: raise it)
 '''
 
 
@@ -229,12 +236,46 @@ def read_roster(text: str) -> list[tuple[int, list[str]]]:
     return rows
 
 
+class TeamNames:
+    """The team names a roster's new members go to, checked against the ladder's and each other's."""
+
+    def __init__(self, store: TeamTables) -> None:
+        self.teams = {t.name: t for t in store.teams()}
+        self.ladder_keys = {name_key(t): t for t in self.teams}
+        self.roster_keys: dict[str, tuple[str, int]] = {}
+
+    def problem(self, line: int, team: str) -> str | None:
+        """Why a new member cannot go to ``team`` (one line), or None."""
+        found = self.teams.get(team)
+        if found is not None and found.self_registered:
+            return (f"line {line}: team {team!r} was made on the join page, not by the organiser (a squatted name?): "
+                    f"nothing is added to it; rename the team in the roster")  # fmt: skip
+        key = name_key(team)
+        like = self.ladder_keys.get(key)
+        if found is None and like is not None:
+            return f"line {line}: team {team!r} looks too much like the ladder's team {like!r}: use one spelling"
+        first = self.roster_keys.setdefault(key, (team, line))
+        if first[0] != team:
+            return f"line {line}: team {team!r} looks too much like team {first[0]!r} on line {first[1]}: use one spelling"
+        return None
+
+
+def _refusal(problems: list[str]) -> RosterError:
+    """A roster refused whole: how many lines are wrong, then each (the first ``MAX_LISTED``)."""
+    listed = problems[:MAX_LISTED]
+    more = f"\n... and {len(problems) - MAX_LISTED} more" if len(problems) > MAX_LISTED else ""
+    return RosterError(f"the roster has {len(problems)} wrong line(s); nothing was imported:\n" + "\n".join(listed) + more)
+
+
 def check_roster(text: str, store: TeamTables, team_size: int) -> RosterPlan:
     """Check every line of a roster against itself and the store; :class:`RosterError` listing every wrong line.
 
     Wrong: a missing or extra field, a bad team name, member name or e-mail,
     the same member twice, an e-mail already another member's, a member in
-    the store under another e-mail, a team over ``team_size`` members.
+    the store under another e-mail (e-mails compared case-folded), a team over
+    ``team_size`` members, a new member for a team made on the join page (a
+    squatted name: nothing is added to it), a team name that looks like
+    another's (:func:`arena.ladder.teams.names.name_key`).
     """
     problems: list[str] = []
     add: list[RosterLine] = []
@@ -242,7 +283,8 @@ def check_roster(text: str, store: TeamTables, team_size: int) -> RosterPlan:
     seen: dict[tuple[str, str], int] = {}
     emails: dict[str, int] = {}
     counts: dict[str, int] = {}
-    known_emails = {m.email.lower(): (t.name, m.name) for t in store.teams() for m in store.members(t.name)}
+    known_emails = {email_key(m.email): (t.name, m.name) for t in store.teams() for m in store.members(t.name)}
+    names = TeamNames(store)
     for line, row in read_roster(text):
         fields = [f.strip() for f in row]
         if len(fields) != len(HEADER):
@@ -264,20 +306,24 @@ def check_roster(text: str, store: TeamTables, team_size: int) -> RosterPlan:
             problems.append(f"line {line}: duplicate member {member!r} of team {team!r} (also on line {seen[team, member]})")
             continue
         seen[team, member] = line
-        if email.lower() in emails:
-            problems.append(f"line {line}: e-mail {email!r} is on line {emails[email.lower()]} too")
+        if email_key(email) in emails:
+            problems.append(f"line {line}: e-mail {email!r} is on line {emails[email_key(email)]} too")
             continue
-        emails[email.lower()] = line
+        emails[email_key(email)] = line
         stored = store.member(team, member)
         if stored is not None:
-            if stored.email.lower() != email.lower():
+            if email_key(stored.email) != email_key(email):
                 problems.append(f"line {line}: {member!r} of team {team!r} is in the ladder with another e-mail")
             else:
                 present.append(RosterLine(line, team, member, email))
             continue
-        owner = known_emails.get(email.lower())
+        owner = known_emails.get(email_key(email))
         if owner is not None:
             problems.append(f"line {line}: e-mail {email!r} is already {owner[1]!r}'s of team {owner[0]!r}")
+            continue
+        wrong_team = names.problem(line, team)
+        if wrong_team:
+            problems.append(wrong_team)
             continue
         if team not in counts:
             counts[team] = sum(1 for m in store.members(team) if not m.revoked)
@@ -287,13 +333,15 @@ def check_roster(text: str, store: TeamTables, team_size: int) -> RosterPlan:
             continue
         add.append(RosterLine(line, team, member, email))
     if problems:
-        listed = problems[:MAX_LISTED]
-        more = f"\n... and {len(problems) - MAX_LISTED} more" if len(problems) > MAX_LISTED else ""
-        raise RosterError(
-            f"the roster has {len(problems)} wrong line(s); nothing was imported:\n" + "\n".join(listed) + more
-        )
+        raise _refusal(problems)
     new_teams = sorted({r.team for r in add if store.team(r.team) is None})
     return RosterPlan(add, new_teams, present)
+
+
+def reserve_roster(store: TeamTables, plan: RosterPlan) -> int:
+    """Reserve the roster's team names and e-mails against self-registration; returns how many were new."""
+    lines = [*plan.add, *plan.present]
+    return store.reserve(sorted({r.team for r in lines}), [r.email for r in lines])
 
 
 def open_tokens_file(path: Path) -> io.TextIOWrapper:
@@ -329,6 +377,7 @@ def import_roster(store: TeamTables, plan: RosterPlan, tokens_path: Path) -> lis
             out.flush()
             os.fsync(out.fileno())
         store.import_members(rows)
+        reserve_roster(store, plan)
     except BaseException:
         tokens_path.unlink(missing_ok=True)
         raise
@@ -339,5 +388,5 @@ __all__ = [
     "HEADER", "ROSTER_TEMPLATE", "RosterError", "RosterLine", "RosterPlan", "RosterSettings", "TOKENS_HEADER",
     "check_email", "check_member_name", "check_roster", "check_self_registered_name", "import_roster",
     "new_invite_code", "new_join_code", "open_tokens_file", "parse_roster_settings", "read_roster",
-    "read_roster_settings", "set_join_code",
+    "read_roster_settings", "reserve_roster", "set_join_code",
 ]  # fmt: skip

@@ -16,6 +16,7 @@ import sqlite3
 from typing import Any
 
 from arena.ladder.common.ladder_db import LadderDatabase, LadderError, now
+from arena.ladder.teams.names import email_key, name_key
 from arena.storage.sqlite import Column
 
 #: How long a web sign-in lasts.
@@ -31,6 +32,8 @@ class Team:
     created: str
     pending: bool = False
     """A self-registered team waiting for the organiser's approval: it may sign in, not upload."""
+    self_registered: bool = False
+    """Made on the site's join page by its first member (not by the organiser or a roster)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,6 +104,12 @@ CREATE TABLE IF NOT EXISTS members (
     created TEXT NOT NULL,
     UNIQUE (team, name)
 );
+CREATE TABLE IF NOT EXISTS reserved (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    shown TEXT NOT NULL,
+    PRIMARY KEY (kind, key)
+);
 """
     #: The roster (docs/ladder.md, "Roster and members"): who is signed in, a self-registered
     #: team waiting for the organiser, a team's invite code (its hash).
@@ -108,7 +117,15 @@ CREATE TABLE IF NOT EXISTS members (
         Column("sessions", "member_id", "INTEGER"),
         Column("teams", "pending", "INTEGER NOT NULL DEFAULT 0"),
         Column("teams", "invite_hash", "TEXT"),
+        Column("teams", "self_registered", "INTEGER NOT NULL DEFAULT 0"),
     )
+
+    def _connect(self) -> sqlite3.Connection:
+        db = super()._connect()
+        # The comparisons of names and e-mails, in SQL as in Python (arena.ladder.teams.names).
+        db.create_function("email_key", 1, email_key, deterministic=True)
+        db.create_function("name_key", 1, name_key, deterministic=True)
+        return db
 
     def is_admin_token(self, token: str) -> bool:
         """Whether ``token`` is the organiser's (its hash is in ``meta``; compared in constant time)."""
@@ -202,14 +219,29 @@ CREATE TABLE IF NOT EXISTS members (
         return token
 
     def _insert_member(
-        self, db: sqlite3.Connection, team: str, name: str, email: str, token: str, team_size: int | None
+        self, db: sqlite3.Connection, team: str, name: str, email: str, token: str, team_size: int | None,
+        taken: set[str] | None = None,
     ) -> None:
+        """Insert one member, refusing a full team, a name taken in it, an e-mail any member has.
+
+        ``taken``: the e-mails (:func:`email_key`) already in the table, when the caller
+        inserts many in one transaction (one read instead of one per member).
+        """
         if db.execute("SELECT 1 FROM teams WHERE name=?", (team,)).fetchone() is None:
             raise LadderError(f"no team {team!r}")
         if team_size is not None:
             (count,) = db.execute("SELECT COUNT(*) FROM members WHERE team=? AND revoked=0", (team,)).fetchone()
             if count >= team_size:
                 raise LadderError(f"team {team!r} has {count} members already (at most {team_size})")
+        key = email_key(email)
+        if taken is None:
+            found = db.execute("SELECT 1 FROM members WHERE email_key(email)=?", (key,)).fetchone() is not None
+        else:
+            found = key in taken
+            taken.add(key)
+        if found:
+            # Revoked members' e-mails too: one address is one student, in the gradebook as here.
+            raise LadderError(f"the e-mail {email!r} belongs to a member of this ladder already (one e-mail, one member)")
         try:
             db.execute(
                 "INSERT INTO members(team, name, email, token_hash, created) VALUES (?, ?, ?, ?, ?)",
@@ -231,8 +263,11 @@ CREATE TABLE IF NOT EXISTS members (
         token = new_token()
         try:
             with self.transaction() as db:
+                self._check_free_name(db, team)
+                self._check_unreserved_email(db, email)
                 db.execute(
-                    "INSERT INTO teams(name, token_hash, created, pending, invite_hash) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO teams(name, token_hash, created, pending, invite_hash, self_registered)"
+                    " VALUES (?, ?, ?, ?, ?, 1)",
                     (team, token_hash(new_token()), now(), int(pending), token_hash(invite)),
                 )
                 self._insert_member(db, team, member, email, token, None)
@@ -247,8 +282,53 @@ CREATE TABLE IF NOT EXISTS members (
             row = db.execute("SELECT invite_hash, disabled FROM teams WHERE name=?", (team,)).fetchone()
             if row is None or not row[0] or row[1] or not hmac.compare_digest(row[0], token_hash(invite)):
                 return None
+            self._check_unreserved_email(db, email)
             self._insert_member(db, team, member, email, token, team_size)
         return token
+
+    @staticmethod
+    def _check_free_name(db: sqlite3.Connection, team: str) -> None:
+        """Refuse a self-registered name that is taken, looks like a team's, or is reserved for the roster."""
+        key = name_key(team)
+        for (taken,) in db.execute("SELECT name FROM teams WHERE name_key(name)=?", (key,)):
+            if taken == team:
+                raise LadderError(f"the team name {team!r} is taken")
+            raise LadderError(f"the team name {team!r} looks too much like the team {taken!r}: choose another")
+        row = db.execute("SELECT shown FROM reserved WHERE kind='team' AND key=?", (key,)).fetchone()
+        if row is not None:
+            like = "is" if row[0] == team else f"looks too much like {row[0]!r}, which is"
+            raise LadderError(f"the team name {team!r} {like} reserved for the organiser's roster: choose another")
+
+    @staticmethod
+    def _check_unreserved_email(db: sqlite3.Connection, email: str) -> None:
+        """Refuse an e-mail on the organiser's roster: that student's token comes from the organiser."""
+        if db.execute("SELECT 1 FROM reserved WHERE kind='email' AND key=?", (email_key(email),)).fetchone():
+            raise LadderError(
+                f"the e-mail {email!r} is on the organiser's roster: your token comes from the organiser, ask them"
+            )
+
+    def reserve(self, teams: list[str], emails: list[str]) -> int:
+        """Reserve a roster's team names and e-mails against self-registration; returns how many were new."""
+        rows = [("team", name_key(t), t) for t in teams] + [("email", email_key(e), e) for e in emails]
+        with self.transaction() as db:
+            before = db.total_changes
+            db.executemany("INSERT OR IGNORE INTO reserved(kind, key, shown) VALUES (?, ?, ?)", rows)
+            return db.total_changes - before
+
+    def reserved(self) -> dict[str, list[str]]:
+        """The reserved team names and e-mails (``{"team": [...], "email": [...]}``), as the roster wrote them."""
+        found: dict[str, list[str]] = {"team": [], "email": []}
+        for kind, shown in self.db.execute("SELECT kind, shown FROM reserved ORDER BY kind, shown"):
+            found.setdefault(kind, []).append(shown)
+        return found
+
+    def duplicate_emails(self) -> dict[str, list[tuple[str, str]]]:
+        """E-mails held by more than one member (an older ladder's store): case-folded e-mail -> [(team, member)]."""
+        seen: dict[str, list[tuple[str, str]]] = {}
+        for team, name, email in self.db.execute("SELECT team, name, email FROM members ORDER BY id"):
+            if email.strip():
+                seen.setdefault(email_key(email), []).append((team, name))
+        return {key: owners for key, owners in seen.items() if len(owners) > 1}
 
     def set_invite(self, team: str, invite: str) -> None:
         """Replace a team's invite code (the old one stops working)."""
@@ -257,13 +337,30 @@ CREATE TABLE IF NOT EXISTS members (
                 raise LadderError(f"no team {team!r}")
 
     def revoke_member(self, team: str, name: str) -> None:
-        """Revoke one member's token and end their sessions; the team and its other members go on."""
+        """Revoke one member's token and end their sessions; the team and its other members go on.
+
+        The team's invite code stops working too (the member knew it; a
+        teammate makes a new one on the team's page), and the member's e-mail
+        stays theirs: they cannot join again under another name.
+        """
         with self.transaction() as db:
             row = db.execute("SELECT id FROM members WHERE team=? AND name=?", (team, name)).fetchone()
             if row is None:
                 raise LadderError(f"team {team!r} has no member {name!r}")
             db.execute("UPDATE members SET revoked=1 WHERE id=?", (row[0],))
             db.execute("DELETE FROM sessions WHERE member_id=?", (row[0],))
+            # The revoked member knows the team's invite code: it stops working (a teammate makes a new one).
+            db.execute("UPDATE teams SET invite_hash=? WHERE name=? AND invite_hash IS NOT NULL",
+                       (token_hash(new_token()), team))  # fmt: skip
+
+    def remove_member(self, team: str, name: str) -> None:
+        """Remove one member outright (a forged sign-up): their row and sessions; their uploads keep their name."""
+        with self.transaction() as db:
+            row = db.execute("SELECT id FROM members WHERE team=? AND name=?", (team, name)).fetchone()
+            if row is None:
+                raise LadderError(f"team {team!r} has no member {name!r}")
+            db.execute("DELETE FROM sessions WHERE member_id=?", (row[0],))
+            db.execute("DELETE FROM members WHERE id=?", (row[0],))
 
     def rotate_member_token(self, team: str, name: str) -> str:
         """A new token for one member (the old one stops working, their sessions end; a revoked member is reinstated)."""
@@ -307,14 +404,18 @@ CREATE TABLE IF NOT EXISTS members (
         """
         stamp = now()
         with self.transaction() as db:
+            taken = {email_key(e) for (e,) in db.execute("SELECT email FROM members")}
             for team, member, email, token in rows:
-                if db.execute("SELECT 1 FROM teams WHERE name=?", (team,)).fetchone() is None:
+                found = db.execute("SELECT self_registered FROM teams WHERE name=?", (team,)).fetchone()
+                if found is not None and found[0]:  # made on /join since the roster was checked
+                    raise LadderError(f"team {team!r} was made on the join page, not by the organiser: nothing was imported")
+                if found is None:
                     check_team_name(team)
                     db.execute(
                         "INSERT INTO teams(name, token_hash, created) VALUES (?, ?, ?)",
                         (team, token_hash(new_token()), stamp),
                     )
-                self._insert_member(db, team, member, email, token, None)
+                self._insert_member(db, team, member, email, token, None, taken)
 
     # ------------------------------------------------------------ sessions
 
@@ -352,12 +453,12 @@ CREATE TABLE IF NOT EXISTS members (
             db.execute("DELETE FROM sessions WHERE token_hash=?", (token_hash(session),))
 
 
-_TEAM_COLUMNS = "name, disabled, created, pending"
+_TEAM_COLUMNS = "name, disabled, created, pending, self_registered"
 _MEMBER_COLUMNS = "id, team, name, email, revoked, created"
 
 
 def _team(row: tuple[Any, ...]) -> Team:
-    return Team(row[0], bool(row[1]), row[2], bool(row[3]))
+    return Team(row[0], bool(row[1]), row[2], bool(row[3]), bool(row[4]))
 
 
 def _member(row: tuple[Any, ...]) -> Member:
