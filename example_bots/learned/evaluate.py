@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bot import DEFAULT_POLICY, LearnedBot  # noqa: E402
-from policy import MLPPolicy  # noqa: E402
+from policy import LearnedPolicy  # noqa: E402
 
 from arena_sdk.testing import BotArgument, play_game  # noqa: E402
 
@@ -42,7 +42,7 @@ class Score:
 
 
 def duplicate_vs(
-    policy: MLPPolicy, opponent: BotArgument, rules: str = "pagat", *, deals: int = 100, seed: int = 0
+    policy: LearnedPolicy, opponent: BotArgument, rules: str = "pagat", *, deals: int = 100, seed: int = 0
 ) -> Score:
     """Play ``deals`` duplicate pairs of the policy's greedy bot against ``opponent``."""
     per_deal: list[float] = []
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    score = duplicate_vs(MLPPolicy.load(args.policy), args.against, args.rules, deals=args.deals, seed=args.seed)
+    score = duplicate_vs(LearnedPolicy.load(args.policy), args.against, args.rules, deals=args.deals, seed=args.seed)
     print(
         f"{args.policy.name} vs {args.against} ({args.rules}), {score.deals} duplicate deals, "
         f"{score.games} games, {score.hands} hands: {score.points_per_hand:+.1f} "

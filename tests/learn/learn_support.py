@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -103,3 +103,48 @@ def scramble(state: GameState, seat: int, rng: random.Random) -> tuple[GameState
     other.hands = hands
     moved = sum(a != b for a, b in zip(cards, shuffled, strict=True))
     return other, moved
+
+
+#: What a seat is shown, as named arrays: an observation and mask, or features of one's own.
+Observe = Callable[[Table, int], dict[str, np.ndarray]]
+
+
+def observe_in(state: GameState, table: Table, seat: int, observe: Observe) -> dict[str, np.ndarray]:
+    """``observe`` on ``state``, with the table's exchange choice in progress kept."""
+    saved = table.state
+    table.state = state
+    try:
+        return observe(table, seat)
+    finally:
+        table.state = saved
+
+
+def blind_spots(rules_name: str, observe: Observe, games: int = 3) -> tuple[int, int, list[str]]:
+    """Deal every card each seat cannot see anew, at every decision of random games, and compare
+    what ``observe`` shows the seat before and after.
+
+    Returns (seats checked, hidden cards moved, differences found).  A seat
+    ``observe`` shows nothing (an empty dict) is not counted as checked.
+    """
+    rules = short(RULESETS[rules_name])
+    rng = random.Random(rules_name)
+    checked = moved_total = 0
+    differences: list[str] = []
+    for game in range(games):
+        for table in walk(rules, seed=f"hidden-{rules_name}-{game}", rng=rng):
+            state = table.state
+            assert state is not None
+            for seat in range(rules.players):
+                before = observe_in(state, table, seat, observe)
+                other, moved = scramble(state, seat, rng)
+                after = observe_in(other, table, seat, observe)
+                if not before and not after:
+                    continue
+                checked += 1
+                moved_total += moved
+                for key in sorted(before.keys() | after.keys()):
+                    if key not in before or key not in after or not np.array_equal(before[key], after[key]):
+                        differences.append(
+                            f"game {game} hand {state.hand_number} seat {seat} {state.decision}: {key} changed"
+                        )
+    return checked, moved_total, differences

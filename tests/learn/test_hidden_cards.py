@@ -3,17 +3,11 @@ the seat's observation and mask stay the same, at every decision of random games
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable
-
 import numpy as np
 import pytest
-from learn_support import RULESETS, scramble, short, walk
+from learn_support import RULESETS, blind_spots
 
-from arena_sdk.engine import GameState
 from arena_sdk.envs.table import Table
-
-Observe = Callable[[Table, int], dict[str, np.ndarray]]
 
 
 def env_observe(table: Table, seat: int) -> dict[str, np.ndarray]:
@@ -29,40 +23,6 @@ def leaky_observe(table: Table, seat: int) -> dict[str, np.ndarray]:
     obs["observation"] = obs["observation"].copy()
     obs["observation"][-1] += bin(state.hands[nxt] >> 39).count("1")
     return obs
-
-
-def observe_in(state: GameState, table: Table, seat: int, observe: Observe) -> dict[str, np.ndarray]:
-    """``observe`` on ``state``, with the table's exchange choice in progress kept."""
-    saved = table.state
-    table.state = state
-    try:
-        return observe(table, seat)
-    finally:
-        table.state = saved
-
-
-def blind_spots(rules_name: str, observe: Observe, games: int = 3) -> tuple[int, int, list[str]]:
-    """Check every seat at every decision; (seats checked, hidden cards moved, differences found)."""
-    rules = short(RULESETS[rules_name])
-    rng = random.Random(rules_name)
-    checked = moved_total = 0
-    differences: list[str] = []
-    for game in range(games):
-        for table in walk(rules, seed=f"hidden-{rules_name}-{game}", rng=rng):
-            state = table.state
-            assert state is not None
-            for seat in range(rules.players):
-                before = observe_in(state, table, seat, observe)
-                other, moved = scramble(state, seat, rng)
-                after = observe_in(other, table, seat, observe)
-                checked += 1
-                moved_total += moved
-                for key in ("observation", "action_mask"):
-                    if not np.array_equal(before[key], after[key]):
-                        differences.append(
-                            f"game {game} hand {state.hand_number} seat {seat} {state.decision}: {key} changed"
-                        )
-    return checked, moved_total, differences
 
 
 @pytest.mark.parametrize("rules_name", sorted(RULESETS))

@@ -47,20 +47,35 @@ def test_the_bot_is_deterministic_given_the_deal(learned_modules):
 
 def test_a_policy_file_of_another_layout_or_missing_is_refused_clearly(learned_modules, tmp_path):
     _, policy = learned_modules
-    fresh = policy.MLPPolicy.create(hidden=8)
+    fresh = policy.LearnedPolicy.create(hidden=8, card_hidden=4)
     path = tmp_path / "p.npz"
     fresh.save(path)
-    loaded = policy.MLPPolicy.load(path)
-    for name in policy.PARAMETERS:
-        assert np.array_equal(loaded.params[name], fresh.params[name])
-    np.savez(tmp_path / "old.npz", observation_size=700, action_count=71, **fresh.params)
-    with pytest.raises(policy.PolicyFileError, match="trained for observations of 700 .* train it again"):
-        policy.MLPPolicy.load(tmp_path / "old.npz")
+    loaded = policy.LearnedPolicy.load(path)
+    for net in policy.NETWORKS:
+        assert loaded.nets[net].keys() == fresh.nets[net].keys()
+        for name, value in fresh.nets[net].items():
+            assert np.array_equal(loaded.nets[net][name], value)
+    arrays = {f"{net}.{k}": v for net, p in fresh.nets.items() for k, v in p.items()}
+    sizes = {"observation_size": 750, "action_count": 71, "card_features": fresh.nets["cards"]["w0"].shape[0]}
+    np.savez(tmp_path / "old.npz", **{**sizes, "observation_size": 700}, **arrays)
+    with pytest.raises(policy.PolicyFileError, match="trained for observations of 700, .* train it again"):
+        policy.LearnedPolicy.load(tmp_path / "old.npz")
+    np.savez(tmp_path / "first.npz", observation_size=750, action_count=71, w1=fresh.nets["decisions"]["w0"])
+    with pytest.raises(policy.PolicyFileError, match="no card network .* train it again"):  # the first format
+        policy.LearnedPolicy.load(tmp_path / "first.npz")
+    cut = {k: v for k, v in arrays.items() if k != "cards.w1"}
+    np.savez(tmp_path / "cut.npz", **sizes, **cut)
+    with pytest.raises(policy.PolicyFileError, match="cards network is missing or incomplete"):
+        policy.LearnedPolicy.load(tmp_path / "cut.npz")
+    bent = {**arrays, "cards.w1": arrays["cards.w1"][:-1]}
+    np.savez(tmp_path / "bent.npz", **sizes, **bent)
+    with pytest.raises(policy.PolicyFileError, match="cards network's weights do not match"):
+        policy.LearnedPolicy.load(tmp_path / "bent.npz")
     with pytest.raises(policy.PolicyFileError, match="cannot read policy"):
-        policy.MLPPolicy.load(tmp_path / "missing.npz")
+        policy.LearnedPolicy.load(tmp_path / "missing.npz")
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     with pytest.raises(policy.PolicyFileError, match="cannot read policy"):
-        policy.MLPPolicy.load(tmp_path / "junk.npz")
+        policy.LearnedPolicy.load(tmp_path / "junk.npz")
 
 
 def test_arena_match_run_plays_the_learned_bot_through_the_referee(tmp_path):
@@ -117,7 +132,7 @@ def test_the_trainer_runs_saves_and_the_bot_loads_what_it_saved(tmp_path):
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
     result = subprocess.run(
         [sys.executable, str(LEARNED / "train.py"), "--minutes", "0.02", "--tables", "4", "--batch", "256",
-         "--hidden", "16", "--eval-every", "2", "--eval-deals", "1", "--out", str(out)],
+         "--hidden", "16", "--card-hidden", "8", "--eval-every", "2", "--eval-deals", "1", "--out", str(out)],
         capture_output=True, text=True, timeout=600, env=env,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr

@@ -136,3 +136,29 @@ def test_action_ids_of_the_wrong_type_or_range_are_refused():
         with pytest.raises(ValueError, match="action"):
             env.step(bad)
     env.step(np.int64(BID_BASE + 2))  # numpy integers are fine
+
+
+@pytest.mark.parametrize("rules_name", ["pagat", "two-player"])
+def test_knowledge_is_the_agents_own_seat_and_what_its_observation_is_built_from(rules_name):
+    from arena_sdk.envs.observation import encode, legal_mask
+
+    env = SpadesAECEnv(RULESETS[rules_name])
+    env.reset(seed=5)
+    rng = random.Random(5)
+    compared = 0
+    for agent in env.agent_iter(300):
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        for other in env.possible_agents:
+            k = env.knowledge(other)
+            assert k.seat == env.possible_agents.index(other)
+            assert (k.kind is not None) == (other == agent)  # only the agent to move has a decision
+        k = env.knowledge(agent)
+        marked = env.table.marked_for(k.seat)
+        assert np.array_equal(encode(k, marked), obs["observation"])
+        assert np.array_equal(legal_mask(k, marked), obs["action_mask"])
+        compared += 1
+        env.step(random_action(obs["action_mask"], rng))
+    assert compared > 100

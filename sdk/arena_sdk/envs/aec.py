@@ -27,6 +27,7 @@ from pettingzoo import AECEnv
 
 from arena_sdk.engine import GameState, Ruleset, seat_name
 from arena_sdk.envs import layout
+from arena_sdk.envs.observation import SeatKnowledge
 from arena_sdk.envs.render import render_table
 from arena_sdk.envs.table import IllegalMode, RewardMode, Table, make_rules
 
@@ -130,6 +131,15 @@ class SpadesAECEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         return self.table.observe(self._seat[agent])
+
+    def knowledge(self, agent: str) -> SeatKnowledge:
+        """What ``agent``'s seat knows now: the object its observation is built from.
+
+        For policies that compute features of their own (``PolicyBot`` gets the
+        same object from the referee's view, ``SeatKnowledge.from_view``), so
+        they see exactly what the seat may see and nothing more.
+        """
+        return self.table.knowledge(self._seat[agent])
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
