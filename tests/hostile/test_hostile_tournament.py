@@ -65,8 +65,9 @@ TMPFS_BYTES = 8 << 20
 LOG_BYTES = 256 << 10
 #: A health check slower than this counts as the referee not answering.
 HEALTH_DEADLINE_S = 5.0
-#: The hostile tournament must end well within this (it takes about two minutes here).
-TOURNAMENT_TIMEOUT_S = 480.0
+#: The hostile tournament must end within this: about two minutes on a quiet machine; 480 s was
+#: passed at load 40, so the bound only says it never hangs.
+TOURNAMENT_TIMEOUT_S = 900.0
 
 SETTINGS = f"""
 [rules]
@@ -589,7 +590,7 @@ def ours(client: Any) -> list[str]:
     ]
 
 
-@pytest.mark.timeout(900)
+@pytest.mark.timeout(1500)
 def test_a_tournament_of_hostile_bots(docker, images, tmp_path):
     tags = {"random": images["random"], "heuristic": images["heuristic"], "zoo": images["zoo"]}
     assert not ours(docker), "leftovers of an earlier run"
