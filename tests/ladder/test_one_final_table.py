@@ -104,9 +104,20 @@ def test_show_the_site_the_api_and_the_export_agree_on_the_frozen_final_table(tm
                                    r'.*?<td class="verdict">(?:<span class="verdict verdict-(\w+)">)?', table, re.S)  # fmt: skip
                 pages.append([(e, int(rank), int(g) if g else None, v or None) for e, g, rank, v in found])
             api_team = httpx.get(url + "/api/teams/t6").json()
+            api_t3 = httpx.get(url + "/api/teams/t3").json()
+            page_t3 = httpx.get(url + "/teams/t3").text
         for other in (from_show, from_export, from_csv, from_api, from_final_api, pages[0], pages[1]):
             assert other == stored
         assert not any(e == "t6@2" for e, *_ in from_api + from_show + from_export)
         assert api_team["team"] == "t6"
+        # The team pages tell the same story: the final table's figures, place and tie (they showed the live ones).
+        t3 = next(v for v in api_t3["versions"] if v["entry"] == "t3@1")
+        frozen_t3 = next(r for r in frozen.body["rows"] if r["entry"] == "t3@1")
+        assert (t3["table"], t3["phase"], t3["rank"], t3["tied"], t3["final"]) == ("final", "frozen", 3, True, True)
+        assert t3["elo"] == frozen_t3["elo"] and t3["pairs"] == frozen_t3["pairs"]
+        t6 = {v["entry"]: v for v in api_team["versions"]}
+        assert (t6["t6@1"]["rank"], t6["t6@1"]["final"]) == (6, True), "the frozen rank-6 version, retired since"
+        assert (t6["t6@2"]["rank"], t6["t6@2"]["final"]) == (None, False), "the post-deadline version has no place"
+        assert '<td class="place">3 (tied)</td>' in page_t3 and 'id="table-kind"' in page_t3
     finally:
         lad.close()

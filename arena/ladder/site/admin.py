@@ -74,10 +74,11 @@ def admin_page(site: SiteDep, who: Who) -> Response:
     if not who.admin:
         return RedirectResponse("/signin", status_code=303)
     teams = site.store.teams()
+    shown = site.board()
     return site.page("admin.html", who, teams=teams, pending=[t for t in teams if t.pending],
                      members={t.name: site.store.members(t.name) for t in teams},
                      shared_emails=site.store.duplicate_emails(),
-                     versions=[site.version_private(v) for v in site.store.versions()], paused=site.store.paused,
+                     versions=[site.version_private(v, shown) for v in site.store.versions()], paused=site.store.paused,
                      engine_down=site.state().engine_down)  # fmt: skip
 
 

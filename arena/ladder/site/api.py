@@ -34,8 +34,9 @@ def api_team(team: str, site: SiteDep, who: Who) -> JSONResponse:
     """A team's ranked versions (all of its versions, logs included, for the team itself and the organiser)."""
     found = site.team_or_404(team)
     mine = who.may_see(team)
-    versions = [site.version_private(v) if mine else site.version_public(v) for v in site.store.versions(team=team)
-                if mine or site.ranked(v)]  # fmt: skip
+    shown = site.board()  # the table every page shows now: the final one after the freeze
+    versions = [site.version_private(v, shown) if mine else site.version_public(v, shown)
+                for v in site.store.versions(team=team) if mine or site.ranked(v)]  # fmt: skip
     history = [dict(zip(("entry", "at", "pairs", "elo", "low", "high"), h, strict=True))
                for h in site.history(team, thin=False)]  # fmt: skip
     return JSONResponse({"team": found.name, "disabled": found.disabled, "versions": versions, "history": history})

@@ -23,7 +23,7 @@ from arena.ladder.site.settings import SiteSettings
 from arena.ladder.site.sizes import mib
 from arena.ladder.games.ids import GAME_ID
 from arena.ladder.games.state import LadderState
-from arena.ladder.course.board import Board, board
+from arena.ladder.course.board import FINAL_TABLE, Board, board
 from arena.ladder.course.calendar import utc_now
 from arena.ladder.course.final_store import FinalStore
 from arena.ladder.store import LadderStore
@@ -128,17 +128,25 @@ class Site:
             rows.append({**dataclasses.asdict(r), "note": v.note if v is not None else ""})
         return rows
 
-    def version_public(self, v: Version) -> dict[str, Any]:
-        s = next((s for s in self.state().standings if s.entry == v.entry), None)
+    def version_public(self, v: Version, shown: Board | None = None) -> dict[str, Any]:
+        """A version's public figures: during and after the final evaluation those of the final table
+        (:meth:`board`, the one the leaderboard, ``show`` and the export give: its place, tie and
+        verdict too), else the live standings'.  Pass ``shown`` when listing several versions."""
+        shown = shown or self.board()
+        final_row = next((r for r in shown.rows if r.entry == v.entry), None) if shown.kind == FINAL_TABLE else None
+        s = final_row or next((s for s in self.state().standings if s.entry == v.entry), None)
         return {
             "team": v.team, "version": v.number, "entry": v.entry, "note": v.note, "status": v.status,
             "created": v.created, "activated": v.activated, "retired": v.retired,
             "elo": s.elo if s else v.final_elo, "low": s.low if s else v.final_low,
             "high": s.high if s else v.final_high, "pairs": s.pairs if s else v.final_pairs,
+            "table": shown.kind, "phase": shown.phase, "final": final_row is not None,
+            "rank": final_row.rank if final_row else None, "tied": bool(final_row and final_row.tied),
+            "verdict": final_row.verdict if final_row else None,
         }  # fmt: skip
 
-    def version_private(self, v: Version) -> dict[str, Any]:
-        return {**self.version_public(v), "image_id": v.image_id, "build_log": v.build_log,
+    def version_private(self, v: Version, shown: Board | None = None) -> dict[str, Any]:
+        return {**self.version_public(v, shown), "image_id": v.image_id, "build_log": v.build_log,
                 "validation_log": v.validation_log, "attempts": v.attempts, "reason": v.reason,
                 "member": v.member, "validation_records": validation_records(self.directory, v.id)}  # fmt: skip
 
@@ -165,6 +173,7 @@ class Site:
         sub = self.settings.submissions
         found = self.store.team(team)
         versions = self.store.versions(team=team)
+        shown = self.board()
         return {
             "team": team,
             "member": member,
@@ -172,7 +181,7 @@ class Site:
             "members": [{"name": m.name, "email": m.email, "revoked": m.revoked} for m in self.store.members(team)],
             "quota": {"per_day": sub.daily_quota, "used_today": self.store.submissions_today(team)},
             "limits": {"max_bytes": sub.max_bytes, "max_files": sub.max_files},
-            "versions": [self.version_private(v) for v in versions],
+            "versions": [self.version_private(v, shown) for v in versions],
             "practice": self.practice_panel(team),
             "calendar": team_calendar(self.settings.calendar, self.finals, team, versions),
         }

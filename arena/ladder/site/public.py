@@ -31,9 +31,10 @@ def team_page(team: str, site: SiteDep, who: Who) -> HTMLResponse:
     """A team's ranked versions, rating history and games; its own versions' private parts for itself."""
     found = site.team_or_404(team)
     mine = who.may_see(team)
-    versions = [site.version_private(v) if mine else site.version_public(v)
+    shown = site.board()  # the table every page shows now: the final one after the freeze
+    versions = [site.version_private(v, shown) if mine else site.version_public(v, shown)
                 for v in site.store.versions(team=team) if site.ranked(v)]  # fmt: skip
-    private = [site.version_private(v) for v in site.store.versions(team=team)] if mine else []
+    private = [site.version_private(v, shown) for v in site.store.versions(team=team)] if mine else []
     return site.page("team.html", who, team=found, versions=versions, private=private,
                      plot=history_svg(site.history(team, thin=True)), games=site.recent_games(20, team))  # fmt: skip
 
