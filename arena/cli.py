@@ -83,7 +83,7 @@ def build(only: str | None = None) -> typer.Typer:
 def main(argv: list[str] | None = None) -> Any:
     """Run ``arena``: with the module of the command named on the line alone, or every command for the root's help."""
     args = sys.argv[1:] if argv is None else argv
-    named = next((arg for arg in args if not arg.startswith("-")), None)
+    named = args[0] if args and not args[0].startswith("-") else None  # ``arena --help match``: the root's help
     return build(named if named in COMMANDS else None)(args=args, prog_name="arena")
 
 

@@ -295,7 +295,10 @@ def audit(
     unfinished = unfinished_versions(sent, versions, seconds, build_s)
     version_figures = _versions(versions, failures, actions, unfinished)
     forfeited = {(str(r[0]), str(r[1])) for r in _query(results_db, "SELECT game_id, entry FROM forfeits")}
-    version_figures["missed_suspensions"] = missed_suspensions(rows, forfeited, versions, suspension_keys(directory))
+    # The ladder judges a version's last games in the order they were stored (pairs end out of order).
+    stored_order = {str(r[0]): i for i, r in enumerate(_query(results_db, "SELECT game_id FROM games ORDER BY rowid"))}
+    in_order = sorted(rows, key=lambda row: stored_order.get(str(row["game_id"]), 0))
+    version_figures["missed_suspensions"] = missed_suspensions(in_order, forfeited, versions, suspension_keys(directory))
     failures += [f"not suspended: {m}" for m in version_figures["missed_suspensions"]]
     outcomes = _uploads(sent, versions, failures, actions, unfinished)
     left = _left(directory, ladder_id, struck, sys_tmp, docker_url, failures, actions)
@@ -445,7 +448,7 @@ def missed_suspensions(
 ) -> list[str]:
     """Versions still active whose own faults lost the rule's share of their last games (the rule missed them).
 
-    ``rows``: the games, oldest first (by game id); ``forfeited``: (game id, entry) charged with a
+    ``rows``: the games, in the order they were stored; ``forfeited``: (game id, entry) charged with a
     forfeit; ``keys``: (suspend_after, suspend_window, suspend_share).
     """
     after, window, share = keys

@@ -77,7 +77,7 @@ class Ledger:
     # ------------------------------------------------------------ games
 
     def remove_leftovers(self) -> int:
-        """Remove the half-written records a killed runner left (``records/*.tmp``); how many.
+        """Remove the half-written records a killed runner left (``records/<name>.<pid>-<hex>.tmp``); how many.
 
         The directory's one runner calls it at its start, holding the
         directory's lock (:mod:`arena.tables.runlock`): no other writer is live.

@@ -189,7 +189,12 @@ class Runner:
         """
         # The runner is its directory's one writer (the caller holds its lock): a temporary
         # record there is a killed run's, never put in place; it goes before anything is written.
-        await trio.to_thread.run_sync(self.ledger.remove_leftovers)
+        try:
+            await trio.to_thread.run_sync(self.ledger.remove_leftovers)
+        except OSError as exc:  # an unwritable records directory: one line, nothing started
+            self.prune_failed = True
+            self._fail(storage_error(exc, self.ledger.output / "records"))
+            return
         if self.prune is None:
             return
         try:

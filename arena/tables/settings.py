@@ -1,4 +1,4 @@
-"""A run's file, the parts every runner's tables share: checked getters, ``[rules]``, ``[time]``, ``[limits]``, concurrency.
+"""A run's file, the parts every runner's tables share: ``[rules]``, ``[time]``, ``[limits]``, concurrency.
 
 A tournament file and a ladder's ``ladder.toml`` (and ``arena sprt``'s
 ``--concurrency``) give their tables the same settings: the ruleset, the
@@ -149,6 +149,6 @@ def positive(value: float, key: str, where: str, *, zero_ok: bool = False) -> No
 
 __all__ = [
     "CPUS_RANGE", "LOG_BYTES_RANGE", "MAX_CONCURRENCY", "MEMORY_RANGE", "PIDS_RANGE", "REQUIRED", "TMPFS_RANGE",
-    "ConfigError", "check_keys", "get", "parse_concurrency", "parse_limits", "parse_rules", "parse_size", "parse_time",
-    "positive",
+    "ConfigError", "check_keys", "parse_concurrency", "parse_limits", "parse_rules", "parse_size", "parse_time",
+    "positive", "read_key",
 ]  # fmt: skip

@@ -65,6 +65,8 @@ def test_a_command_imports_its_own_module_only():
     assert code == 0 and heavy == set()
     code, heavy = _modules_after("--help")  # the root's help lists every command: all of them
     assert code == 0 and {"fastapi", "arena.ladder"} <= heavy
+    code, heavy = _modules_after("--help", "match")  # still the root's help (a review: it listed match alone)
+    assert code == 0 and {"fastapi", "arena.ladder"} <= heavy
 
 
 def test_a_lone_command_keeps_its_name(tmp_path):
