@@ -306,13 +306,16 @@ def ensure_bot_base(
     client = client or docker_client()
     limits = build_limits or BuildLimits()
     waited = _wait_for_bot_base(limits.timeout_s, cancel)
+    given = limits.timeout_s
     try:
-        if limits.timeout_s is not None:
-            limits = dataclasses.replace(limits, timeout_s=max(BOT_BASE_POLL_S, limits.timeout_s - waited))
+        if given is not None:
+            limits = dataclasses.replace(limits, timeout_s=max(BOT_BASE_POLL_S, given - waited))
         try:
             return _ensure_bot_base(client, base_image, tag, on_line, limits, cancel)
         except BuildInterrupted as exc:
-            raise BuildInterrupted(exc.reason, f"{exc} (making the bot base image)") from None
+            # The build's own timeout is named (the wait before it counted against it: 2.99999 s is no one's setting).
+            said = f"build timed out after {given:g} s" if exc.reason == "timeout" and given is not None else str(exc)
+            raise BuildInterrupted(exc.reason, f"{said} (making the bot base image)") from None
     finally:
         _BOT_BASE_LOCK.release()
 

@@ -58,6 +58,9 @@ def explain_failure(lines: Sequence[str], error: str | None, *, what: str) -> st
     head = f"{what}: " + (f"step {step[0]} `{_short(step[1])}` failed" if step else "the build failed")
     head += f" (exit code {exit_code.group(1)})" if exit_code else (f" ({error})" if error and not step else "")
     why = _reason(step[1] if step else "", output)
+    if not why and exit_code and exit_code.group(1) == "137":  # SIGKILL: the cgroup's OOM killer, as a rule
+        why = ("the step was killed, most often because it went over the build's memory limit: make the step use "
+               "less memory (the organiser sets the limit).")
     tail = [line for line in output if line.strip()][-TAIL_LINES:]
     text = f"{head}: {why}" if why else f"{head}."
     return text + ("\nIts last lines:\n" + "\n".join(f"  {line}" for line in tail) if tail else "")

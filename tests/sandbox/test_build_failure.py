@@ -67,6 +67,14 @@ def test_any_other_failure_shows_the_step_and_its_last_lines() -> None:
     assert lines[-1] == "  make: *** No rule" and len(lines) == 2 + 12
 
 
+def test_a_step_the_oom_killer_ended_is_said_to_be_over_the_memory_limit() -> None:
+    log = ["Step 3/7 : RUN python -c 'bytearray(400 << 20)'", " ---> Running in x", "Killed"]
+    said = explain_failure(log, "The command '/bin/sh -c python ...' returned a non-zero code: 137", what="your upload")
+    first = said.splitlines()[0]
+    assert first.startswith("your upload: step 3/7 ") and "(exit code 137): the step was killed" in first
+    assert "memory limit" in first and said.splitlines()[-1] == "  Killed"
+
+
 def test_colour_codes_and_progress_rewrites_are_stripped() -> None:
     assert strip_terminal("\x1b[1;31mred\x1b[0m and \x1b]8;;http://x\x07link\x1b]8;;\x07\n") == "red and link\n"
     assert strip_terminal("  10%\r  50%\r 100%\ndone\r\n") == " 100%\ndone\n"
