@@ -295,10 +295,8 @@ def audit(
     unfinished = unfinished_versions(sent, versions, seconds, build_s)
     version_figures = _versions(versions, failures, actions, unfinished)
     forfeited = {(str(r[0]), str(r[1])) for r in _query(results_db, "SELECT game_id, entry FROM forfeits")}
-    # The ladder judges a version's last games in the order they were stored (pairs end out of order).
-    stored_order = {str(r[0]): i for i, r in enumerate(_query(results_db, "SELECT game_id FROM games ORDER BY rowid"))}
-    in_order = sorted(rows, key=lambda row: stored_order.get(str(row["game_id"]), 0))
-    version_figures["missed_suspensions"] = missed_suspensions(in_order, forfeited, versions, suspension_keys(directory))
+    missed = missed_suspensions(_in_stored_order(results_db, rows), forfeited, versions, suspension_keys(directory))
+    version_figures["missed_suspensions"] = missed
     failures += [f"not suspended: {m}" for m in version_figures["missed_suspensions"]]
     outcomes = _uploads(sent, versions, failures, actions, unfinished)
     left = _left(directory, ladder_id, struck, sys_tmp, docker_url, failures, actions)
@@ -429,6 +427,13 @@ def _pair_figures(pairs: list[sqlite3.Row], rows: list[dict[str, Any]], seconds:
         # Hands played at all tables: what scales to a course's longer games (pairs/hour ~ this / (2 x hands a game)).
         "table_hands_per_hour": round(sum(int(r.get("hands") or 0) for r in rows) / hours, 1),
     }
+
+
+def _in_stored_order(results_db: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` in the order the games were stored: the order the ladder judges a version's last games in
+    (pairs end out of order, so the game ids' order is not it)."""
+    stored = {str(r[0]): i for i, r in enumerate(_query(results_db, "SELECT game_id FROM games ORDER BY rowid"))}
+    return sorted(rows, key=lambda row: stored.get(str(row["game_id"]), 0))
 
 
 def suspension_keys(directory: Path) -> tuple[int, int, float]:
