@@ -99,7 +99,10 @@ def serve_with_fd_limit(ladder: Ladder, limit: int) -> Iterator[subprocess.Popen
             with contextlib.suppress(httpx.HTTPError):
                 if httpx.get(ladder.url + "/api/leaderboard", timeout=2).status_code == 200:
                     break
-            assert process.poll() is None and time.monotonic() < deadline, ladder.log.read_text()[-4000:]
+            assert process.poll() is None and time.monotonic() < deadline, (
+                f"the server {'ended with ' + str(process.returncode) if process.returncode is not None else 'did not answer'}"
+                f" at RLIMIT_NOFILE={limit}; its log:\n{ladder.log.read_text()[-4000:]}"
+            )
             time.sleep(0.2)
         yield process
     finally:
