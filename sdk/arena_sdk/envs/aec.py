@@ -28,7 +28,7 @@ from pettingzoo import AECEnv
 from arena_sdk.engine import GameState, Ruleset, seat_name
 from arena_sdk.envs import layout
 from arena_sdk.envs.observation import SeatKnowledge
-from arena_sdk.envs.render import render_table
+from arena_sdk.envs.render import render_in_mode
 from arena_sdk.envs.table import IllegalMode, RewardMode, Table, make_rules
 
 
@@ -163,13 +163,7 @@ class SpadesAECEnv(AECEnv):
 
     def render(self) -> str | None:
         """The table as text from the seat to move (``ansi``: returned; ``human``: printed)."""
-        if self.render_mode is None:
-            return None
-        text = render_table(self.table)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_in_mode(self.table, self.render_mode)
 
     def close(self) -> None:
         """Nothing to release."""

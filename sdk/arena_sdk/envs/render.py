@@ -39,3 +39,14 @@ def _names(cards: list[int]) -> list[str]:
     from arena_sdk.engine.cards import CARD_NAMES
 
     return [CARD_NAMES[c] for c in cards]
+
+
+def render_in_mode(table: Table, render_mode: str | None) -> str | None:
+    """What an environment's ``render()`` gives: nothing without a mode, the text for ``ansi``, printed for ``human``."""
+    if render_mode is None:
+        return None
+    text = render_table(table)
+    if render_mode == "human":
+        print(text)
+        return None
+    return text

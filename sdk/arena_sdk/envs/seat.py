@@ -27,7 +27,7 @@ from arena_sdk.bot import Bot
 from arena_sdk.engine import GameState, Ruleset, seat_name
 from arena_sdk.envs import layout
 from arena_sdk.envs.aec import observation_space
-from arena_sdk.envs.render import render_table
+from arena_sdk.envs.render import render_in_mode
 from arena_sdk.envs.seats import BotSeat, seat_bots
 from arena_sdk.envs.table import IllegalMode, RewardMode, Table, make_rules
 from arena_sdk.testing import BotArgument
@@ -172,13 +172,7 @@ class SpadesSeatEnv(gymnasium.Env):
 
     def render(self) -> str | None:
         """The table as text (``ansi``: returned; ``human``: printed)."""
-        if self.render_mode is None:
-            return None
-        text = render_table(self.table)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_in_mode(self.table, self.render_mode)
 
     def seat_name(self) -> str:
         """The learner's seat: ``N``, ``E``, ``S``, ``W``, ``A`` or ``B``."""
